@@ -1,0 +1,23 @@
+"""textsel: term selection and fast linear text classification on sparse matrices.
+
+The data flow: a document-term matrix goes through :func:`term_stats` (one
+pass over its CSR buffers), :func:`score` turns the statistics into a
+(classes x terms) table with one of Forman's twelve :data:`METRICS`, and
+:class:`TermSelector` picks terms from it inside a scikit-learn pipeline.
+"""
+
+from .metrics import METRICS, score
+from .score_funcs import acc, acc2, bns, chi2, dfreq, f1, ig, oddn, odds, pow, pr, rand
+from .selection import TermSelector
+from .termstats import TermStats, term_stats
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "METRICS",
+    "TermSelector",
+    "TermStats",
+    "score",
+    "term_stats",
+    "acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand",
+]  # fmt: skip

@@ -1,0 +1,174 @@
+"""Input checks shared by every public entry point.
+
+Each function takes the caller's object, never modifies it, and returns
+arrays in the one layout the kernels accept, raising ``TypeError`` or
+``ValueError`` that names the offending parameter.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import type_of_target
+
+_FLOAT_DTYPES = (np.float32, np.float64)
+
+
+def as_csr(X, name: str = "X") -> sp.csr_matrix:
+    """Return ``X`` as a CSR matrix the Cython kernels accept.
+
+    Dense arrays and any scipy.sparse format are converted (a copy); CSR input
+    whose buffers already fit is wrapped without copying.  Data becomes float32
+    or float64 (integer and Boolean counts are promoted to float64), and
+    ``indices``/``indptr`` share one dtype, int32 or int64.  Values are not
+    inspected here: the kernels check finiteness and sign in the same pass
+    that reads them.
+    """
+    if sp.issparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got {X.ndim}-D")
+        X = X.tocsr() if X.format != "csr" else X
+        data, indices, indptr = X.data, X.indices, X.indptr
+    else:
+        if isinstance(X, (str, bytes)) or X is None:
+            raise TypeError(f"{name} must be a 2-D array or scipy.sparse matrix, got {type(X)!r}")
+        try:
+            arr = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise TypeError(f"{name} could not be read as an array: {exc}") from exc
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be 2-D (documents x terms), got shape {arr.shape}")
+        _check_numeric(arr.dtype, name)
+        X = sp.csr_matrix(arr)
+        data, indices, indptr = X.data, X.indices, X.indptr
+    _check_numeric(data.dtype, name)
+    if data.dtype not in _FLOAT_DTYPES:
+        data = data.astype(np.float64)
+    idx_dtype = np.result_type(indices.dtype, indptr.dtype)
+    if idx_dtype not in (np.int32, np.int64):
+        idx_dtype = np.int64
+    indices = np.ascontiguousarray(indices, dtype=idx_dtype)
+    indptr = np.ascontiguousarray(indptr, dtype=idx_dtype)
+    data = np.ascontiguousarray(data)
+    n_docs, n_terms = X.shape
+    if n_docs == 0 or n_terms == 0:
+        raise ValueError(f"{name} must have at least one document and one term, got shape {X.shape}")
+    if indptr.shape[0] != n_docs + 1:
+        raise ValueError(f"{name}.indptr has length {indptr.shape[0]}, expected {n_docs + 1}")
+    out = sp.csr_matrix((n_docs, n_terms), dtype=data.dtype)
+    # assign the buffers directly: the constructor would re-check and may copy
+    out.data, out.indices, out.indptr = data, indices, indptr
+    return out
+
+
+def _check_numeric(dtype: np.dtype, name: str) -> None:
+    if dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {dtype}")
+
+
+def as_labels(y, n_docs: int, classes=None, name: str = "y"):
+    """Turn labels into per-document label lists (CSR-like, int64).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_docs,) or (n_docs, n_classes), or sparse
+        Binary or multi-class labels, or a multi-label indicator matrix.
+    n_docs : int
+        Number of documents; ``y`` must match it.
+    classes : array-like, optional
+        Fixes the class order (and lets a chunk of a corpus miss some
+        classes).  For indicator ``y`` these are the names of the columns.
+
+    Returns
+    -------
+    label_indptr, label_indices : ndarray of int64
+        Document ``i`` belongs to classes ``label_indices[label_indptr[i]:label_indptr[i+1]]``.
+    classes : ndarray
+    multilabel : bool
+    """
+    if y is None:
+        raise ValueError(f"{name} is required")
+    if sp.issparse(y):
+        if y.ndim != 2 or y.shape[0] != n_docs:
+            raise ValueError(f"{name} has shape {y.shape} but X has {n_docs} documents")
+        # a copy: sum_duplicates and eliminate_zeros work in place
+        return _indicator_lists(sp.csr_matrix(y, copy=True), classes, name)
+    y_arr = np.asarray(y)
+    if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        y_arr = y_arr.ravel()
+    if y_arr.ndim not in (1, 2):
+        raise ValueError(f"{name} must be 1-D labels or a 2-D indicator matrix, got shape {y_arr.shape}")
+    if y_arr.shape[0] != n_docs:
+        raise ValueError(f"{name} has {y_arr.shape[0]} entries but X has {n_docs} documents")
+    if y_arr.dtype.kind == "f" and not np.isfinite(y_arr).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    if y_arr.ndim == 2:
+        if y_arr.dtype.kind not in "biuf":
+            raise ValueError(f"a 2-D {name} must be a multi-label indicator matrix of 0/1")
+        return _dense_indicator_lists(y_arr, classes, name)
+    kind = type_of_target(y_arr, input_name=name)
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(f"{name} must hold class labels, got target type {kind!r}")
+    if classes is None:
+        classes, inverse = np.unique(y_arr, return_inverse=True)
+    else:
+        classes = _check_classes(classes, name)
+        inverse = np.searchsorted(classes, y_arr)
+        inverse = np.clip(inverse, 0, len(classes) - 1)
+        unknown = classes[inverse] != y_arr
+        if unknown.any():
+            raise ValueError(f"{name} holds labels not in classes: {np.unique(y_arr[unknown])[:5]}")
+    label_indptr = np.arange(n_docs + 1, dtype=np.int64)
+    return label_indptr, inverse.astype(np.int64).ravel(), classes, False
+
+
+def _check_classes(classes, name):
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or classes.size == 0:
+        raise ValueError("classes must be a non-empty 1-D array")
+    if classes.size > 1 and not (classes[1:] > classes[:-1]).all():
+        raise ValueError("classes must be sorted and unique")
+    return classes
+
+
+def _dense_indicator_lists(Y: np.ndarray, classes, name):
+    # type_of_target would np.unique the whole matrix, and a CSR conversion
+    # costs ten times more than min/max and a flat nonzero over Booleans
+    if Y.size and (Y.min() < 0 or Y.max() > 1 or (Y.dtype.kind == "f" and not np.isin(Y, (0, 1)).all())):
+        raise ValueError(f"a 2-D {name} must be a multi-label indicator matrix holding only 0 and 1")
+    n_docs, n_cols = Y.shape
+    flat = np.flatnonzero(Y.astype(bool, copy=False))
+    rows, cols = np.divmod(flat, n_cols)
+    label_indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_docs), out=label_indptr[1:])
+    return label_indptr, cols.astype(np.int64), _indicator_classes(classes, n_cols, name), True
+
+
+def _indicator_classes(classes, n_cols, name):
+    if classes is None:
+        return np.arange(n_cols)
+    classes = np.asarray(classes)
+    if classes.shape != (n_cols,):
+        raise ValueError(f"classes has {classes.size} entries but {name} has {n_cols} columns")
+    return classes
+
+
+def _indicator_lists(Y: sp.csr_matrix, classes, name):
+    Y.sum_duplicates()
+    Y.eliminate_zeros()
+    if Y.data.size and not (Y.data == 1).all():
+        raise ValueError(f"a 2-D {name} must be a multi-label indicator matrix holding only 0 and 1")
+    classes = _indicator_classes(classes, Y.shape[1], name)
+    return Y.indptr.astype(np.int64), Y.indices.astype(np.int64), classes, True
+
+
+def check_positive_int(value, name: str, low: int = 1, high: int | None = None) -> int:
+    """Return ``value`` as int if it is an integer in [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be in {bound}, got {value}")
+    return int(value)

@@ -1,0 +1,19 @@
+"""Corpus loaders: read the public archives in place and return raw texts or sparse matrices.
+
+Vectorizing text is scikit-learn's job; these functions only parse the
+archive layouts (see ``docs/datasets.md``).
+"""
+
+from ._home import get_data_home
+from .arff import load_arff
+from .newsgroups import load_20newsgroups
+from .reuters import load_reuters21578
+from .synthetic import make_synthetic_corpus
+
+__all__ = [
+    "get_data_home",
+    "load_20newsgroups",
+    "load_arff",
+    "load_reuters21578",
+    "make_synthetic_corpus",
+]

@@ -1,0 +1,148 @@
+"""Forman's (2003) twelve filter metrics, scored one-vs-rest for every class.
+
+Notation per (class, term) cell, with Boolean presence counts: ``tp`` the
+documents of the class containing the term, ``fp`` the other documents
+containing it, ``pos``/``neg`` the class and rest sizes, ``tpr = tp/pos``,
+``fpr = fp/neg``.
+
+========  ==========================================================
+name      score
+========  ==========================================================
+acc       tp - fp
+acc2      abs(tpr - fpr)
+bns       abs(F^-1(tpr) - F^-1(fpr)), rates clipped to [0.0005, 0.9995]
+chi2      chi-squared statistic of the full 2x2 table (no continuity correction)
+dfreq     tp + fp
+f1        2 tp / (pos + tp + fp)
+ig        e(pos, neg) - [P(word) e(tp, fp) + (1 - P(word)) e(fn, tn)]
+oddn      tpr (1 - fpr)
+odds      tpr (1 - fpr) / ((1 - tpr) fpr), zero counts in the denominator taken as 1
+pow       (1 - fpr)^k - (1 - tpr)^k, k = ``pow_k`` (5)
+pr        tpr / fpr, fpr = 0 replaced by 1e-8
+rand      uniform random, seeded by ``random_state``
+========  ==========================================================
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from . import _metrics
+from .termstats import TermStats
+
+__all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
+
+METRICS = ("acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand")
+
+#: Metrics that score a negatively correlated term like its mirror image already.
+SYMMETRIC = frozenset({"acc2", "bns", "chi2", "ig"})
+#: Metrics that devalue negative features unless inverted first (Forman's Table 1 note).
+INVERTIBLE = frozenset({"acc", "f1", "oddn", "odds", "pow", "pr"})
+
+# Codes of the Cython kernel's enum (textsel/_metrics.pyx).
+_CODES = {
+    "acc": 0, "acc2": 1, "bns": 2, "chi2": 3, "dfreq": 4, "f1": 5,
+    "ig": 6, "oddn": 7, "odds": 8, "pow": 9, "pr": 10,
+}  # fmt: skip
+
+BNS_CLIP = 0.0005
+PR_FLOOR = 1e-8
+
+
+def score(
+    stats: TermStats,
+    metric: str = "bns",
+    *,
+    negative_features: bool = True,
+    alpha: float = 0.5,
+    pow_k: float = 5.0,
+    random_state=None,
+) -> np.ndarray:
+    """Score every term for every class (one-vs-rest) with one of :data:`METRICS`.
+
+    Parameters
+    ----------
+    stats : TermStats
+        Output of :func:`textsel.term_stats`.
+    metric : str
+        One of :data:`METRICS`.
+    negative_features : bool, default True
+        Invert negatively correlated terms (tpr < fpr) before scoring with the
+        asymmetric metrics (acc, f1, oddn, odds, pow, pr): ``tpr' = 1 - tpr``,
+        ``fpr' = 1 - fpr`` without swapping the classes, as in Forman's study.
+        Ignored by the symmetric metrics and by dfreq and rand.
+    alpha : float in [0, 1], default 0.5
+        BNS weight of positive (tpr > fpr) against negative features, as in
+        Forman's lesion study.  Scores are multiplied by ``2 alpha`` and
+        ``2 (1 - alpha)`` so that 0.5 gives plain BNS; the ranking is the
+        paper's (alpha, 1 - alpha) weighting.
+    pow_k : float, default 5
+        Exponent of the pow metric.
+    random_state : int, RandomState or None
+        Seed of the rand metric.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_classes, n_terms)
+        Higher is better.  A 2x2 table with a zero margin (term in every or in
+        no document) scores 0 under chi2.
+
+    Raises
+    ------
+    ValueError
+        For an unknown metric, out-of-range parameters, or a class with no
+        documents or with every document (one-vs-rest is then undefined).
+    """
+    if not isinstance(stats, TermStats):
+        raise TypeError(f"stats must be a TermStats (from textsel.term_stats), got {type(stats)!r}")
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    alpha = _check_real(alpha, "alpha", 0.0, 1.0)
+    pow_k = _check_real(pow_k, "pow_k", 0.0, None)
+    _check_class_sizes(stats)
+    out = np.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
+    if metric == "rand":
+        out[...] = check_random_state(random_state).random_sample(out.shape)
+    elif metric == "bns":
+        status = _metrics.bns_table(
+            stats.class_df, stats.df, stats.class_sizes, stats.n_docs,
+            BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), out,
+        )  # fmt: skip
+        if status != 0:
+            raise MemoryError("BNS could not allocate its lookup tables")
+    else:
+        invert = bool(negative_features) and metric in INVERTIBLE
+        _metrics.score_table(
+            _CODES[metric], stats.class_df, stats.df, stats.class_sizes, stats.n_docs,
+            invert, pow_k, PR_FLOOR, out,
+        )  # fmt: skip
+    return out
+
+
+def _check_real(value, name, low, high):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < low or (high is not None and value > high):
+        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be in {bound}, got {value}")
+    return value
+
+
+def _check_class_sizes(stats: TermStats) -> None:
+    sizes = stats.class_sizes
+    empty = np.flatnonzero(sizes == 0)
+    if empty.size:
+        raise ValueError(
+            f"y has no documents of class {stats.classes[empty[0]]!r}; "
+            "one-vs-rest scores need every class to be non-empty"
+        )
+    full = np.flatnonzero(sizes == stats.n_docs)
+    if full.size:
+        raise ValueError(
+            f"every document of y is in class {stats.classes[full[0]]!r} (1 class present); "
+            "one-vs-rest scores need documents outside each class"
+        )

@@ -1,0 +1,223 @@
+"""Turning a (classes x terms) score table into a selected set of terms."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_positive_int
+from .metrics import METRICS, score
+from .termstats import TermStats, term_stats
+
+__all__ = ["MULTICLASS", "TermSelector", "combine_scores", "rank_terms", "top_k"]
+
+MULTICLASS = ("max", "mean", "round_robin")
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indices of the ``k`` highest scores, best first, ties broken by lower index.
+
+    A partial selection (O(n)) finds the k-th value; only the candidates at or
+    above it are sorted, so the result is deterministic without a full sort.
+    """
+    n = scores.shape[0]
+    if k >= n:
+        return np.argsort(-scores, kind="stable")
+    kth = np.partition(scores, n - k)[n - k]
+    candidates = np.flatnonzero(scores >= kth)
+    order = np.argsort(-scores[candidates], kind="stable")
+    return candidates[order[:k]]
+
+
+def _positive_row(stats: TermStats) -> int | None:
+    """Row of the positive class for a plain binary task, else None."""
+    if not stats.multilabel and stats.n_classes == 2:
+        return 1
+    return None
+
+
+def combine_scores(table: np.ndarray, stats: TermStats, how: str = "max") -> np.ndarray:
+    """Collapse a (classes x terms) score table to one score per term.
+
+    For a binary task (two classes, not multi-label) the row of the positive
+    class (the second of ``stats.classes``, scikit-learn's convention) is
+    returned as is.  Otherwise ``how`` is ``"max"`` over classes or
+    ``"mean"``, the mean weighted by the class priors.
+    """
+    row = _positive_row(stats)
+    if row is not None:
+        return table[row].copy()
+    if how == "max":
+        return table.max(axis=0)
+    if how == "mean":
+        priors = stats.class_sizes / stats.class_sizes.sum()
+        return priors @ table
+    raise ValueError(f"how must be 'max' or 'mean', got {how!r}")
+
+
+def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str) -> np.ndarray:
+    """Indices of the ``k`` selected terms in the order they were chosen.
+
+    ``multiclass="round_robin"`` (Forman 2004) lets each class in turn take its
+    best term not yet taken, so no class with many strong terms crowds out
+    the others; ``"max"`` and ``"mean"`` rank the combined scores.
+    """
+    if multiclass != "round_robin" or _positive_row(stats) is not None:
+        how = "max" if multiclass == "round_robin" else multiclass
+        return top_k(combine_scores(table, stats, how), k)
+    n_classes, n_terms = table.shape
+    # a class skips at most k - 1 terms taken by others, so its top k suffice
+    per_class = [top_k(table[c], k) for c in range(n_classes)]
+    cursor = [0] * n_classes
+    taken = np.zeros(n_terms, dtype=bool)
+    chosen: list[int] = []
+    while len(chosen) < k:
+        for c in range(n_classes):
+            ranked, i = per_class[c], cursor[c]
+            while taken[ranked[i]]:
+                i += 1
+            t = int(ranked[i])
+            cursor[c] = i + 1
+            taken[t] = True
+            chosen.append(t)
+            if len(chosen) == k:
+                break
+    return np.asarray(chosen, dtype=np.intp)
+
+
+class TermSelector(SelectorMixin, BaseEstimator):
+    """Select the k best terms by one of Forman's filter metrics.
+
+    A scikit-learn feature selector: put it in a Pipeline after a vectorizer.
+    Statistics use Boolean presence, so tf-idf input selects the same terms as
+    raw counts.
+
+    Parameters
+    ----------
+    metric : str, default "bns"
+        One of :data:`textsel.METRICS`.
+    k : int or "all", default 1000
+        Number of terms to keep; must not exceed the number of terms.
+    percentile : float in (0, 100], optional
+        Keep this share of the terms instead (``ceil(percentile/100 * n_terms)``);
+        overrides ``k``.
+    multiclass : {"round_robin", "max", "mean"}, default "round_robin"
+        How classes are combined for more than two classes or for multi-label
+        ``y``: round-robin over the classes' rankings (Forman 2004), the
+        maximum score, or the prior-weighted mean.  A binary task uses the
+        positive class's scores directly.
+    negative_features, alpha, pow_k, random_state
+        Metric parameters, see :func:`textsel.score`.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        One score per term: the positive class's for a binary task, otherwise
+        the scores combined by ``multiclass`` (the maximum for round-robin,
+        whose selection is rank-based).
+    score_table_ : ndarray of shape (n_classes, n_features)
+        One-vs-rest scores of every class.
+    ranking_ : ndarray of int
+        The selected terms' indices in the order they were chosen.
+    classes_ : ndarray
+        Class labels (indicator columns for multi-label ``y``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.feature_extraction.text import TfidfVectorizer
+    >>> from sklearn.svm import LinearSVC
+    >>> model = make_pipeline(TfidfVectorizer(), TermSelector("bns", k=2), LinearSVC())
+    >>> model = model.fit(["good film", "bad film", "good plot", "bad plot"], [1, 0, 1, 0])
+    >>> model[1].get_feature_names_out().tolist()
+    ['bad', 'good']
+    """
+
+    def __init__(
+        self,
+        metric="bns",
+        k=1000,
+        percentile=None,
+        multiclass="round_robin",
+        negative_features=True,
+        alpha=0.5,
+        pow_k=5.0,
+        random_state=None,
+    ):
+        self.metric = metric
+        self.k = k
+        self.percentile = percentile
+        self.multiclass = multiclass
+        self.negative_features = negative_features
+        self.alpha = alpha
+        self.pow_k = pow_k
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Compute term statistics and scores, then choose the terms.
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+            Non-negative document-term matrix.
+        y : array-like of shape (n_docs,) or (n_docs, n_classes)
+            Labels, or a multi-label indicator matrix.
+
+        Returns
+        -------
+        self
+        """
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
+        if self.multiclass not in MULTICLASS:
+            raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
+        X, y = validate_data(
+            self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=None, multi_output=True
+        )
+        k = self._n_selected(X.shape[1])
+        stats = term_stats(X, y)
+        table = score(
+            stats,
+            self.metric,
+            negative_features=self.negative_features,
+            alpha=self.alpha,
+            pow_k=self.pow_k,
+            random_state=self.random_state,
+        )
+        how = "max" if self.multiclass == "round_robin" else self.multiclass
+        self.classes_ = stats.classes
+        self.score_table_ = table
+        self.scores_ = combine_scores(table, stats, how)
+        self.ranking_ = rank_terms(table, stats, k, self.multiclass)
+        return self
+
+    def _n_selected(self, n_terms: int) -> int:
+        if self.percentile is not None:
+            p = self.percentile
+            if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
+                raise TypeError(f"percentile must be a number, got {p!r}")
+            if not 0 < p <= 100:
+                raise ValueError(f"percentile must be in (0, 100], got {p}")
+            return max(1, math.ceil(n_terms * p / 100))
+        if isinstance(self.k, str) and self.k == "all":
+            return n_terms
+        return check_positive_int(self.k, "k", 1, n_terms)
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "ranking_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.ranking_] = True
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
