@@ -110,7 +110,7 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y"):
         return _dense_indicator_lists(y_arr, classes, name)
     kind = type_of_target(y_arr, input_name=name)
     if kind not in ("binary", "multiclass"):
-        raise ValueError(f"{name} must hold class labels, got target type {kind!r}")
+        raise ValueError(f"Unknown label type: {name} must hold class labels, got target type {kind!r}")
     if classes is None:
         classes, inverse = np.unique(y_arr, return_inverse=True)
     else:

@@ -135,7 +135,7 @@ class TermSelector(SelectorMixin, BaseEstimator):
     >>> from sklearn.svm import LinearSVC
     >>> model = make_pipeline(TfidfVectorizer(), TermSelector("bns", k=2), LinearSVC())
     >>> model = model.fit(["good film", "bad film", "good plot", "bad plot"], [1, 0, 1, 0])
-    >>> model[1].get_feature_names_out().tolist()
+    >>> model[:-1].get_feature_names_out().tolist()
     ['bad', 'good']
     """
 
@@ -178,7 +178,8 @@ class TermSelector(SelectorMixin, BaseEstimator):
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
         X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=None, multi_output=True
+            self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
+            multi_output=True,
         )
         k = self._n_selected(X.shape[1])
         stats = term_stats(X, y)

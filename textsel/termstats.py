@@ -14,7 +14,7 @@ __all__ = ["TermStats", "term_stats"]
 
 _ERRORS = {
     Status.ERR_NONFINITE: "X contains NaN or infinity (stored value at position {where})",
-    Status.ERR_NEGATIVE: "X contains a negative value (stored value at position {where}); "
+    Status.ERR_NEGATIVE: "Negative values in data passed to X (stored value at position {where}); "
     "term statistics need non-negative counts or weights",
     Status.ERR_INDEX: "X.indices holds a column index out of range at position {where}",
     Status.ERR_INDPTR: "X.indptr is not a valid CSR row pointer (row {where})",

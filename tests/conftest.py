@@ -1,0 +1,30 @@
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+
+def random_corpus(n_docs=60, n_terms=40, n_classes=3, density=0.15, seed=0, dtype=np.float64):
+    """A small random non-negative CSR matrix and 1-D labels with every class present."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n_docs, n_terms, density=density, format="csr", dtype=dtype, random_state=rng)
+    X.data = np.ceil(X.data * 3).astype(dtype)
+    y = np.arange(n_docs) % n_classes
+    rng.shuffle(y)
+    return X, y
+
+
+@pytest.fixture
+def corpus():
+    return random_corpus()
+
+
+@pytest.fixture(scope="session")
+def data_home():
+    """The folder of real corpora named by TEXTSEL_DATA; tests that need it skip without it."""
+    home = os.environ.get("TEXTSEL_DATA")
+    if not home or not Path(home).is_dir():
+        pytest.skip("TEXTSEL_DATA does not name a folder of corpora")
+    return Path(home)

@@ -1,0 +1,138 @@
+"""TermSelector and the score functions, as scikit-learn components."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import random_corpus
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.feature_selection import SelectKBest
+from sklearn.pipeline import make_pipeline
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import check_estimator
+
+import textsel
+from textsel.selection import rank_terms, top_k
+
+
+def test_check_estimator():
+    check_estimator(textsel.TermSelector(k=1))
+
+
+def test_top_k_is_ordered_and_breaks_ties_by_index():
+    scores = np.array([0.5, 2.0, 2.0, 1.0, 2.0, -1.0])
+    np.testing.assert_array_equal(top_k(scores, 3), [1, 2, 4])
+    np.testing.assert_array_equal(top_k(scores, 4), [1, 2, 4, 3])
+    np.testing.assert_array_equal(top_k(scores, 6), [1, 2, 4, 3, 0, 5])
+
+
+def test_round_robin_by_hand():
+    """Each class takes its best term not yet taken, in class order."""
+    table = np.array([
+        [9.0, 8.0, 7.0, 0.0, 0.0],   # class 0 prefers 0, 1, 2
+        [9.5, 1.0, 0.0, 5.0, 4.0],   # class 1 prefers 0, 3, 4
+    ])  # fmt: skip
+    stats = textsel.TermStats(np.zeros((2, 5), np.int64), np.zeros(5, np.int64), np.array([1, 1]),
+                              3, np.array([0, 1, 2]))  # fmt: skip
+    stats = textsel.TermStats(stats.class_df, stats.df, stats.class_sizes, 3, np.array([0, 1]),
+                              multilabel=True)  # fmt: skip
+    np.testing.assert_array_equal(rank_terms(table, stats, 4, "round_robin"), [0, 3, 1, 4])
+    np.testing.assert_array_equal(rank_terms(table, stats, 3, "max"), [0, 1, 2])
+
+
+def test_round_robin_gives_every_class_its_share():
+    """With a 'siren' class whose scores dominate, max starves the others; round-robin does not."""
+    rng = np.random.default_rng(0)
+    table = rng.random((4, 200))
+    table[0] += 10  # siren class
+    stats = textsel.TermStats(np.zeros((4, 200), np.int64), np.zeros(200, np.int64),
+                              np.ones(4, np.int64), 8, np.arange(4), multilabel=True)  # fmt: skip
+    rr = rank_terms(table, stats, 40, "round_robin")
+    mx = rank_terms(table, stats, 40, "max")
+    assert len(set(rr)) == 40
+    best_of = table.argmax(axis=0)
+    for c in range(1, 4):
+        assert np.isin(top_k(table[c], 5), rr).sum() >= 5 or (best_of[rr] == c).sum() > 0
+    assert set(mx) == set(top_k(table[0], 40))
+    # class 1's favourite term is in the round-robin set even though the siren outranks it
+    assert top_k(table[1], 1)[0] in rr
+
+
+@pytest.mark.parametrize("multiclass", ["round_robin", "max", "mean"])
+def test_selector_selects_k_terms(multiclass, corpus):
+    X, y = corpus
+    sel = textsel.TermSelector("bns", k=7, multiclass=multiclass).fit(X, y)
+    assert sel.get_support().sum() == 7
+    assert sel.transform(X).shape == (X.shape[0], 7)
+    assert sel.score_table_.shape == (3, X.shape[1])
+    np.testing.assert_array_equal(np.sort(sel.ranking_), np.flatnonzero(sel.get_support()))
+
+
+def test_mean_is_prior_weighted(corpus):
+    X, y = corpus
+    sel = textsel.TermSelector("ig", k=5, multiclass="mean").fit(X, y)
+    priors = np.bincount(y) / len(y)
+    np.testing.assert_allclose(sel.scores_, priors @ sel.score_table_)
+    np.testing.assert_array_equal(sel.ranking_, top_k(sel.scores_, 5))
+
+
+def test_binary_task_uses_positive_class_row():
+    X, y = random_corpus(n_classes=2, seed=2)
+    sel = textsel.TermSelector("pr", k=5).fit(X, y)
+    np.testing.assert_array_equal(sel.scores_, sel.score_table_[1])
+    np.testing.assert_array_equal(sel.ranking_, top_k(sel.score_table_[1], 5))
+
+
+def test_percentile_and_all(corpus):
+    X, y = corpus
+    assert textsel.TermSelector(percentile=10).fit(X, y).get_support().sum() == 4  # ceil(40 * 0.1)
+    assert textsel.TermSelector(k="all").fit(X, y).get_support().all()
+
+
+def test_pipeline_after_tfidf_with_feature_names():
+    texts = ["good film great plot", "bad film awful plot", "great acting good", "awful bad acting",
+             "good good great", "bad awful bad"]  # fmt: skip
+    y = [1, 0, 1, 0, 1, 0]
+    model = make_pipeline(TfidfVectorizer(), textsel.TermSelector("bns", k=4), LinearSVC())
+    model.fit(texts, y)
+    names = set(model[:-1].get_feature_names_out())
+    assert names == {"good", "great", "bad", "awful"}
+    assert (model.predict(texts) == y).all()
+
+
+def test_multilabel_selector(corpus):
+    X, _ = corpus
+    Y = (np.random.default_rng(1).random((X.shape[0], 4)) < 0.3).astype(int)
+    sel = textsel.TermSelector("chi2", k=10).fit(X, Y)
+    np.testing.assert_array_equal(sel.classes_, np.arange(4))
+    assert sel.get_support().sum() == 10
+
+
+@pytest.mark.parametrize("name", textsel.METRICS)
+def test_score_functions_plug_into_select_k_best(name, corpus):
+    X, y = corpus
+    func = getattr(textsel, name)
+    sel = SelectKBest(func, k=5).fit(X, y)
+    stats = textsel.term_stats(X, y)
+    expected = textsel.score(stats, name, random_state=None if name != "rand" else 0).max(axis=0)
+    if name != "rand":
+        np.testing.assert_allclose(sel.scores_, expected)
+    assert sel.transform(X).shape[1] == 5
+
+
+def test_presence_makes_tfidf_and_counts_select_alike():
+    texts = [f"w{i % 7} w{i % 3} w{i % 11} common" for i in range(60)]
+    y = np.arange(60) % 3
+    counts = CountVectorizer().fit_transform(texts)
+    tfidf = TfidfVectorizer().fit_transform(texts)
+    a = textsel.TermSelector("bns", k=5).fit(counts, y).get_support()
+    b = textsel.TermSelector("bns", k=5).fit(tfidf, y).get_support()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_fit_does_not_modify_inputs(corpus):
+    X, y = corpus
+    X = sp.csr_matrix(X)
+    copies = X.data.copy(), X.indices.copy(), X.indptr.copy(), y.copy()
+    textsel.TermSelector(k=3).fit(X, y)
+    for a, b in zip(copies, (X.data, X.indices, X.indptr, y)):
+        np.testing.assert_array_equal(a, b)

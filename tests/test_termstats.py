@@ -1,0 +1,129 @@
+"""term_stats against the brute-force product X_bin' Y, in every supported layout."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import random_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference import class_df as ref_class_df
+from reference import indicator
+
+import textsel
+
+
+def check_against_reference(stats, X, Y):
+    cdf, df = ref_class_df(X, Y)
+    np.testing.assert_array_equal(stats.class_df, cdf)
+    np.testing.assert_array_equal(stats.df, df)
+    np.testing.assert_array_equal(stats.class_sizes, Y.sum(axis=0))
+    assert stats.n_docs == X.shape[0]
+    assert stats.class_df.dtype == np.int64 and stats.df.dtype == np.int64
+
+
+@st.composite
+def corpora(draw):
+    n_docs = draw(st.integers(2, 40))
+    n_terms = draw(st.integers(1, 30))
+    n_classes = draw(st.integers(2, 5))
+    seed = draw(st.integers(0, 2**31 - 1))
+    density = draw(st.floats(0.0, 1.0))
+    rng = np.random.default_rng(seed)
+    X = sp.random(n_docs, n_terms, density=density, format="csr", random_state=rng)
+    y = rng.integers(0, n_classes, n_docs)
+    y[:2] = [0, 1]  # at least two classes
+    return X, y
+
+
+@settings(max_examples=150, deadline=None)
+@given(corpora(), st.sampled_from([np.float32, np.float64]), st.sampled_from([np.int32, np.int64]))
+def test_matches_brute_force_on_random_corpora(data, dtype, idx):
+    """Every fused (data, index) instantiation counts exactly what X_bin' Y counts."""
+    X, y = data
+    X = sp.csr_matrix((X.data.astype(dtype), X.indices.astype(idx), X.indptr.astype(idx)), X.shape)
+    stats = textsel.term_stats(X, y)
+    check_against_reference(stats, X, indicator(y, stats.classes))
+    np.testing.assert_array_equal(stats.classes, np.unique(y))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.booleans())
+def test_multilabel_indicator_dense_and_sparse(seed, sparse_y):
+    """A 2-D indicator y (documents may have several classes or none) is counted per column."""
+    rng = np.random.default_rng(seed)
+    X, _ = random_corpus(seed=seed % 1000)
+    Y = (rng.random((X.shape[0], 4)) < 0.3).astype(np.int8)
+    stats = textsel.term_stats(X, sp.csr_matrix(Y) if sparse_y else Y)
+    assert stats.multilabel
+    check_against_reference(stats, X, Y.astype(np.int64))
+    np.testing.assert_array_equal(stats.classes, np.arange(4))
+
+
+def test_non_canonical_csr_counts_presence_once():
+    """Duplicate and unsorted column indices, and stored zeros, change nothing."""
+    data = np.array([1.0, 2.0, 0.0, 5.0, 1.0, 3.0])
+    indices = np.array([2, 2, 0, 1, 0, 1])  # row 0: term 2 twice, explicit zero at term 0
+    indptr = np.array([0, 3, 6])
+    X = sp.csr_matrix((data, indices, indptr), shape=(2, 3))
+    assert not X.has_canonical_format
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    stats = textsel.term_stats(X, [0, 1])
+    np.testing.assert_array_equal(stats.class_df, [[0, 0, 1], [1, 1, 0]])
+    np.testing.assert_array_equal(stats.df, [1, 1, 1])
+    for a, b in zip(before, (X.data, X.indices, X.indptr)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_other_input_formats_give_the_same_stats(corpus):
+    """Dense, COO, CSC, integer and Boolean inputs are converted, not rejected."""
+    X, y = corpus
+    expected = textsel.term_stats(X, y)
+    for variant in (X.toarray(), X.tocoo(), X.tocsc(), X.astype(np.int32), X.astype(bool),
+                    sp.csr_array(X), X.toarray().tolist()):  # fmt: skip
+        assert textsel.term_stats(variant, y) == expected
+
+
+def test_string_labels_and_column_vector_y(corpus):
+    X, y = corpus
+    names = np.array(["alpha", "beta", "gamma"])[y]
+    stats = textsel.term_stats(X, names)
+    np.testing.assert_array_equal(stats.classes, ["alpha", "beta", "gamma"])
+    assert textsel.term_stats(X, y.reshape(-1, 1)) == textsel.term_stats(X, y)
+
+
+def test_chunks_add_up_to_the_whole():
+    """term_stats(A) + term_stats(B) == term_stats(A stacked on B), even when a chunk misses a class."""
+    X, y = random_corpus(n_docs=90, n_classes=4, seed=3)
+    order = np.argsort(y, kind="stable")  # first chunk holds classes 0 and 1 only
+    X, y = X[order], y[order]
+    a = textsel.term_stats(X[:45], y[:45], classes=[0, 1, 2, 3])
+    b = textsel.term_stats(X[45:], y[45:], classes=[0, 1, 2, 3])
+    whole = textsel.term_stats(X, y)
+    assert a + b == whole
+    # without a shared class list the classes are aligned by label
+    a2 = textsel.term_stats(X[:45], y[:45])
+    b2 = textsel.term_stats(X[45:], y[45:])
+    assert set(a2.classes) != set(b2.classes)
+    assert a2 + b2 == whole
+
+
+def test_multilabel_chunks_add_up():
+    X, _ = random_corpus(n_docs=50, seed=4)
+    Y = (np.random.default_rng(4).random((50, 3)) < 0.4).astype(int)
+    assert textsel.term_stats(X[:20], Y[:20]) + textsel.term_stats(X[20:], Y[20:]) == textsel.term_stats(X, Y)
+
+
+def test_adding_mismatched_stats_raises(corpus):
+    X, y = corpus
+    a = textsel.term_stats(X, y)
+    with pytest.raises(ValueError, match="terms"):
+        a + textsel.term_stats(X[:, :10], y)
+    with pytest.raises(ValueError, match="multi-label"):
+        a + textsel.term_stats(X, indicator(y))
+
+
+def test_wide_and_empty_rows():
+    """Documents with no terms, and terms in no document, are counted as zeros."""
+    X = sp.csr_matrix(([1.0], [999], [0, 0, 1, 1, 1]), shape=(4, 1000))
+    stats = textsel.term_stats(X, [0, 1, 0, 1])
+    assert stats.df.sum() == 1 and stats.class_df[1, 999] == 1
