@@ -68,7 +68,7 @@ def metric(name, tp, fp, pos, neg, *, invert=True, alpha=0.5, pow_k=5.0):
         rows = [tp + fp, tp + fp, fn + tn, fn + tn]
         cols = [pos, neg, pos, neg]
         total = np.zeros_like(tp)
-        for o, r, c in zip(obs, rows, cols):
+        for o, r, c in zip(obs, rows, cols, strict=True):
             expected = r * c / n
             with np.errstate(divide="ignore", invalid="ignore"):
                 total += np.where(expected > 0, (o - expected) ** 2 / expected, 0.0)

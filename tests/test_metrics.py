@@ -54,7 +54,9 @@ def test_negative_feature_inversion_can_be_switched_off(name):
 @pytest.mark.parametrize("name", sorted(SYMMETRIC))
 def test_symmetric_metrics_ignore_the_inversion_switch(name):
     stats = stats_for(6)
-    np.testing.assert_array_equal(textsel.score(stats, name), textsel.score(stats, name, negative_features=False))
+    np.testing.assert_array_equal(
+        textsel.score(stats, name), textsel.score(stats, name, negative_features=False)
+    )
 
 
 def test_chi2_equals_scipy_chi2_contingency_without_correction():

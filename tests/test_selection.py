@@ -134,5 +134,5 @@ def test_fit_does_not_modify_inputs(corpus):
     X = sp.csr_matrix(X)
     copies = X.data.copy(), X.indices.copy(), X.indptr.copy(), y.copy()
     textsel.TermSelector(k=3).fit(X, y)
-    for a, b in zip(copies, (X.data, X.indices, X.indptr, y)):
+    for a, b in zip(copies, (X.data, X.indices, X.indptr, y), strict=True):
         np.testing.assert_array_equal(a, b)

@@ -70,7 +70,7 @@ def test_non_canonical_csr_counts_presence_once():
     stats = textsel.term_stats(X, [0, 1])
     np.testing.assert_array_equal(stats.class_df, [[0, 0, 1], [1, 1, 0]])
     np.testing.assert_array_equal(stats.df, [1, 1, 1])
-    for a, b in zip(before, (X.data, X.indices, X.indptr)):
+    for a, b in zip(before, (X.data, X.indices, X.indptr), strict=True):
         np.testing.assert_array_equal(a, b)
 
 

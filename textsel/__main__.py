@@ -30,10 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
         "matrix.  Without --corpus it uses an embedded SYNTHETIC corpus, so it runs anywhere.",
     )
     demo.add_argument("--corpus", choices=CORPORA, default="synthetic")
-    demo.add_argument("--data-home", default=None,
-                      help="folder holding the corpus archives (default: $TEXTSEL_DATA or ~/textsel_data)")  # fmt: skip
-    demo.add_argument("--metrics", type=_metric_list, default=list(DEFAULT_METRICS),
-                      help="comma-separated metrics (default: %(default)s)")  # fmt: skip
+    demo.add_argument(
+        "--data-home",
+        default=None,
+        help="folder holding the corpus archives (default: $TEXTSEL_DATA or ~/textsel_data)",
+    )
+    demo.add_argument(
+        "--metrics",
+        type=_metric_list,
+        default=list(DEFAULT_METRICS),
+        help="comma-separated metrics (default: %(default)s)",
+    )
     demo.add_argument("--top", type=int, default=8, help="terms shown per class and metric")
     demo.add_argument("--classes", type=int, default=4, help="classes shown (the largest)")
     return parser

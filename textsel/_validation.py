@@ -164,6 +164,11 @@ def _indicator_lists(Y: sp.csr_matrix, classes, name):
     return Y.indptr.astype(np.int64), Y.indices.astype(np.int64), classes, True
 
 
+def label_repr(label) -> str:
+    """A class label as a user wrote it (``3``, ``'earn'``), not as numpy prints it."""
+    return repr(np.asarray(label).tolist())
+
+
 def check_positive_int(value, name: str, low: int = 1, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer in [low, high]."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):

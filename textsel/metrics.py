@@ -31,6 +31,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from . import _metrics
+from ._validation import label_repr
 from .termstats import TermStats
 
 __all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
@@ -137,12 +138,12 @@ def _check_class_sizes(stats: TermStats) -> None:
     empty = np.flatnonzero(sizes == 0)
     if empty.size:
         raise ValueError(
-            f"y has no documents of class {stats.classes[empty[0]]!r}; "
+            f"y has no documents of class {label_repr(stats.classes[empty[0]])}; "
             "one-vs-rest scores need every class to be non-empty"
         )
     full = np.flatnonzero(sizes == stats.n_docs)
     if full.size:
         raise ValueError(
-            f"every document of y is in class {stats.classes[full[0]]!r} (1 class present); "
+            f"every document of y is in class {label_repr(stats.classes[full[0]])} (1 class present); "
             "one-vs-rest scores need documents outside each class"
         )

@@ -178,7 +178,11 @@ class TermSelector(SelectorMixin, BaseEstimator):
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
         X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
+            self,
+            X,
+            y,
+            accept_sparse=("csr", "csc", "coo"),
+            dtype=(np.float64, np.float32),
             multi_output=True,
         )
         k = self._n_selected(X.shape[1])

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _termstats
 from ._termstats import Status
-from ._validation import as_csr, as_labels
+from ._validation import as_csr, as_labels, label_repr
 
 __all__ = ["TermStats", "term_stats"]
 
@@ -113,10 +113,7 @@ class TermStats:
 
     def __repr__(self) -> str:
         kind = "multi-label" if self.multilabel else "single-label"
-        return (
-            f"TermStats(n_docs={self.n_docs}, n_terms={self.n_terms}, "
-            f"n_classes={self.n_classes}, {kind})"
-        )
+        return f"TermStats(n_docs={self.n_docs}, n_terms={self.n_terms}, n_classes={self.n_classes}, {kind})"
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -165,7 +162,9 @@ def term_stats(X, y, *, classes=None) -> TermStats:
     n_docs, n_terms = X.shape
     label_indptr, label_indices, classes_, multilabel = as_labels(y, n_docs, classes)
     if classes is None and not multilabel and classes_.size < 2:
-        raise ValueError(f"y has 1 class ({classes_[0]!r}); term statistics need at least 2 classes")
+        raise ValueError(
+            f"y has 1 class ({label_repr(classes_[0])}); term statistics need at least 2 classes"
+        )
     class_df = np.zeros((classes_.size, n_terms), dtype=np.int64)
     df = np.zeros(n_terms, dtype=np.int64)
     class_ptr, class_docs = _docs_by_class(label_indptr, label_indices, classes_.size)

@@ -104,7 +104,7 @@ def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=Fa
                 if t in index:
                     y[row, index[t]] = 1
         keep = np.ones(len(split), dtype=bool) if keep_unlabeled else y.any(axis=1)
-        texts = [doc[2] for doc, k in zip(split, keep) if k]
+        texts = [doc[2] for doc, k in zip(split, keep, strict=True) if k]
         ids = np.array([doc[0] for doc in split], dtype=np.int64)[keep]
         return texts, y[keep], ids
 

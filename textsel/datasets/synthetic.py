@@ -73,7 +73,7 @@ def make_synthetic_corpus(
     target = rng.choice(n_classes, size=n_docs, p=sizes / sizes.sum())
     lengths = np.maximum(5, rng.lognormal(np.log(120), 0.6, size=n_docs).astype(int))
     data = []
-    for c, length in zip(target, lengths):
+    for c, length in zip(target, lengths, strict=True):
         n_topic = rng.binomial(length, topic_share)
         tokens = np.concatenate([
             np.searchsorted(background_cdf, rng.random_sample(length - n_topic)),

@@ -1,0 +1,170 @@
+"""The bad-input table: each case works correctly or raises ValueError/TypeError naming the parameter."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import random_corpus
+
+import textsel
+
+
+@pytest.fixture
+def Xy():
+    return random_corpus(n_docs=30, n_terms=12, seed=1)
+
+
+def _with_value(X, value):
+    X = X.copy()
+    X.data[3] = value
+    return X
+
+
+@pytest.mark.parametrize(
+    "make, exc, match",
+    [
+        (lambda X, y: (X, y[:-1]), ValueError, "y has 29 entries but X has 30"),
+        (lambda X, y: (_with_value(X, np.nan), y), ValueError, "NaN or infinity"),
+        (lambda X, y: (_with_value(X, np.inf), y), ValueError, "NaN or infinity"),
+        (lambda X, y: (_with_value(X, -1.0), y), ValueError, "Negative values in data passed to X"),
+        (lambda X, y: (X.toarray()[0], y), ValueError, "X must be 2-D"),
+        (lambda X, y: (X.toarray()[None], y), ValueError, "X must be 2-D"),
+        (lambda X, y: (X[:0], y[:0]), ValueError, "at least one document"),
+        (lambda X, y: (X[:, :0], y), ValueError, "at least one document and one term"),
+        (lambda X, y: (X.astype(complex), y), TypeError, "X must hold real numbers"),
+        (lambda X, y: ("not a matrix", y), TypeError, "X must be a 2-D array"),
+        (lambda X, y: (None, y), TypeError, "X must be a 2-D array"),
+        (lambda X, y: (X, np.zeros(30)), ValueError, "y has 1 class"),
+        (lambda X, y: (X, np.linspace(0, 1, 30)), ValueError, "y must hold class labels"),
+        (lambda X, y: (X, np.r_[np.nan, y[1:]]), ValueError, "y contains NaN"),
+        (lambda X, y: (X, None), ValueError, "y is required"),
+        (lambda X, y: (X, np.full((30, 2), 2)), ValueError, "indicator matrix holding only 0 and 1"),
+        (lambda X, y: (X, np.full((30, 2), 0.5)), ValueError, "indicator matrix holding only 0 and 1"),
+        (lambda X, y: (X, sp.csr_matrix(np.full((30, 2), 3))), ValueError, "only 0 and 1"),
+        (lambda X, y: (X, sp.csr_matrix(np.ones((29, 2)))), ValueError, "y has shape"),
+        (lambda X, y: (X, np.zeros((30, 2, 2))), ValueError, "y must be 1-D labels or a 2-D"),
+    ],
+)
+def test_term_stats_rejects(Xy, make, exc, match):
+    X, y = make(*Xy)
+    with pytest.raises(exc, match=match):
+        textsel.term_stats(X, y)
+
+
+def test_broken_csr_buffers_raise_instead_of_crashing():
+    """Indices out of range or a corrupt indptr never reach memory they should not."""
+    good = sp.csr_matrix(np.eye(3))
+    bad_index = sp.csr_matrix((3, 3))
+    bad_index.data, bad_index.indices, bad_index.indptr = (
+        good.data,
+        np.array([0, 1, 7], np.int32),
+        good.indptr,
+    )
+    with pytest.raises(ValueError, match="out of range"):
+        textsel.term_stats(bad_index, [0, 1, 1])
+    negative_index = sp.csr_matrix((3, 3))
+    negative_index.data, negative_index.indices, negative_index.indptr = (
+        good.data, np.array([0, -1, 2], np.int32), good.indptr)  # fmt: skip
+    with pytest.raises(ValueError, match="out of range"):
+        textsel.term_stats(negative_index, [0, 1, 1])
+    bad_ptr = sp.csr_matrix((3, 3))
+    bad_ptr.data, bad_ptr.indices, bad_ptr.indptr = good.data, good.indices, np.array([0, 2, 1, 3], np.int32)
+    with pytest.raises(ValueError, match="indptr"):
+        textsel.term_stats(bad_ptr, [0, 1, 1])
+    past_end = sp.csr_matrix((3, 3))
+    past_end.data, past_end.indices, past_end.indptr = (
+        good.data,
+        good.indices,
+        np.array([0, 1, 2, 9], np.int32),
+    )
+    with pytest.raises(ValueError, match="indptr"):
+        textsel.term_stats(past_end, [0, 1, 1])
+
+
+def test_int64_indices_work(Xy):
+    X, y = Xy
+    X64 = sp.csr_matrix(X.shape)  # assigned directly: the constructor would downcast to int32
+    X64.data, X64.indices, X64.indptr = X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    assert X64.indices.dtype == np.int64
+    assert textsel.term_stats(X64, y) == textsel.term_stats(X, y)
+
+
+def test_mixed_index_dtypes_are_unified(Xy):
+    X, y = Xy
+    mixed = sp.csr_matrix(X.shape)
+    mixed.data, mixed.indices, mixed.indptr = X.data, X.indices.astype(np.int32), X.indptr.astype(np.int64)
+    assert textsel.term_stats(mixed, y) == textsel.term_stats(X, y)
+
+
+def test_caller_arrays_are_never_modified_even_when_rejected(Xy):
+    X, y = Xy
+    X = _with_value(X, -2.0)
+    saved = X.data.copy(), X.indices.copy(), X.indptr.copy(), y.copy()
+    with pytest.raises(ValueError):
+        textsel.term_stats(X, y)
+    Y = sp.csr_matrix(np.eye(30, 3, dtype=int) + np.eye(30, 3, k=-3, dtype=int))
+    Y_saved = Y.data.copy(), Y.indices.copy(), Y.indptr.copy()
+    textsel.term_stats(abs(X), Y)
+    for a, b in zip(
+        saved + Y_saved, (X.data, X.indices, X.indptr, y, Y.data, Y.indices, Y.indptr), strict=True
+    ):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_empty_class_raises_when_scoring(Xy):
+    X, y = Xy
+    stats = textsel.term_stats(X, y, classes=[0, 1, 2, 3])  # class 3 has no documents
+    with pytest.raises(ValueError, match="y has no documents of class 3"):
+        textsel.score(stats, "bns")
+    Y = np.zeros((30, 2), int)
+    Y[:, 0] = 1
+    Y[:5, 1] = 1
+    with pytest.raises(ValueError, match="every document of y is in class 0"):
+        textsel.score(textsel.term_stats(X, Y), "ig")
+
+
+def test_unknown_labels_for_given_classes(Xy):
+    X, y = Xy
+    with pytest.raises(ValueError, match="labels not in classes"):
+        textsel.term_stats(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match="classes must be sorted"):
+        textsel.term_stats(X, y, classes=[2, 1, 0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"metric": "nope"}, ValueError, "metric must be one of"),
+        ({"metric": 3}, ValueError, "metric must be one of"),
+        ({"alpha": 1.5}, ValueError, "alpha must be in"),
+        ({"alpha": "x"}, TypeError, "alpha must be a real number"),
+        ({"pow_k": -1}, ValueError, "pow_k must be in"),
+        ({"pow_k": np.nan}, ValueError, "pow_k must be in"),
+    ],
+)
+def test_score_rejects(Xy, kwargs, exc, match):
+    stats = textsel.term_stats(*Xy)
+    with pytest.raises(exc, match=match):
+        textsel.score(stats, **kwargs)
+
+
+def test_score_needs_term_stats():
+    with pytest.raises(TypeError, match="stats must be a TermStats"):
+        textsel.score(np.zeros((2, 3)), "bns")
+
+
+@pytest.mark.parametrize(
+    "params, exc, match",
+    [
+        ({"k": 0}, ValueError, r"k must be in \[1, 12\]"),
+        ({"k": 13}, ValueError, r"k must be in \[1, 12\]"),
+        ({"k": 2.5}, TypeError, "k must be an integer"),
+        ({"k": "some"}, TypeError, "k must be an integer"),
+        ({"percentile": 0}, ValueError, "percentile must be in"),
+        ({"percentile": 101}, ValueError, "percentile must be in"),
+        ({"multiclass": "vote"}, ValueError, "multiclass must be one of"),
+        ({"metric": "mi"}, ValueError, "metric must be one of"),
+    ],
+)
+def test_selector_rejects(Xy, params, exc, match):
+    with pytest.raises(exc, match=match):
+        textsel.TermSelector(**params).fit(*Xy)

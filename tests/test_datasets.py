@@ -1,0 +1,171 @@
+"""Corpus readers on small archives the tests write, and on the real ones when TEXTSEL_DATA is set."""
+
+import gzip
+import io
+import tarfile
+
+import numpy as np
+import pytest
+
+from textsel.datasets import (
+    get_data_home,
+    load_20newsgroups,
+    load_arff,
+    load_reuters21578,
+    make_synthetic_corpus,
+)
+
+ARFF = """% a comment
+@RELATION tiny.wc
+
+@ATTRIBUTE alpha integer
+@ATTRIBUTE 'two words' integer
+@ATTRIBUTE gamma integer
+@ATTRIBUTE class {a,b,'c c'}
+
+@DATA
+{0 2,2 1,3 b}
+{1 5}
+{0 1,1 1,3 'c c'}
+{}
+"""
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_load_arff(tmp_path, compressed):
+    path = tmp_path / ("tiny.wc.arff" + (".gz" if compressed else ""))
+    opener = gzip.open if compressed else open
+    with opener(path, "wt") as fh:
+        fh.write(ARFF)
+    b = load_arff(path)
+    np.testing.assert_array_equal(b.X.toarray(), [[2, 0, 1], [0, 5, 0], [1, 1, 0], [0, 0, 0]])
+    # an omitted nominal class takes its first declared value
+    np.testing.assert_array_equal(b.y, ["b", "a", "c c", "a"])
+    assert list(b.feature_names) == ["alpha", "two words", "gamma"]
+    assert b.target_names == ["a", "b", "c c"]
+    assert b.relation == "tiny.wc"
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        (ARFF.replace("{0 2,2 1,3 b}", "{0 2,9 1}"), "out of range"),
+        (ARFF.replace("{0 2,2 1,3 b}", "{0 2,3 z}"), "not declared"),
+        (ARFF.replace("{1 5}", "1,5"), "expected a sparse row"),
+        (ARFF.replace("@ATTRIBUTE class {a,b,'c c'}\n", ""), "no nominal class"),
+    ],
+)
+def test_load_arff_rejects_malformed_files(tmp_path, text, match):
+    path = tmp_path / "bad.arff"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match):
+        load_arff(path)
+
+
+def _add(tar, name, text):
+    data = text.encode("latin-1")
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _reuters_doc(newid, split, topics, body, topics_attr="YES"):
+    d = "".join(f"<D>{t}</D>" for t in topics)
+    return (
+        f'<REUTERS TOPICS="{topics_attr}" LEWISSPLIT="{split}" CGISPLIT="X" OLDID="1" NEWID="{newid}">\n'
+        f"<TOPICS>{d}</TOPICS>\n<TEXT>\n<TITLE>T{newid}</TITLE>\n<BODY>{body}</BODY></TEXT>\n</REUTERS>\n"
+    )
+
+
+def test_load_reuters_modapte_on_a_small_archive(tmp_path):
+    docs = [
+        _reuters_doc(1, "TRAIN", ["earn"], "profit &lt;up&gt; caf\xe9"),
+        _reuters_doc(2, "TRAIN", ["earn", "acq"], "merger"),
+        _reuters_doc(3, "TEST", ["earn"], "loss"),
+        _reuters_doc(4, "TEST", ["acq", "rare"], "bid"),
+        _reuters_doc(5, "TRAIN", ["trainonly"], "only in train"),
+        _reuters_doc(6, "NOT-USED", ["earn"], "unused split"),
+        _reuters_doc(7, "TRAIN", ["earn"], "no topics flag", topics_attr="NO"),
+    ]
+    with tarfile.open(tmp_path / "reuters21578.tar.gz", "w:gz") as tar:
+        _add(tar, "reut2-000.sgm", "".join(docs[:4]))
+        _add(tar, "reut2-001.sgm", "".join(docs[4:]))
+        _add(tar, "README.txt", "not sgml")
+    b = load_reuters21578(tmp_path)
+    assert b.target_names == ["acq", "earn"]  # categories with train and test documents
+    np.testing.assert_array_equal(b.ids_train, [1, 2])  # doc 5 carries no kept category
+    np.testing.assert_array_equal(b.ids_test, [3, 4])
+    np.testing.assert_array_equal(b.y_train, [[0, 1], [1, 1]])
+    np.testing.assert_array_equal(b.y_test, [[0, 1], [1, 0]])
+    assert b.data_train[0] == "T1\nprofit <up> caf\xe9"
+    kept = load_reuters21578(tmp_path, keep_unlabeled=True)
+    np.testing.assert_array_equal(kept.ids_train, [1, 2, 5])
+
+
+def test_load_20newsgroups_on_a_small_archive(tmp_path):
+    with tarfile.open(tmp_path / "20news-bydate.tar.gz", "w:gz") as tar:
+        _add(tar, "20news-bydate-train/sci.space/10", "From: a\n\norbit")
+        _add(tar, "20news-bydate-train/sci.space/9", "From: b\n\nlaunch \xe9")
+        _add(tar, "20news-bydate-train/alt.atheism/100", "From: c\n\ngod")
+        _add(tar, "20news-bydate-test/sci.space/50", "From: d\n\nmoon")
+        _add(tar, "20news-bydate-test/alt.atheism/60", "From: e\n\nbelief")
+    b = load_20newsgroups(tmp_path)
+    assert b.target_names == ["alt.atheism", "sci.space"]
+    assert b.data_train == ["From: c\n\ngod", "From: b\n\nlaunch \xe9", "From: a\n\norbit"]
+    np.testing.assert_array_equal(b.target_train, [0, 1, 1])
+    np.testing.assert_array_equal(b.target_test, [0, 1])
+
+
+def test_missing_archive_says_where_it_looked(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match="reuters21578.tar.gz not found in data home"):
+        load_reuters21578(tmp_path)
+    monkeypatch.setenv("TEXTSEL_DATA", str(tmp_path))
+    assert get_data_home() == tmp_path
+    monkeypatch.delenv("TEXTSEL_DATA")
+    assert get_data_home().name == "textsel_data"
+
+
+def test_synthetic_corpus_is_deterministic_and_labelled():
+    a = make_synthetic_corpus(n_docs=200, n_terms=500, n_classes=4, random_state=1)
+    b = make_synthetic_corpus(n_docs=200, n_terms=500, n_classes=4, random_state=1)
+    assert a.data == b.data and np.array_equal(a.target, b.target)
+    assert "SYNTHETIC" in a.description
+    assert set(a.target) == {0, 1, 2, 3}
+    counts = np.bincount(a.target)
+    assert counts[0] > counts[-1]  # skewed classes
+    c = make_synthetic_corpus(n_docs=200, n_terms=500, n_classes=4, random_state=2)
+    assert c.data != a.data
+
+
+# --- the real archives ---------------------------------------------------------------------------
+
+
+def test_real_reuters_modapte_counts(data_home):
+    b = load_reuters21578(data_home)
+    assert len(b.target_names) == 90
+    assert (len(b.data_train), len(b.data_test)) == (7770, 3019)
+    assert b.y_train.shape == (7770, 90) and b.y_test.shape == (3019, 90)
+    assert b.y_train.any(axis=1).all()
+    everything = load_reuters21578(data_home, keep_unlabeled=True)
+    assert (len(everything.data_train), len(everything.data_test)) == (9603, 3299)
+    assert "earn" in b.target_names and b.y_train[:, b.target_names.index("earn")].sum() == 2877
+
+
+def test_real_20newsgroups_counts(data_home):
+    b = load_20newsgroups(data_home)
+    assert (len(b.data_train), len(b.data_test)) == (11314, 7532)
+    assert len(b.target_names) == 20
+    assert np.bincount(b.target_train).min() > 350
+
+
+ARFF_SHAPES = {"oh0": (1003, 3182, 10), "oh5": (918, 3012, 10), "tr11": (414, 6429, 9),
+               "tr12": (313, 5804, 8), "wap": (1560, 8460, 20)}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(ARFF_SHAPES))
+def test_real_arff_shapes(data_home, name):
+    b = load_arff(data_home / "forman-arff" / f"{name}.wc.arff.gz")
+    n_docs, n_terms, n_classes = ARFF_SHAPES[name]
+    assert b.X.shape == (n_docs, n_terms)
+    assert len(np.unique(b.y)) == n_classes
+    assert b.X.data.min() >= 1 and float(b.X.data.max()).is_integer()
