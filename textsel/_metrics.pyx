@@ -7,8 +7,7 @@ write the float64 score table once; no temporaries of the table's size.
 """
 
 from libc.math cimport fabs, log2, pow
-from libc.stdint cimport int64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from scipy.special.cython_special cimport ndtri
 
 # Metric codes shared with textsel/metrics.py (_CODES).
@@ -93,11 +92,13 @@ def score_table(int metric,
 
     ``invert`` applies Forman's negative-feature inversion (tpr' = 1 - tpr,
     fpr' = 1 - fpr, i.e. tp' = pos - tp, fp' = neg - fp) where tpr < fpr.
+    Returns 0, or -1 if some count is inconsistent (``out`` is then incomplete).
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t c, t
     cdef double tp, fp, pos, neg
+    cdef int status = 0
     with nogil:
         for c in range(n_classes):
             pos = <double> class_sizes[c]
@@ -105,26 +106,26 @@ def score_table(int metric,
             for t in range(n_terms):
                 tp = <double> class_df[c, t]
                 fp = <double> (df[t] - class_df[c, t])
+                if tp < 0 or tp > pos or fp < 0 or fp > neg:
+                    status = -1
+                    break
                 if invert and tp * neg < fp * pos:
                     tp = pos - tp
                     fp = neg - fp
                 out[c, t] = _cell(metric, tp, fp, pos, neg, pow_k, pr_floor)
+            if status != 0:
+                break
+    return status
 
 
-cdef inline void _fill_z(double *table, int64_t *needed, Py_ssize_t n_needed,
-                         double size, double clip) noexcept nogil:
-    # inverse normal CDF at the clipped rates k/size for the listed k only
-    cdef Py_ssize_t i
-    cdef int64_t k
-    cdef double r
-    for i in range(n_needed):
-        k = needed[i]
-        r = k / size
-        if r < clip:
-            r = clip
-        elif r > 1.0 - clip:
-            r = 1.0 - clip
-        table[k] = ndtri(r)
+cdef inline double _z(int64_t k, double size, double clip) noexcept nogil:
+    # inverse normal CDF at the rate k/size clipped to [clip, 1 - clip]
+    cdef double r = k / size
+    if r < clip:
+        r = clip
+    elif r > 1.0 - clip:
+        r = 1.0 - clip
+    return ndtri(r)
 
 
 def bns_table(const int64_t[:, ::1] class_df,
@@ -134,69 +135,76 @@ def bns_table(const int64_t[:, ::1] class_df,
               double clip,
               double w_pos,
               double w_neg,
+              double[::1] z,
+              int32_t[::1] seen,
+              int64_t[::1] needed,
               double[:, ::1] out):
     """Fill ``out`` with Bi-Normal Separation, |F^-1(tpr) - F^-1(fpr)|.
 
-    Per class, a first sweep over the row records which grid points k/pos and
-    k/neg some term reaches; F^-1 is evaluated once at each (a few hundred per
-    class, against pos + neg + 2 for a full table), and a second sweep looks
-    the scores up.  Positive features (tpr > fpr) are scaled by ``w_pos`` and
-    negative ones by ``w_neg``.  Returns 0, or -1 when the scratch tables
-    could not be allocated.
+    F^-1 is evaluated only at grid points: on the tp side at every k/pos
+    (the class sizes add up to the number of labels, so this is cheap), on
+    the fp side only at the k/neg that some term of the class reaches, found
+    by a first sweep over the row (a few hundred per class, against neg + 1
+    for a full table).  A second sweep looks the scores up.  Positive features
+    (tpr > fpr) are scaled by ``w_pos`` and negative ones by ``w_neg``.
+
+    Scratch: ``z`` (float64) and ``needed`` (int64) of 2 (n_docs + 1)
+    entries, ``seen`` (int32) of n_docs + 1 entries, zeroed.  Returns 0, or
+    -1 if some count is inconsistent (tp > pos, fp > neg, or negative), in
+    which case ``out`` is incomplete.
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
-    cdef Py_ssize_t c, t, n_tp, n_fp
-    cdef int64_t pos, neg, tp, fp, stamp
-    cdef double d, w_diff = w_pos - w_neg
-    cdef const int64_t *row
-    cdef double *orow
-    # z values, "seen in class c" stamps and the lists of k to evaluate, for
-    # the tp side (indices 0..n_docs) and the fp side (n_docs+1..2 n_docs+1)
     cdef Py_ssize_t width = n_docs + 1
-    cdef double *z = <double *> malloc(2 * width * sizeof(double))
-    cdef int64_t *seen = <int64_t *> calloc(2 * width, sizeof(int64_t))
-    cdef int64_t *needed = <int64_t *> malloc(2 * width * sizeof(int64_t))
+    cdef Py_ssize_t c, t, i, n_fp
+    cdef int64_t pos, neg, tp, fp, k
+    cdef int32_t stamp
+    cdef double d, w_diff = w_pos - w_neg
+    cdef int status = 0
+    cdef const int64_t *row
+    cdef const int64_t *dfp = &df[0]
+    cdef double *orow
     cdef double *ztp
     cdef double *zfp
-    cdef int64_t *seen_tp
-    cdef int64_t *seen_fp
-    if z == NULL or seen == NULL or needed == NULL:
-        free(z)
-        free(seen)
-        free(needed)
-        return -1
-    ztp, zfp = z, z + width
-    seen_tp, seen_fp = seen, seen + width
+    cdef int32_t *seen_fp = &seen[0]
+    cdef int64_t *need = &needed[0]
+    if z.shape[0] < 2 * width or seen.shape[0] < width or needed.shape[0] < width:
+        raise ValueError("BNS scratch arrays are too short")
+    if n_classes >= 2**31 - 1:
+        raise ValueError("too many classes for the int32 stamps")
+    ztp, zfp = &z[0], &z[width]
     with nogil:
         for c in range(n_classes):
             pos = class_sizes[c]
             neg = n_docs - pos
+            if pos < 0 or neg < 0:
+                status = -1
+                break
             row = &class_df[c, 0]
             orow = &out[c, 0]
-            stamp = c + 1
-            n_tp = 0
+            stamp = <int32_t> (c + 1)
+            for k in range(pos + 1):
+                ztp[k] = _z(k, <double> pos, clip)
             n_fp = 0
             for t in range(n_terms):
                 tp = row[t]
-                fp = df[t] - tp
-                if seen_tp[tp] != stamp:
-                    seen_tp[tp] = stamp
-                    needed[n_tp] = tp
-                    n_tp += 1
+                fp = dfp[t] - tp
+                # one unsigned compare also catches negative counts
+                if <uint64_t> tp > <uint64_t> pos or <uint64_t> fp > <uint64_t> neg:
+                    status = -1
+                    break
                 if seen_fp[fp] != stamp:
                     seen_fp[fp] = stamp
-                    needed[width + n_fp] = fp
+                    need[n_fp] = fp
                     n_fp += 1
-            _fill_z(ztp, needed, n_tp, <double> pos, clip)
-            _fill_z(zfp, needed + width, n_fp, <double> neg, clip)
+            if status != 0:
+                break
+            for i in range(n_fp):
+                zfp[need[i]] = _z(need[i], <double> neg, clip)
             for t in range(n_terms):
                 tp = row[t]
-                d = ztp[tp] - zfp[df[t] - tp]
+                d = ztp[tp] - zfp[dfp[t] - tp]
                 # arithmetic select: the sign of d is data-dependent, and a
                 # mispredicted branch per cell costs more than the multiply
                 orow[t] = fabs(d) * (w_neg + (d > 0) * w_diff)
-    free(z)
-    free(seen)
-    free(needed)
-    return 0
+    return status

@@ -1,9 +1,16 @@
 # cython: language_level=3
-"""Per-class document frequencies in one pass over CSR buffers."""
+"""Document frequencies, overall and per class, from CSR buffers.
+
+Two kernels: ``count_df`` validates the buffers and counts overall document
+frequencies in one pass over all documents; ``count_class_rows`` then fills a
+block of rows of the class table, class by class, so blocks can run on
+separate threads.  Both run without the GIL; scratch arrays come from the
+caller (so nothing here can fail to allocate, and Python's memory tracing
+sees every byte).
+"""
 
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport free, malloc
 
 ctypedef fused floating:
     float
@@ -13,62 +20,56 @@ ctypedef fused integral:
     int32_t
     int64_t
 
-# Status codes returned by the kernel; the Python layer turns them into errors.
+# Status codes returned by count_df; the Python layer turns them into errors.
 cpdef enum Status:
     OK = 0
     ERR_NONFINITE = 1
     ERR_NEGATIVE = 2
     ERR_INDEX = 3
     ERR_INDPTR = 4
-    ERR_NOMEM = 5
 
 
-def count_class_df(const floating[::1] data,
-                   const integral[::1] indices,
-                   const integral[::1] indptr,
-                   Py_ssize_t n_terms,
-                   const int64_t[::1] class_ptr,
-                   const int64_t[::1] class_docs,
-                   int64_t[:, ::1] class_df,
-                   int64_t[::1] df):
-    """Accumulate document frequencies into ``class_df`` and ``df``.
+def count_df(const floating[::1] data,
+             const integral[::1] indices,
+             const integral[::1] indptr,
+             int64_t[::1] mark,
+             int64_t[::1] df):
+    """Validate the CSR buffers and count ``df[t]``, the documents holding term ``t``.
 
-    ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
-    ``c``.  A first pass over all documents validates the buffers and counts
-    ``df``; a second pass walks each class's documents, so that only row
-    ``c`` of ``class_df`` is written meanwhile and stays in cache (writing
-    every document's labels in document order scatters increments over the
-    whole table).  Each document counts at most once per term: a per-term
-    marker of the last document seen makes duplicate or unsorted column
-    indices harmless, so non-canonical CSR needs no copy.  Stored zeros are
-    not presence.  Returns a status code (0 ok) and, on error, the offending
-    position in ``data``/``indices``, or the row.
+    ``indptr`` may be a slice of the full row pointer (a block of rows); the
+    rows then start where ``indptr[0]`` says.
+
+    A stored nonzero is presence; stored zeros are not.  ``mark`` (one int64
+    per term) remembers the last document that touched each term, so a column
+    index repeated within a row counts once: non-canonical CSR needs no copy.
+
+    Returns
+    -------
+    status : int
+        ``Status.OK`` or the first problem found.
+    where : int
+        Position in ``data``/``indices`` (or the row, for ``ERR_INDPTR``) of the problem.
+    duplicates : bool
+        Whether some row repeats a column index (the class pass must then deduplicate too).
     """
     cdef Py_ssize_t n_docs = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = indices.shape[0]
-    cdef Py_ssize_t n_classes = class_df.shape[0]
-    cdef Py_ssize_t i, j, t, c, l, start, end
-    cdef int64_t stamp
-    cdef int status = 0
+    cdef Py_ssize_t n_terms = df.shape[0]
+    cdef Py_ssize_t i, j, t, start, end
+    cdef int status = OK
     cdef bint duplicates = False
     cdef Py_ssize_t where = -1
     cdef double v
-    cdef int64_t *mark
-    cdef int64_t *row
 
-    if data.shape[0] != nnz:
-        return ERR_INDPTR, -1
-    mark = <int64_t *> malloc(max(n_terms, 1) * sizeof(int64_t))
-    if mark == NULL:
-        return ERR_NOMEM, -1
+    if data.shape[0] != nnz or mark.shape[0] != n_terms:
+        return ERR_INDPTR, -1, False
     with nogil:
-        for t in range(n_terms):
-            mark[t] = -1
-        if indptr[0] != 0:
+        mark[:] = -1
+        if n_docs >= 0 and indptr[0] < 0:
             status = ERR_INDPTR
             where = 0
         for i in range(n_docs):
-            if status != 0:
+            if status != OK:
                 break
             start = indptr[i]
             end = indptr[i + 1]
@@ -98,13 +99,37 @@ def count_class_df(const floating[::1] data,
                     continue
                 mark[t] = i
                 df[t] += 1
-        # second pass, class by class; the buffers are known valid now
-        stamp = n_docs
-        for c in range(n_classes):
-            if status != 0:
-                break
-            row = &class_df[c, 0]
-            for l in range(class_ptr[c], class_ptr[c + 1]):
+    return status, where, duplicates
+
+
+def count_class_rows(const floating[::1] data,
+                     const integral[::1] indices,
+                     const integral[::1] indptr,
+                     const int64_t[::1] class_ptr,
+                     const int64_t[::1] class_docs,
+                     Py_ssize_t first_class,
+                     bint duplicates,
+                     int64_t[::1] mark,
+                     int64_t[:, ::1] rows):
+    """Fill ``rows[k, t]`` with the documents of class ``first_class + k`` holding term ``t``.
+
+    ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
+    ``c``.  Walking one class at a time writes a single row meanwhile, which
+    stays in cache; scattering each document's labels in document order
+    would touch the whole table.  The buffers must have passed ``count_df``.
+    With ``duplicates``, ``mark`` (one int64 per term, this block's own)
+    deduplicates column indices within a row.
+    """
+    cdef Py_ssize_t n_rows = rows.shape[0]
+    cdef Py_ssize_t k, l, i, j, t
+    cdef int64_t stamp = 0
+    cdef int64_t *row
+    with nogil:
+        if duplicates:
+            mark[:] = -1
+        for k in range(n_rows):
+            row = &rows[k, 0]
+            for l in range(class_ptr[first_class + k], class_ptr[first_class + k + 1]):
                 i = class_docs[l]
                 if duplicates:
                     stamp += 1
@@ -117,5 +142,3 @@ def count_class_df(const floating[::1] data,
                     for j in range(indptr[i], indptr[i + 1]):
                         if data[j] != 0:
                             row[indices[j]] += 1
-    free(mark)
-    return status, where

@@ -69,7 +69,7 @@ def _check_numeric(dtype: np.dtype, name: str) -> None:
 
 
 def as_labels(y, n_docs: int, classes=None, name: str = "y"):
-    """Turn labels into per-document label lists (CSR-like, int64).
+    """Turn labels into per-class document lists (CSC-like, int64).
 
     Parameters
     ----------
@@ -83,8 +83,8 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y"):
 
     Returns
     -------
-    label_indptr, label_indices : ndarray of int64
-        Document ``i`` belongs to classes ``label_indices[label_indptr[i]:label_indptr[i+1]]``.
+    class_ptr, class_docs : ndarray of int64
+        Class ``c`` holds documents ``class_docs[class_ptr[c]:class_ptr[c+1]]``, ascending.
     classes : ndarray
     multilabel : bool
     """
@@ -94,7 +94,7 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y"):
         if y.ndim != 2 or y.shape[0] != n_docs:
             raise ValueError(f"{name} has shape {y.shape} but X has {n_docs} documents")
         # a copy: sum_duplicates and eliminate_zeros work in place
-        return _indicator_lists(sp.csr_matrix(y, copy=True), classes, name)
+        return _indicator_lists(sp.csc_matrix(y, copy=True), classes, name)
     y_arr = np.asarray(y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
         y_arr = y_arr.ravel()
@@ -120,8 +120,15 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y"):
         unknown = classes[inverse] != y_arr
         if unknown.any():
             raise ValueError(f"{name} holds labels not in classes: {np.unique(y_arr[unknown])[:5]}")
-    label_indptr = np.arange(n_docs + 1, dtype=np.int64)
-    return label_indptr, inverse.astype(np.int64).ravel(), classes, False
+    inverse = inverse.ravel()
+    class_ptr = _pointers(np.bincount(inverse, minlength=classes.size))
+    return class_ptr, np.argsort(inverse, kind="stable").astype(np.int64), classes, False
+
+
+def _pointers(counts):
+    ptr = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return ptr
 
 
 def _check_classes(classes, name):
@@ -139,11 +146,11 @@ def _dense_indicator_lists(Y: np.ndarray, classes, name):
     if Y.size and (Y.min() < 0 or Y.max() > 1 or (Y.dtype.kind == "f" and not np.isin(Y, (0, 1)).all())):
         raise ValueError(f"a 2-D {name} must be a multi-label indicator matrix holding only 0 and 1")
     n_docs, n_cols = Y.shape
-    flat = np.flatnonzero(Y.astype(bool, copy=False))
-    rows, cols = np.divmod(flat, n_cols)
-    label_indptr = np.zeros(n_docs + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_docs), out=label_indptr[1:])
-    return label_indptr, cols.astype(np.int64), _indicator_classes(classes, n_cols, name), True
+    # nonzeros of the transpose come class by class, documents ascending
+    flat = np.flatnonzero(np.ascontiguousarray(Y.T).astype(bool, copy=False))
+    cols, docs = np.divmod(flat, n_docs)
+    class_ptr = _pointers(np.bincount(cols, minlength=n_cols))
+    return class_ptr, docs.astype(np.int64), _indicator_classes(classes, n_cols, name), True
 
 
 def _indicator_classes(classes, n_cols, name):
@@ -155,12 +162,13 @@ def _indicator_classes(classes, n_cols, name):
     return classes
 
 
-def _indicator_lists(Y: sp.csr_matrix, classes, name):
+def _indicator_lists(Y: sp.csc_matrix, classes, name):
     Y.sum_duplicates()
     Y.eliminate_zeros()
     if Y.data.size and not (Y.data == 1).all():
         raise ValueError(f"a 2-D {name} must be a multi-label indicator matrix holding only 0 and 1")
     classes = _indicator_classes(classes, Y.shape[1], name)
+    Y.sort_indices()
     return Y.indptr.astype(np.int64), Y.indices.astype(np.int64), classes, True
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from . import _metrics
+from ._parallel import effective_n_threads, run_blocks, split_blocks
 from ._validation import label_repr
 from .termstats import TermStats
 
@@ -61,6 +62,7 @@ def score(
     alpha: float = 0.5,
     pow_k: float = 5.0,
     random_state=None,
+    n_threads=None,
 ) -> np.ndarray:
     """Score every term for every class (one-vs-rest) with one of :data:`METRICS`.
 
@@ -84,6 +86,9 @@ def score(
         Exponent of the pow metric.
     random_state : int, RandomState or None
         Seed of the rand metric.
+    n_threads : int, optional
+        Threads over blocks of classes; None or -1 uses every available core.
+        The result does not depend on it.
 
     Returns
     -------
@@ -104,22 +109,36 @@ def score(
     alpha = _check_real(alpha, "alpha", 0.0, 1.0)
     pow_k = _check_real(pow_k, "pow_k", 0.0, None)
     _check_class_sizes(stats)
+    n_threads = effective_n_threads(n_threads)
     out = np.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
     if metric == "rand":
         out[...] = check_random_state(random_state).random_sample(out.shape)
-    elif metric == "bns":
-        status = _metrics.bns_table(
-            stats.class_df, stats.df, stats.class_sizes, stats.n_docs,
-            BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), out,
-        )  # fmt: skip
-        if status != 0:
-            raise MemoryError("BNS could not allocate its lookup tables")
+        return out
+    if metric == "bns":
+        width = stats.n_docs + 1
+
+        def kernel(start, stop):
+            return _metrics.bns_table(
+                stats.class_df[start:stop], stats.df, stats.class_sizes[start:stop], stats.n_docs,
+                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
+                np.empty(2 * width), np.zeros(width, dtype=np.int32), np.empty(width, dtype=np.int64),
+                out[start:stop],
+            )  # fmt: skip
     else:
         invert = bool(negative_features) and metric in INVERTIBLE
-        _metrics.score_table(
-            _CODES[metric], stats.class_df, stats.df, stats.class_sizes, stats.n_docs,
-            invert, pow_k, PR_FLOOR, out,
-        )  # fmt: skip
+
+        def kernel(start, stop):
+            return _metrics.score_table(
+                _CODES[metric], stats.class_df[start:stop], stats.df, stats.class_sizes[start:stop],
+                stats.n_docs, invert, pow_k, PR_FLOOR, out[start:stop],
+            )  # fmt: skip
+
+    cells = np.full(stats.n_classes, stats.n_terms)
+    if any(run_blocks(kernel, split_blocks(cells, n_threads))):
+        raise ValueError(
+            "stats holds inconsistent counts (some class_df exceeds df or its class size, "
+            "or df exceeds n_docs); build TermStats with textsel.term_stats"
+        )
     return out
 
 

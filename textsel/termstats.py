@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _termstats
+from ._parallel import effective_n_threads, run_blocks, split_blocks
 from ._termstats import Status
 from ._validation import as_csr, as_labels, label_repr
 
@@ -111,22 +112,58 @@ class TermStats:
 
     __hash__ = None
 
+    def __post_init__(self):
+        # the kernels index lookup tables with these counts: shapes and
+        # dtypes are fixed here, value consistency is checked in the kernels
+        class_df = _int64_array(self.class_df, "class_df", 2)
+        n_classes, n_terms = class_df.shape
+        fields = {
+            "class_df": class_df,
+            "df": _int64_array(self.df, "df", 1),
+            "class_sizes": _int64_array(self.class_sizes, "class_sizes", 1),
+            "classes": np.asarray(self.classes),
+        }
+        if fields["df"].shape != (n_terms,):
+            raise ValueError(f"df has shape {fields['df'].shape}, expected ({n_terms},)")
+        for name in ("class_sizes", "classes"):
+            if fields[name].shape != (n_classes,):
+                raise ValueError(f"{name} has shape {fields[name].shape}, expected ({n_classes},)")
+        if isinstance(self.n_docs, (bool, np.bool_)) or not isinstance(self.n_docs, (int, np.integer)):
+            raise TypeError(f"n_docs must be an integer, got {self.n_docs!r}")
+        if self.n_docs < 0:
+            raise ValueError(f"n_docs must be >= 0, got {self.n_docs}")
+        fields["n_docs"] = int(self.n_docs)
+        fields["multilabel"] = bool(self.multilabel)
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
     def __repr__(self) -> str:
         kind = "multi-label" if self.multilabel else "single-label"
         return f"TermStats(n_docs={self.n_docs}, n_terms={self.n_terms}, n_classes={self.n_classes}, {kind})"
+
+
+def _int64_array(value, name, ndim):
+    arr = np.asarray(value)
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer counts, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.all(a == b))
 
 
-def term_stats(X, y, *, classes=None) -> TermStats:
+def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     """Count, for every term, the documents containing it overall and per class.
 
-    One pass over the CSR buffers without the GIL; cost O(nnz x labels per
-    document), memory the (n_classes x n_terms) int64 output plus one int64
-    per term.  No densified copy of ``X`` and no dense documents x classes
-    matrix is formed.
+    Two passes over the CSR buffers without the GIL: one validates them and
+    counts overall document frequencies, one fills the class table class by
+    class (blocks of classes on separate threads).  Cost O(nnz x labels per
+    document); memory the (n_classes x n_terms) int64 output plus one int64
+    per term and thread.  No densified copy of ``X`` and no dense documents x
+    classes matrix is formed.
 
     Parameters
     ----------
@@ -142,6 +179,9 @@ def term_stats(X, y, *, classes=None) -> TermStats:
     classes : array-like, optional
         Fix the class order.  Pass the same classes for every chunk of a corpus
         whose statistics will be added together.
+    n_threads : int, optional
+        Threads for the class pass; None or -1 uses every available core.
+        The result does not depend on it.
 
     Returns
     -------
@@ -159,30 +199,50 @@ def term_stats(X, y, *, classes=None) -> TermStats:
     array([2, 1, 2])
     """
     X = as_csr(X, "X")
+    n_threads = effective_n_threads(n_threads)
     n_docs, n_terms = X.shape
-    label_indptr, label_indices, classes_, multilabel = as_labels(y, n_docs, classes)
+    class_ptr, class_docs, classes_, multilabel = as_labels(y, n_docs, classes)
     if classes is None and not multilabel and classes_.size < 2:
         raise ValueError(
             f"y has 1 class ({label_repr(classes_[0])}); term statistics need at least 2 classes"
         )
+    row_nnz = np.diff(X.indptr)
+    df, duplicates = _count_df(X, row_nnz, n_threads)
+
     class_df = np.zeros((classes_.size, n_terms), dtype=np.int64)
-    df = np.zeros(n_terms, dtype=np.int64)
-    class_ptr, class_docs = _docs_by_class(label_indptr, label_indices, classes_.size)
-    status, where = _termstats.count_class_df(
-        X.data, X.indices, X.indptr, n_terms, class_ptr, class_docs, class_df, df
-    )
-    if status == Status.ERR_NOMEM:
-        raise MemoryError("term_stats could not allocate its per-term scratch array")
-    if status != Status.OK:
-        raise ValueError(_ERRORS[status].format(where=where))
-    class_sizes = np.diff(class_ptr)
-    return TermStats(class_df, df, class_sizes, int(n_docs), classes_, multilabel)
+    class_of = np.repeat(np.arange(classes_.size), np.diff(class_ptr))
+    class_nnz = np.bincount(class_of, weights=row_nnz[class_docs], minlength=classes_.size)
+
+    def fill(start, stop):
+        mark = np.empty(n_terms if duplicates else 1, dtype=np.int64)
+        _termstats.count_class_rows(
+            X.data, X.indices, X.indptr, class_ptr, class_docs, start, duplicates, mark,
+            class_df[start:stop],
+        )  # fmt: skip
+
+    run_blocks(fill, split_blocks(class_nnz, n_threads))
+    return TermStats(class_df, df, np.diff(class_ptr), int(n_docs), classes_, multilabel)
 
 
-def _docs_by_class(label_indptr, label_indices, n_classes):
-    """Transpose per-document label lists into per-class document lists."""
-    sizes = np.bincount(label_indices, minlength=n_classes)
-    class_ptr = np.zeros(n_classes + 1, dtype=np.int64)
-    np.cumsum(sizes, out=class_ptr[1:])
-    docs = np.repeat(np.arange(label_indptr.size - 1, dtype=np.int64), np.diff(label_indptr))
-    return class_ptr, docs[np.argsort(label_indices, kind="stable")]
+def _count_df(X, row_nnz, n_threads):
+    """Validate the CSR buffers and count document frequencies, blocks of rows on separate threads."""
+    n_terms = X.shape[1]
+    if X.indptr[0] != 0:
+        raise ValueError(_ERRORS[Status.ERR_INDPTR].format(where=0))
+
+    def count(start, stop):
+        df = np.zeros(n_terms, dtype=np.int64)
+        mark = np.empty(n_terms, dtype=np.int64)
+        status, where, dup = _termstats.count_df(X.data, X.indices, X.indptr[start : stop + 1], mark, df)
+        return status, where, dup, df, start
+
+    results = run_blocks(count, split_blocks(row_nnz, n_threads))
+    for status, where, _, _, start in results:
+        if status != Status.OK:
+            if status == Status.ERR_INDPTR and where >= 0:
+                where += start
+            raise ValueError(_ERRORS[status].format(where=where))
+    df = results[0][3]
+    for r in results[1:]:
+        df += r[3]
+    return df, any(r[2] for r in results)

@@ -1,0 +1,58 @@
+"""Running a nogil kernel over blocks of classes on a few threads.
+
+The kernels release the GIL, so plain threads give real parallelism; a
+persistent pool avoids paying thread start-up on every call.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._validation import check_positive_int
+
+# Below this much work (table cells or nonzeros) a second thread costs more than it saves.
+MIN_WORK_PER_THREAD = 100_000
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def effective_n_threads(n_threads) -> int:
+    """``n_threads`` as a count: None or -1 means every core this process may use."""
+    if n_threads is None or (isinstance(n_threads, int) and n_threads == -1):
+        return available_cores()
+    return check_positive_int(n_threads, "n_threads", 1)
+
+
+def split_blocks(weights: np.ndarray, n_threads: int) -> list[tuple[int, int]]:
+    """Cut ``range(len(weights))`` into at most ``n_threads`` contiguous blocks of similar total weight."""
+    n = len(weights)
+    total = float(np.sum(weights))
+    n_blocks = int(min(n_threads, n, max(1, total // MIN_WORK_PER_THREAD)))
+    if n_blocks <= 1:
+        return [(0, n)]
+    cum = np.cumsum(weights, dtype=np.float64)
+    cuts = np.searchsorted(cum, total * np.arange(1, n_blocks) / n_blocks, side="right")
+    bounds = np.unique(np.r_[0, cuts, n])
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
+
+
+def run_blocks(func, blocks: list[tuple[int, int]]) -> list:
+    """``[func(start, stop) for each block]``, the blocks on separate threads when there are several."""
+    global _pool
+    if len(blocks) == 1:
+        return [func(*blocks[0])]
+    if _pool is None or _pool._max_workers < len(blocks):
+        _pool = ThreadPoolExecutor(
+            max_workers=max(len(blocks), available_cores()), thread_name_prefix="textsel"
+        )
+    return list(_pool.map(lambda block: func(*block), blocks))
