@@ -131,6 +131,7 @@ cdef inline double _z(int64_t k, double size, double clip) noexcept nogil:
 def bns_table(const int64_t[:, ::1] class_df,
               const int64_t[::1] df,
               const int64_t[::1] class_sizes,
+              const int64_t[::1] order,
               int64_t n_docs,
               double clip,
               double w_pos,
@@ -145,21 +146,26 @@ def bns_table(const int64_t[:, ::1] class_df,
     (the class sizes add up to the number of labels, so this is cheap), on
     the fp side only at the k/neg that some term of the class reaches, found
     by a first sweep over the row (a few hundred per class, against neg + 1
-    for a full table).  A second sweep looks the scores up.  Positive features
-    (tpr > fpr) are scaled by ``w_pos`` and negative ones by ``w_neg``.
+    for a full table).  A second sweep looks the scores up.  Classes are
+    visited in ``order`` (a permutation of the rows, by class size): classes
+    of equal size share their grid, so values computed for one are reused.
+    Positive features (tpr > fpr) are scaled by ``w_pos`` and negative ones
+    by ``w_neg``.
 
-    Scratch: ``z`` (float64) and ``needed`` (int64) of 2 (n_docs + 1)
-    entries, ``seen`` (int32) of n_docs + 1 entries, zeroed.  Returns 0, or
-    -1 if some count is inconsistent (tp > pos, fp > neg, or negative), in
-    which case ``out`` is incomplete.
+    Scratch: ``z`` (float64) of 2 (n_docs + 1) entries, ``seen`` (int32,
+    zeroed) and ``needed`` (int64) of n_docs + 1.  Returns 0, or -1 if some
+    count is inconsistent (tp > pos, fp > neg, or negative), in which case
+    ``out`` is incomplete.
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t width = n_docs + 1
-    cdef Py_ssize_t c, t, i, n_fp
-    cdef int64_t pos, neg, tp, fp, k
-    cdef int32_t stamp
-    cdef double d, w_diff = w_pos - w_neg
+    cdef Py_ssize_t c, j, t, i, n_fp
+    cdef int64_t pos, neg, tp, fp, k, prev_pos = -1
+    cdef int32_t stamp = 0
+    # w_pos where d > 0 and w_neg where d < 0, without a data-dependent branch:
+    # |d| (w_pos + w_neg)/2 + d (w_pos - w_neg)/2
+    cdef double d, w_avg = 0.5 * (w_pos + w_neg), w_half = 0.5 * (w_pos - w_neg)
     cdef int status = 0
     cdef const int64_t *row
     cdef const int64_t *dfp = &df[0]
@@ -170,11 +176,17 @@ def bns_table(const int64_t[:, ::1] class_df,
     cdef int64_t *need = &needed[0]
     if z.shape[0] < 2 * width or seen.shape[0] < width or needed.shape[0] < width:
         raise ValueError("BNS scratch arrays are too short")
+    if order.shape[0] != n_classes or class_sizes.shape[0] != n_classes:
+        raise ValueError("order and class_sizes must have one entry per row")
     if n_classes >= 2**31 - 1:
         raise ValueError("too many classes for the int32 stamps")
     ztp, zfp = &z[0], &z[width]
     with nogil:
-        for c in range(n_classes):
+        for j in range(n_classes):
+            c = order[j]
+            if <uint64_t> c >= <uint64_t> n_classes:
+                status = -1
+                break
             pos = class_sizes[c]
             neg = n_docs - pos
             if pos < 0 or neg < 0:
@@ -182,9 +194,12 @@ def bns_table(const int64_t[:, ::1] class_df,
                 break
             row = &class_df[c, 0]
             orow = &out[c, 0]
-            stamp = <int32_t> (c + 1)
-            for k in range(pos + 1):
-                ztp[k] = _z(k, <double> pos, clip)
+            if pos != prev_pos:
+                # a new class size: new grids (same size, same grids)
+                prev_pos = pos
+                stamp += 1
+                for k in range(pos + 1):
+                    ztp[k] = _z(k, <double> pos, clip)
             n_fp = 0
             for t in range(n_terms):
                 tp = row[t]
@@ -204,7 +219,5 @@ def bns_table(const int64_t[:, ::1] class_df,
             for t in range(n_terms):
                 tp = row[t]
                 d = ztp[tp] - zfp[dfp[t] - tp]
-                # arithmetic select: the sign of d is data-dependent, and a
-                # mispredicted branch per cell costs more than the multiply
-                orow[t] = fabs(d) * (w_neg + (d > 0) * w_diff)
+                orow[t] = fabs(d) * w_avg + d * w_half
     return status

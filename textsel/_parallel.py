@@ -47,12 +47,14 @@ def split_blocks(weights: np.ndarray, n_threads: int) -> list[tuple[int, int]]:
 
 
 def run_blocks(func, blocks: list[tuple[int, int]]) -> list:
-    """``[func(start, stop) for each block]``, the blocks on separate threads when there are several."""
+    """``[func(start, stop) for each block]``; all but the first block go to pool threads,
+    the first runs on the calling thread meanwhile."""
     global _pool
     if len(blocks) == 1:
         return [func(*blocks[0])]
-    if _pool is None or _pool._max_workers < len(blocks):
-        _pool = ThreadPoolExecutor(
-            max_workers=max(len(blocks), available_cores()), thread_name_prefix="textsel"
-        )
-    return list(_pool.map(lambda block: func(*block), blocks))
+    if _pool is None or _pool._max_workers < len(blocks) - 1:
+        workers = max(len(blocks) - 1, available_cores())
+        _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="textsel")
+    futures = [_pool.submit(func, *block) for block in blocks[1:]]
+    first = func(*blocks[0])
+    return [first] + [f.result() for f in futures]

@@ -1,16 +1,18 @@
 # cython: language_level=3
 """Document frequencies, overall and per class, from CSR buffers.
 
-Two kernels: ``count_df`` validates the buffers and counts overall document
-frequencies in one pass over all documents; ``count_class_rows`` then fills a
-block of rows of the class table, class by class, so blocks can run on
-separate threads.  Both run without the GIL; scratch arrays come from the
-caller (so nothing here can fail to allocate, and Python's memory tracing
-sees every byte).
+``count_classes`` fills a block of rows of the class table, class by class,
+so that blocks can run on separate threads; it also counts overall document
+frequencies on each document's *primary* visit (its lowest class), so a
+corpus in which every document has a label is read once per label and no
+more.  ``count_rows`` counts documents that have no label.  Both validate
+what they read and run without the GIL; scratch comes from the caller, so
+nothing here allocates.
 """
 
 from libc.math cimport isfinite
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.string cimport memset
 
 ctypedef fused floating:
     float
@@ -20,7 +22,7 @@ ctypedef fused integral:
     int32_t
     int64_t
 
-# Status codes returned by count_df; the Python layer turns them into errors.
+# Status codes; the Python layer turns them into errors.
 cpdef enum Status:
     OK = 0
     ERR_NONFINITE = 1
@@ -29,116 +31,169 @@ cpdef enum Status:
     ERR_INDPTR = 4
 
 
-def count_df(const floating[::1] data,
-             const integral[::1] indices,
-             const integral[::1] indptr,
-             int64_t[::1] mark,
-             int64_t[::1] df):
-    """Validate the CSR buffers and count ``df[t]``, the documents holding term ``t``.
+cdef inline int _check_row(const integral[::1] indices, const integral[::1] indptr,
+                           Py_ssize_t i, Py_ssize_t n_terms, Py_ssize_t nnz,
+                           bint *canonical, Py_ssize_t *where) noexcept nogil:
+    # bounds of row i and of its column indices (memory safety), and whether
+    # its indices strictly increase (then no term can repeat within the row)
+    cdef Py_ssize_t j, start = indptr[i], end = indptr[i + 1]
+    cdef int64_t t, prev = -1
+    if start < 0 or end < start or end > nnz:
+        where[0] = i
+        return ERR_INDPTR
+    canonical[0] = True
+    for j in range(start, end):
+        t = indices[j]
+        if <uint64_t> t >= <uint64_t> n_terms:
+            where[0] = j
+            return ERR_INDEX
+        if t <= prev:
+            canonical[0] = False
+        prev = t
+    return OK
 
-    ``indptr`` may be a slice of the full row pointer (a block of rows); the
-    rows then start where ``indptr[0]`` says.
 
-    A stored nonzero is presence; stored zeros are not.  ``mark`` (one int64
-    per term) remembers the last document that touched each term, so a column
-    index repeated within a row counts once: non-canonical CSR needs no copy.
-
-    Returns
-    -------
-    status : int
-        ``Status.OK`` or the first problem found.
-    where : int
-        Position in ``data``/``indices`` (or the row, for ``ERR_INDPTR``) of the problem.
-    duplicates : bool
-        Whether some row repeats a column index (the class pass must then deduplicate too).
-    """
-    cdef Py_ssize_t n_docs = indptr.shape[0] - 1
-    cdef Py_ssize_t nnz = indices.shape[0]
-    cdef Py_ssize_t n_terms = df.shape[0]
-    cdef Py_ssize_t i, j, t, start, end
-    cdef int status = OK
-    cdef bint duplicates = False
-    cdef Py_ssize_t where = -1
+cdef inline int _check_values(const floating[::1] data, Py_ssize_t start, Py_ssize_t end,
+                              Py_ssize_t *where) noexcept nogil:
+    cdef Py_ssize_t j
     cdef double v
+    for j in range(start, end):
+        v = data[j]
+        if not isfinite(v):
+            where[0] = j
+            return ERR_NONFINITE
+        if v < 0:
+            where[0] = j
+            return ERR_NEGATIVE
+    return OK
 
-    if data.shape[0] != nnz or mark.shape[0] != n_terms:
-        return ERR_INDPTR, -1, False
-    with nogil:
-        mark[:] = -1
-        if n_docs >= 0 and indptr[0] < 0:
-            status = ERR_INDPTR
-            where = 0
-        for i in range(n_docs):
-            if status != OK:
-                break
-            start = indptr[i]
-            end = indptr[i + 1]
-            if end < start or end > nnz:
-                status = ERR_INDPTR
-                where = i
-                break
-            for j in range(start, end):
-                v = data[j]
-                if not isfinite(v):
-                    status = ERR_NONFINITE
-                    where = j
-                    break
-                if v < 0:
-                    status = ERR_NEGATIVE
-                    where = j
-                    break
+
+cdef inline void _count_row(const floating[::1] data, const integral[::1] indices,
+                            Py_ssize_t start, Py_ssize_t end, bint canonical,
+                            int64_t *row, int64_t *df, int64_t *mark, int64_t stamp) noexcept nogil:
+    # add one document's presence to row (and to df when given); a stored
+    # zero is not presence, and a repeated column index counts once
+    cdef Py_ssize_t j
+    cdef int64_t t
+    if canonical:
+        for j in range(start, end):
+            if data[j] != 0:
                 t = indices[j]
-                if t < 0 or t >= n_terms:
-                    status = ERR_INDEX
-                    where = j
-                    break
-                if v == 0:
-                    continue
-                if mark[t] == i:
-                    duplicates = True
-                    continue
-                mark[t] = i
-                df[t] += 1
-    return status, where, duplicates
+                row[t] += 1
+                if df != NULL:
+                    df[t] += 1
+    else:
+        for j in range(start, end):
+            t = indices[j]
+            if data[j] != 0 and mark[t] != stamp:
+                mark[t] = stamp
+                row[t] += 1
+                if df != NULL:
+                    df[t] += 1
 
 
-def count_class_rows(const floating[::1] data,
-                     const integral[::1] indices,
-                     const integral[::1] indptr,
-                     const int64_t[::1] class_ptr,
-                     const int64_t[::1] class_docs,
-                     Py_ssize_t first_class,
-                     bint duplicates,
-                     int64_t[::1] mark,
-                     int64_t[:, ::1] rows):
+def count_classes(const floating[::1] data,
+                  const integral[::1] indices,
+                  const integral[::1] indptr,
+                  const int64_t[::1] class_ptr,
+                  const int64_t[::1] class_docs,
+                  const unsigned char[::1] primary,
+                  Py_ssize_t first_class,
+                  int64_t[::1] mark,
+                  int64_t[::1] df,
+                  int64_t[:, ::1] rows):
     """Fill ``rows[k, t]`` with the documents of class ``first_class + k`` holding term ``t``.
 
     ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
     ``c``.  Walking one class at a time writes a single row meanwhile, which
     stays in cache; scattering each document's labels in document order
-    would touch the whole table.  The buffers must have passed ``count_df``.
-    With ``duplicates``, ``mark`` (one int64 per term, this block's own)
-    deduplicates column indices within a row.
+    would touch the whole table.  ``rows`` is zeroed here, row by row, for
+    the same reason.  Where ``primary[l]`` is set for the entry
+    ``class_docs[l]``, the document's values are checked and it is counted
+    into ``df`` too.  ``mark`` (one int64 per term, this block's own, any
+    content) deduplicates column indices in rows that need it.
+
+    Returns ``(status, where)``: ``Status.OK`` or the first problem found,
+    and its position in ``data``/``indices`` (or the row, for ``ERR_INDPTR``).
     """
     cdef Py_ssize_t n_rows = rows.shape[0]
-    cdef Py_ssize_t k, l, i, j, t
+    cdef Py_ssize_t n_terms = rows.shape[1]
+    cdef Py_ssize_t nnz = indices.shape[0]
+    cdef Py_ssize_t k, l, i, t
     cdef int64_t stamp = 0
+    cdef int status = OK
+    cdef Py_ssize_t where = -1
+    cdef bint canonical
     cdef int64_t *row
+    cdef int64_t *dfp = &df[0]
+    cdef int64_t *markp = &mark[0]
+    if data.shape[0] != nnz or mark.shape[0] < n_terms or df.shape[0] != n_terms:
+        raise ValueError("count_classes: buffer lengths disagree")
+    if primary.shape[0] != class_docs.shape[0]:
+        raise ValueError("count_classes: primary and class_docs lengths disagree")
+    if first_class < 0 or first_class + n_rows + 1 > class_ptr.shape[0]:
+        raise ValueError("count_classes: class block out of range")
     with nogil:
-        if duplicates:
-            mark[:] = -1
+        for t in range(n_terms):
+            markp[t] = -1
         for k in range(n_rows):
+            if status != OK:
+                break
             row = &rows[k, 0]
+            memset(row, 0, n_terms * sizeof(int64_t))
             for l in range(class_ptr[first_class + k], class_ptr[first_class + k + 1]):
                 i = class_docs[l]
-                if duplicates:
-                    stamp += 1
-                    for j in range(indptr[i], indptr[i + 1]):
-                        t = indices[j]
-                        if data[j] != 0 and mark[t] != stamp:
-                            mark[t] = stamp
-                            row[t] += 1
+                if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
+                    status = ERR_INDPTR
+                    where = i
+                    break
+                status = _check_row(indices, indptr, i, n_terms, nnz, &canonical, &where)
+                if status != OK:
+                    break
+                stamp += 1
+                if primary[l]:
+                    status = _check_values(data, indptr[i], indptr[i + 1], &where)
+                    if status != OK:
+                        break
+                    _count_row(data, indices, indptr[i], indptr[i + 1], canonical, row, dfp, markp, stamp)
                 else:
-                    for j in range(indptr[i], indptr[i + 1]):
-                        if data[j] != 0:
-                            row[indices[j]] += 1
+                    _count_row(data, indices, indptr[i], indptr[i + 1], canonical, row, NULL, markp, stamp)
+    return status, where
+
+
+def count_rows(const floating[::1] data,
+               const integral[::1] indices,
+               const integral[::1] indptr,
+               const int64_t[::1] docs,
+               int64_t[::1] mark,
+               int64_t[::1] df):
+    """Check the listed documents and add them to ``df`` (documents without a label).
+
+    Returns ``(status, where)`` as :func:`count_classes` does.
+    """
+    cdef Py_ssize_t n_terms = df.shape[0]
+    cdef Py_ssize_t nnz = indices.shape[0]
+    cdef Py_ssize_t l, i, t
+    cdef int status = OK
+    cdef Py_ssize_t where = -1
+    cdef bint canonical
+    cdef int64_t *markp = &mark[0]
+    if data.shape[0] != nnz or mark.shape[0] < n_terms:
+        raise ValueError("count_rows: buffer lengths disagree")
+    with nogil:
+        for t in range(n_terms):
+            markp[t] = -1
+        for l in range(docs.shape[0]):
+            i = docs[l]
+            if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
+                status = ERR_INDPTR
+                where = i
+                break
+            status = _check_row(indices, indptr, i, n_terms, nnz, &canonical, &where)
+            if status == OK:
+                status = _check_values(data, indptr[i], indptr[i + 1], &where)
+            if status != OK:
+                break
+            # df doubles as the row: a document counts once into it
+            _count_row(data, indices, indptr[i], indptr[i + 1], canonical, &df[0], NULL, markp, l)
+    return status, where

@@ -118,9 +118,10 @@ def score(
         width = stats.n_docs + 1
 
         def kernel(start, stop):
+            sizes = stats.class_sizes[start:stop]
             return _metrics.bns_table(
-                stats.class_df[start:stop], stats.df, stats.class_sizes[start:stop], stats.n_docs,
-                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
+                stats.class_df[start:stop], stats.df, sizes, np.argsort(sizes, kind="stable"),
+                stats.n_docs, BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
                 np.empty(2 * width), np.zeros(width, dtype=np.int32), np.empty(width, dtype=np.int64),
                 out[start:stop],
             )  # fmt: skip

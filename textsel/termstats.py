@@ -201,48 +201,41 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     X = as_csr(X, "X")
     n_threads = effective_n_threads(n_threads)
     n_docs, n_terms = X.shape
-    class_ptr, class_docs, classes_, multilabel = as_labels(y, n_docs, classes)
-    if classes is None and not multilabel and classes_.size < 2:
+    labels = as_labels(y, n_docs, classes)
+    n_classes = labels.classes.size
+    if classes is None and not labels.multilabel and n_classes < 2:
         raise ValueError(
-            f"y has 1 class ({label_repr(classes_[0])}); term statistics need at least 2 classes"
+            f"y has 1 class ({label_repr(labels.classes[0])}); term statistics need at least 2 classes"
         )
-    row_nnz = np.diff(X.indptr)
-    df, duplicates = _count_df(X, row_nnz, n_threads)
-
-    class_df = np.zeros((classes_.size, n_terms), dtype=np.int64)
-    class_of = np.repeat(np.arange(classes_.size), np.diff(class_ptr))
-    class_nnz = np.bincount(class_of, weights=row_nnz[class_docs], minlength=classes_.size)
-
-    def fill(start, stop):
-        mark = np.empty(n_terms if duplicates else 1, dtype=np.int64)
-        _termstats.count_class_rows(
-            X.data, X.indices, X.indptr, class_ptr, class_docs, start, duplicates, mark,
-            class_df[start:stop],
-        )  # fmt: skip
-
-    run_blocks(fill, split_blocks(class_nnz, n_threads))
-    return TermStats(class_df, df, np.diff(class_ptr), int(n_docs), classes_, multilabel)
-
-
-def _count_df(X, row_nnz, n_threads):
-    """Validate the CSR buffers and count document frequencies, blocks of rows on separate threads."""
-    n_terms = X.shape[1]
     if X.indptr[0] != 0:
         raise ValueError(_ERRORS[Status.ERR_INDPTR].format(where=0))
+    row_nnz = np.diff(X.indptr)
+    class_of = np.repeat(np.arange(n_classes), np.diff(labels.class_ptr))
+    class_nnz = np.bincount(class_of, weights=row_nnz[labels.class_docs], minlength=n_classes)
+    # np.empty, not np.zeros: the kernel zeroes each row just before filling
+    # it, in cache and on its own thread, instead of calloc faulting in
+    # zeroed pages up front
+    class_df = np.empty((n_classes, n_terms), dtype=np.int64)
 
-    def count(start, stop):
+    def fill(start, stop):
         df = np.zeros(n_terms, dtype=np.int64)
         mark = np.empty(n_terms, dtype=np.int64)
-        status, where, dup = _termstats.count_df(X.data, X.indices, X.indptr[start : stop + 1], mark, df)
-        return status, where, dup, df, start
+        status, where = _termstats.count_classes(
+            X.data, X.indices, X.indptr, labels.class_ptr, labels.class_docs, labels.primary,
+            start, mark, df, class_df[start:stop],
+        )  # fmt: skip
+        return status, where, df
 
-    results = run_blocks(count, split_blocks(row_nnz, n_threads))
-    for status, where, _, _, start in results:
+    results = run_blocks(fill, split_blocks(class_nnz, n_threads))
+    if labels.unlabeled.size:
+        df = np.zeros(n_terms, dtype=np.int64)
+        mark = np.empty(n_terms, dtype=np.int64)
+        status, where = _termstats.count_rows(X.data, X.indices, X.indptr, labels.unlabeled, mark, df)
+        results.append((status, where, df))
+    for status, where, _ in results:
         if status != Status.OK:
-            if status == Status.ERR_INDPTR and where >= 0:
-                where += start
             raise ValueError(_ERRORS[status].format(where=where))
-    df = results[0][3]
-    for r in results[1:]:
-        df += r[3]
-    return df, any(r[2] for r in results)
+    df = results[0][2]
+    for _, _, part in results[1:]:
+        df += part
+    return TermStats(class_df, df, np.diff(labels.class_ptr), int(n_docs), labels.classes, labels.multilabel)

@@ -1,0 +1,124 @@
+"""term_stats + BNS for every class, against scikit-learn's chi2 and a numpy/scipy reference.
+
+Same run, same matrix: TfidfVectorizer(sublinear_tf=True, min_df=2) on the training split of
+Reuters-21578 ModApte (90 categories, multi-label indicator y) and of 20 Newsgroups bydate
+(20 classes).  Prints best-of-N and median wall times, the ratios, peak extra memory traced by
+tracemalloc against the size of the (classes x terms) output table, and checks that textsel's
+BNS table equals the reference's.
+
+    python benchmarks/bench_termstats.py [--data-home ../shared/data] [--repeat 21]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+import tracemalloc
+
+import numpy as np
+import scipy
+import sklearn
+from scipy.special import ndtri
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_selection import chi2 as sklearn_chi2
+
+import textsel
+from textsel._parallel import available_cores
+from textsel.datasets import load_20newsgroups, load_reuters21578
+
+
+def numpy_reference_bns(X, Y):
+    """BNS the straightforward way: presence matrix, X_bin' Y, rates, clip, ndtri."""
+    Xb = X.copy()
+    Xb.data[:] = 1.0
+    class_df = np.asarray((Xb.T @ Y).T)
+    df = np.asarray(Xb.sum(axis=0)).ravel()
+    pos = Y.sum(axis=0)[:, None]
+    neg = X.shape[0] - pos
+    tpr = np.clip(class_df / pos, 0.0005, 0.9995)
+    fpr = np.clip((df - class_df) / neg, 0.0005, 0.9995)
+    return np.abs(ndtri(tpr) - ndtri(fpr))
+
+
+def timings(func, repeat):
+    func()  # warm-up: first-touch page faults and imports are not what we measure
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times)
+
+
+def peak_extra_bytes(func):
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    result = func()
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    del result
+    return peak
+
+
+def run(name, X, y, Y_dense, repeat):
+    n_classes = Y_dense.shape[1]
+    out_bytes = n_classes * X.shape[1] * 8
+    print(f"\n== {name}: {X.shape[0]} docs x {X.shape[1]} terms, {X.nnz} nonzeros, {n_classes} classes")
+    ours = textsel.score(textsel.term_stats(X, y), "bns")
+    ref = numpy_reference_bns(X, Y_dense)
+    print(f"max |textsel BNS - numpy/scipy BNS| = {np.max(np.abs(ours - ref)):.2e}")
+    methods = {
+        "textsel term_stats + bns": lambda: textsel.score(textsel.term_stats(X, y), "bns"),
+        "textsel, 1 thread": lambda: textsel.score(textsel.term_stats(X, y, n_threads=1), "bns", n_threads=1),
+        "scikit-learn chi2": lambda: sklearn_chi2(X, y),
+        "numpy/scipy reference bns": lambda: numpy_reference_bns(X, Y_dense),
+    }
+    results = {}
+    print(f"{'method':<28}{'best ms':>10}{'median ms':>11}{'peak extra MB':>15}{'x output':>10}")
+    for label, func in methods.items():
+        best, median = timings(func, repeat)
+        peak = peak_extra_bytes(func)
+        results[label] = (best, median)
+        print(
+            f"{label:<28}{best * 1e3:>10.2f}{median * 1e3:>11.2f}{peak / 2**20:>15.1f}{peak / out_bytes:>10.2f}"
+        )
+    base_best, base_median = results["textsel term_stats + bns"]
+    for anchor in ("scikit-learn chi2", "numpy/scipy reference bns"):
+        best, median = results[anchor]
+        print(
+            f"ratio {anchor} / textsel: {best / base_best:.1f}x (best), {median / base_median:.1f}x (median)"
+        )
+    one_best, _ = results["textsel, 1 thread"]
+    print(
+        f"ratio scikit-learn chi2 / textsel 1 thread: {results['scikit-learn chi2'][0] / one_best:.1f}x (best)"
+    )
+    print(f"output table: {out_bytes / 2**20:.1f} MB")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-home", default=os.environ.get("TEXTSEL_DATA", "../shared/data"))
+    parser.add_argument("--repeat", type=int, default=21)
+    args = parser.parse_args()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
+          f"scikit-learn {sklearn.__version__}, textsel {textsel.__version__}; "
+          f"{available_cores()} cores, {platform.processor() or platform.machine()}")  # fmt: skip
+
+    reuters = load_reuters21578(args.data_home)
+    X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(reuters.data_train)
+    Y = reuters.y_train
+    run("Reuters-21578 ModApte train", X, Y, Y.astype(np.float64), args.repeat)
+
+    news = load_20newsgroups(args.data_home)
+    X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(news.data_train)
+    y = news.target_train
+    Y = (y[:, None] == np.arange(len(news.target_names))[None, :]).astype(np.float64)
+    run("20 Newsgroups bydate train", X, y, Y, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
