@@ -46,9 +46,30 @@ def split_blocks(weights: np.ndarray, n_threads: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
-def run_blocks(func, blocks: list[tuple[int, int]]) -> list:
-    """``[func(start, stop) for each block]``; all but the first block go to pool threads,
-    the first runs on the calling thread meanwhile."""
+def split_groups(weights: np.ndarray, n_threads: int) -> list[np.ndarray]:
+    """Deal the indices of ``weights`` into at most ``n_threads`` groups of similar total weight.
+
+    Greedy longest-first: unlike contiguous blocks, one heavy item (a large
+    class) does not drag its neighbours onto the same thread.
+    """
+    n = len(weights)
+    total = float(np.sum(weights))
+    n_groups = int(min(n_threads, n, max(1, total // MIN_WORK_PER_THREAD)))
+    if n_groups <= 1:
+        return [np.arange(n, dtype=np.int64)]
+    loads = [0.0] * n_groups
+    members: list[list[int]] = [[] for _ in range(n_groups)]
+    values = np.asarray(weights, dtype=np.float64)
+    for i in np.argsort(-values, kind="stable").tolist():
+        g = loads.index(min(loads))
+        members[g].append(i)
+        loads[g] += values[i]
+    return [np.sort(np.asarray(m, dtype=np.int64)) for m in members if m]
+
+
+def run_blocks(func, blocks: list) -> list:
+    """``[func(*block) for each block]`` (a block is a tuple of arguments); all but the first
+    block go to pool threads, the first runs on the calling thread meanwhile."""
     global _pool
     if len(blocks) == 1:
         return [func(*blocks[0])]

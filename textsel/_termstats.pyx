@@ -12,7 +12,7 @@ nothing here allocates.
 
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 
 ctypedef fused floating:
     float
@@ -98,28 +98,29 @@ def count_classes(const floating[::1] data,
                   const int64_t[::1] class_ptr,
                   const int64_t[::1] class_docs,
                   const unsigned char[::1] primary,
-                  Py_ssize_t first_class,
+                  const int64_t[::1] class_list,
                   int64_t[::1] mark,
                   int64_t[::1] df,
-                  int64_t[:, ::1] rows):
-    """Fill ``rows[k, t]`` with the documents of class ``first_class + k`` holding term ``t``.
+                  int64_t[:, ::1] class_df):
+    """Fill the rows ``class_list`` of ``class_df``: ``class_df[c, t]`` documents of class ``c`` hold term ``t``.
 
     ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
     ``c``.  Walking one class at a time writes a single row meanwhile, which
     stays in cache; scattering each document's labels in document order
-    would touch the whole table.  ``rows`` is zeroed here, row by row, for
-    the same reason.  Where ``primary[l]`` is set for the entry
+    would touch the whole table.  Each row is zeroed here, just before it is
+    filled, for the same reason.  Threads may fill disjoint class lists of
+    one table at once.  Where ``primary[l]`` is set for the entry
     ``class_docs[l]``, the document's values are checked and it is counted
-    into ``df`` too.  ``mark`` (one int64 per term, this block's own, any
+    into ``df`` too.  ``mark`` (one int64 per term, this caller's own, any
     content) deduplicates column indices in rows that need it.
 
     Returns ``(status, where)``: ``Status.OK`` or the first problem found,
     and its position in ``data``/``indices`` (or the row, for ``ERR_INDPTR``).
     """
-    cdef Py_ssize_t n_rows = rows.shape[0]
-    cdef Py_ssize_t n_terms = rows.shape[1]
+    cdef Py_ssize_t n_classes = class_df.shape[0]
+    cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t nnz = indices.shape[0]
-    cdef Py_ssize_t k, l, i, t
+    cdef Py_ssize_t k, l, i, t, c
     cdef int64_t stamp = 0
     cdef int status = OK
     cdef Py_ssize_t where = -1
@@ -129,19 +130,20 @@ def count_classes(const floating[::1] data,
     cdef int64_t *markp = &mark[0]
     if data.shape[0] != nnz or mark.shape[0] < n_terms or df.shape[0] != n_terms:
         raise ValueError("count_classes: buffer lengths disagree")
-    if primary.shape[0] != class_docs.shape[0]:
-        raise ValueError("count_classes: primary and class_docs lengths disagree")
-    if first_class < 0 or first_class + n_rows + 1 > class_ptr.shape[0]:
-        raise ValueError("count_classes: class block out of range")
+    if primary.shape[0] != class_docs.shape[0] or class_ptr.shape[0] != n_classes + 1:
+        raise ValueError("count_classes: label lists and class table disagree")
     with nogil:
         for t in range(n_terms):
             markp[t] = -1
-        for k in range(n_rows):
-            if status != OK:
+        for k in range(class_list.shape[0]):
+            c = class_list[k]
+            if <uint64_t> c >= <uint64_t> n_classes:
+                status = ERR_INDPTR
+                where = c
                 break
-            row = &rows[k, 0]
+            row = &class_df[c, 0]
             memset(row, 0, n_terms * sizeof(int64_t))
-            for l in range(class_ptr[first_class + k], class_ptr[first_class + k + 1]):
+            for l in range(class_ptr[c], class_ptr[c + 1]):
                 i = class_docs[l]
                 if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
                     status = ERR_INDPTR
@@ -158,6 +160,8 @@ def count_classes(const floating[::1] data,
                     _count_row(data, indices, indptr[i], indptr[i + 1], canonical, row, dfp, markp, stamp)
                 else:
                     _count_row(data, indices, indptr[i], indptr[i + 1], canonical, row, NULL, markp, stamp)
+            if status != OK:
+                break
     return status, where
 
 
@@ -197,3 +201,76 @@ def count_rows(const floating[::1] data,
             # df doubles as the row: a document counts once into it
             _count_row(data, indices, indptr[i], indptr[i + 1], canonical, &df[0], NULL, markp, l)
     return status, where
+
+
+def indicator_lists(const unsigned char[::1] cells, Py_ssize_t n_classes, Py_ssize_t n_pairs):
+    """Per-class document lists of a dense indicator matrix, given as its flat row-major bytes.
+
+    ``n_pairs`` is the number of nonzero bytes.  Returns ``(class_ptr,
+    class_docs, primary, n_unlabeled)``: class by class, the documents holding
+    it (ascending) and whether it is the document's lowest class; and the
+    number of documents with no class.  The bytes are scanned eight at a time
+    (an indicator matrix is mostly zeros), then the (document, class) pairs,
+    found document by document, are placed class by class.
+    """
+    import numpy as np
+    cdef Py_ssize_t n_cells = cells.shape[0]
+    cdef Py_ssize_t n_docs = n_cells // n_classes if n_classes > 0 else 0
+    cdef Py_ssize_t p, k = 0, c
+    cdef int64_t doc, last_doc = -1, labelled = 0
+    cdef uint64_t word
+    if n_classes <= 0 or n_docs * n_classes != n_cells:
+        raise ValueError("indicator_lists: cells is not a documents x classes matrix")
+    pair_doc_arr = np.empty(n_pairs, dtype=np.int64)
+    pair_class_arr = np.empty(n_pairs, dtype=np.int64)
+    class_ptr_arr = np.zeros(n_classes + 1, dtype=np.int64)
+    docs_arr = np.empty(n_pairs, dtype=np.int64)
+    primary_arr = np.empty(n_pairs, dtype=np.uint8)
+    cdef int64_t[::1] pair_doc = pair_doc_arr
+    cdef int64_t[::1] pair_class = pair_class_arr
+    cdef int64_t[::1] class_ptr = class_ptr_arr
+    cdef int64_t[::1] class_docs = docs_arr
+    cdef unsigned char[::1] primary = primary_arr
+    cdef int64_t[::1] cursor
+    cdef const unsigned char *row
+    cdef Py_ssize_t i, j, stop
+    with nogil:
+        for i in range(n_docs):
+            row = &cells[i * n_classes]
+            j = 0
+            while j < n_classes:
+                stop = j + 8
+                if stop <= n_classes:
+                    memcpy(&word, row + j, 8)
+                    if word == 0:
+                        j = stop
+                        continue
+                else:
+                    stop = n_classes
+                while j < stop:
+                    if row[j] != 0:
+                        if k == n_pairs:
+                            break
+                        pair_doc[k] = i
+                        pair_class[k] = j
+                        class_ptr[j + 1] += 1
+                        k += 1
+                    j += 1
+                if j < stop:
+                    break
+        for c in range(n_classes):
+            class_ptr[c + 1] += class_ptr[c]
+    if k != n_pairs:
+        raise ValueError("indicator_lists: n_pairs does not match the nonzero cells")
+    cursor = class_ptr_arr[:n_classes].copy()
+    with nogil:
+        for p in range(k):
+            doc = pair_doc[p]
+            c = pair_class[p]
+            class_docs[cursor[c]] = doc
+            primary[cursor[c]] = doc != last_doc
+            if doc != last_doc:
+                labelled += 1
+            last_doc = doc
+            cursor[c] += 1
+    return class_ptr_arr, docs_arr, primary_arr, n_docs - labelled

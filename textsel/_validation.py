@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 
+from . import _termstats
+
 _FLOAT_DTYPES = (np.float32, np.float64)
 
 
@@ -181,18 +183,32 @@ def _dense_indicator_labels(Y: np.ndarray, classes, name):
     if Y.size and (bad_float or Y.min() < 0 or Y.max() > 1):
         raise ValueError(f"a 2-D {name} must be a multi-label indicator matrix holding only 0 and 1")
     n_docs, n_cols = Y.shape
-    docs, cols = np.divmod(np.flatnonzero(Y.astype(bool, copy=False)), n_cols)
-    return _indicator_labels(docs, cols, n_docs, n_cols, classes, name)
+    # one byte per cell for the kernel: a view where the bytes already are 0/1
+    if Y.dtype.itemsize == 1 and Y.dtype.kind in "biu":
+        Y8 = np.ascontiguousarray(Y).view(np.uint8)
+    else:
+        Y8 = (Y != 0).view(np.uint8)
+    class_ptr, class_docs, primary, n_unlabeled = _termstats.indicator_lists(
+        Y8.ravel(), n_cols, np.count_nonzero(Y8)
+    )
+    unlabeled = np.empty(0, dtype=np.int64)
+    if n_unlabeled:
+        unlabeled = np.flatnonzero(~Y8.any(axis=1)).astype(np.int64)
+    return Labels(class_ptr, class_docs, primary, unlabeled, _label_names(classes, n_cols, name), True)
+
+
+def _label_names(classes, n_cols, name):
+    if classes is None:
+        return np.arange(n_cols)
+    classes = np.asarray(classes)
+    if classes.shape != (n_cols,):
+        raise ValueError(f"classes has {classes.size} entries but {name} has {n_cols} columns")
+    return classes
 
 
 def _indicator_labels(docs, cols, n_docs, n_cols, classes, name) -> Labels:
     """Labels from (document, class) pairs listed document by document, classes ascending."""
-    if classes is None:
-        classes = np.arange(n_cols)
-    else:
-        classes = np.asarray(classes)
-        if classes.shape != (n_cols,):
-            raise ValueError(f"classes has {classes.size} entries but {name} has {n_cols} columns")
+    classes = _label_names(classes, n_cols, name)
     first = np.ones(docs.size, dtype=np.uint8)
     first[1:] = docs[1:] != docs[:-1]  # a document's first pair is its lowest class
     order = np.argsort(_small_ints(cols, n_cols), kind="stable")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _termstats
-from ._parallel import effective_n_threads, run_blocks, split_blocks
+from ._parallel import effective_n_threads, run_blocks, split_groups
 from ._termstats import Status
 from ._validation import as_csr, as_labels, label_repr
 
@@ -217,16 +217,16 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     # zeroed pages up front
     class_df = np.empty((n_classes, n_terms), dtype=np.int64)
 
-    def fill(start, stop):
+    def fill(class_list):
         df = np.zeros(n_terms, dtype=np.int64)
         mark = np.empty(n_terms, dtype=np.int64)
         status, where = _termstats.count_classes(
             X.data, X.indices, X.indptr, labels.class_ptr, labels.class_docs, labels.primary,
-            start, mark, df, class_df[start:stop],
+            class_list, mark, df, class_df,
         )  # fmt: skip
         return status, where, df
 
-    results = run_blocks(fill, split_blocks(class_nnz, n_threads))
+    results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)])
     if labels.unlabeled.size:
         df = np.zeros(n_terms, dtype=np.int64)
         mark = np.empty(n_terms, dtype=np.int64)
