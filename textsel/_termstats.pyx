@@ -31,65 +31,40 @@ cpdef enum Status:
     ERR_INDPTR = 4
 
 
-cdef inline int _check_row(const integral[::1] indices, const integral[::1] indptr,
-                           Py_ssize_t i, Py_ssize_t n_terms, Py_ssize_t nnz,
-                           bint *canonical, Py_ssize_t *where) noexcept nogil:
-    # bounds of row i and of its column indices (memory safety), and whether
-    # its indices strictly increase (then no term can repeat within the row)
+cdef inline int _count_row(const floating[::1] data, const integral[::1] indices,
+                           const integral[::1] indptr, Py_ssize_t i, Py_ssize_t n_terms,
+                           bint check_values, int64_t *row, int64_t *df, int64_t *mark,
+                           int64_t stamp, Py_ssize_t *where) noexcept nogil:
+    # add document i's presence to row (and to df, if given) in one pass:
+    # each column index is bounds-checked before it is used, a stored zero
+    # is not presence, and a column repeated within the row counts once
+    # (mark[t] == stamp: already seen in this visit; unsorted rows are the
+    # norm from scikit-learn's vectorizers, so no sortedness is assumed)
     cdef Py_ssize_t j, start = indptr[i], end = indptr[i + 1]
-    cdef int64_t t, prev = -1
-    if start < 0 or end < start or end > nnz:
+    cdef int64_t t
+    cdef double v
+    if start < 0 or end < start or end > indices.shape[0]:
         where[0] = i
         return ERR_INDPTR
-    canonical[0] = True
     for j in range(start, end):
         t = indices[j]
         if <uint64_t> t >= <uint64_t> n_terms:
             where[0] = j
             return ERR_INDEX
-        if t <= prev:
-            canonical[0] = False
-        prev = t
-    return OK
-
-
-cdef inline int _check_values(const floating[::1] data, Py_ssize_t start, Py_ssize_t end,
-                              Py_ssize_t *where) noexcept nogil:
-    cdef Py_ssize_t j
-    cdef double v
-    for j in range(start, end):
         v = data[j]
-        if not isfinite(v):
-            where[0] = j
-            return ERR_NONFINITE
-        if v < 0:
-            where[0] = j
-            return ERR_NEGATIVE
+        if check_values:
+            if not isfinite(v):
+                where[0] = j
+                return ERR_NONFINITE
+            if v < 0:
+                where[0] = j
+                return ERR_NEGATIVE
+        if v != 0 and mark[t] != stamp:
+            mark[t] = stamp
+            row[t] += 1
+            if df != NULL:
+                df[t] += 1
     return OK
-
-
-cdef inline void _count_row(const floating[::1] data, const integral[::1] indices,
-                            Py_ssize_t start, Py_ssize_t end, bint canonical,
-                            int64_t *row, int64_t *df, int64_t *mark, int64_t stamp) noexcept nogil:
-    # add one document's presence to row (and to df when given); a stored
-    # zero is not presence, and a repeated column index counts once
-    cdef Py_ssize_t j
-    cdef int64_t t
-    if canonical:
-        for j in range(start, end):
-            if data[j] != 0:
-                t = indices[j]
-                row[t] += 1
-                if df != NULL:
-                    df[t] += 1
-    else:
-        for j in range(start, end):
-            t = indices[j]
-            if data[j] != 0 and mark[t] != stamp:
-                mark[t] = stamp
-                row[t] += 1
-                if df != NULL:
-                    df[t] += 1
 
 
 def count_classes(const floating[::1] data,
@@ -124,7 +99,6 @@ def count_classes(const floating[::1] data,
     cdef int64_t stamp = 0
     cdef int status = OK
     cdef Py_ssize_t where = -1
-    cdef bint canonical
     cdef int64_t *row
     cdef int64_t *dfp = &df[0]
     cdef int64_t *markp = &mark[0]
@@ -149,17 +123,15 @@ def count_classes(const floating[::1] data,
                     status = ERR_INDPTR
                     where = i
                     break
-                status = _check_row(indices, indptr, i, n_terms, nnz, &canonical, &where)
-                if status != OK:
-                    break
                 stamp += 1
                 if primary[l]:
-                    status = _check_values(data, indptr[i], indptr[i + 1], &where)
-                    if status != OK:
-                        break
-                    _count_row(data, indices, indptr[i], indptr[i + 1], canonical, row, dfp, markp, stamp)
+                    status = _count_row(data, indices, indptr, i, n_terms, True, row, dfp, markp,
+                                        stamp, &where)
                 else:
-                    _count_row(data, indices, indptr[i], indptr[i + 1], canonical, row, NULL, markp, stamp)
+                    status = _count_row(data, indices, indptr, i, n_terms, False, row, NULL, markp,
+                                        stamp, &where)
+                if status != OK:
+                    break
             if status != OK:
                 break
     return status, where
@@ -180,7 +152,6 @@ def count_rows(const floating[::1] data,
     cdef Py_ssize_t l, i, t
     cdef int status = OK
     cdef Py_ssize_t where = -1
-    cdef bint canonical
     cdef int64_t *markp = &mark[0]
     if data.shape[0] != nnz or mark.shape[0] < n_terms:
         raise ValueError("count_rows: buffer lengths disagree")
@@ -193,13 +164,11 @@ def count_rows(const floating[::1] data,
                 status = ERR_INDPTR
                 where = i
                 break
-            status = _check_row(indices, indptr, i, n_terms, nnz, &canonical, &where)
-            if status == OK:
-                status = _check_values(data, indptr[i], indptr[i + 1], &where)
+            # df doubles as the row: a document counts once into it
+            status = _count_row(data, indices, indptr, i, n_terms, True, &df[0], NULL, markp, l,
+                                &where)
             if status != OK:
                 break
-            # df doubles as the row: a document counts once into it
-            _count_row(data, indices, indptr[i], indptr[i + 1], canonical, &df[0], NULL, markp, l)
     return status, where
 
 
