@@ -168,3 +168,43 @@ def test_score_needs_term_stats():
 def test_selector_rejects(Xy, params, exc, match):
     with pytest.raises(exc, match=match):
         textsel.TermSelector(**params).fit(*Xy)
+
+
+def _stats_fields(Xy):
+    s = textsel.term_stats(*Xy)
+    return dict(class_df=s.class_df, df=s.df, class_sizes=s.class_sizes, n_docs=s.n_docs, classes=s.classes)
+
+
+@pytest.mark.parametrize(
+    "change, exc, match",
+    [
+        (lambda f: {**f, "class_df": f["class_df"][0]}, ValueError, "class_df must be 2-D"),
+        (lambda f: {**f, "class_df": f["class_df"].astype(float)}, TypeError, "integer counts"),
+        (lambda f: {**f, "df": f["df"][:-1]}, ValueError, "df has shape"),
+        (lambda f: {**f, "class_sizes": f["class_sizes"][:-1]}, ValueError, "class_sizes has shape"),
+        (lambda f: {**f, "classes": f["classes"][:-1]}, ValueError, "classes has shape"),
+        (lambda f: {**f, "n_docs": 2.5}, TypeError, "n_docs must be an integer"),
+        (lambda f: {**f, "n_docs": -1}, ValueError, "n_docs must be >= 0"),
+    ],
+)
+def test_term_stats_fields_are_checked(Xy, change, exc, match):
+    with pytest.raises(exc, match=match):
+        textsel.TermStats(**change(_stats_fields(Xy)))
+
+
+@pytest.mark.parametrize("metric", ["bns", "ig", "chi2"])
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda f: f["class_df"].__setitem__((0, 0), f["df"][0] + 5),  # tp > df
+        lambda f: f["class_df"].__setitem__((1, 2), -3),  # negative count
+        lambda f: f["df"].__setitem__(4, 10_000),  # df > n_docs
+        lambda f: f["class_sizes"].__setitem__(0, 10_000),  # class larger than the corpus
+    ],
+)
+def test_inconsistent_hand_built_stats_raise_not_crash(Xy, metric, corrupt):
+    """Counts index the BNS lookup tables; inconsistent ones must be caught, not read past the end."""
+    fields = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in _stats_fields(Xy).items()}
+    corrupt(fields)
+    with pytest.raises(ValueError, match="inconsistent|every document|no documents"):
+        textsel.score(textsel.TermStats(**fields), metric)

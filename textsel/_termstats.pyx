@@ -1,13 +1,14 @@
 # cython: language_level=3
 """Document frequencies, overall and per class, from CSR buffers.
 
-``count_classes`` fills a block of rows of the class table, class by class,
-so that blocks can run on separate threads; it also counts overall document
-frequencies on each document's *primary* visit (its lowest class), so a
-corpus in which every document has a label is read once per label and no
-more.  ``count_rows`` counts documents that have no label.  Both validate
-what they read and run without the GIL; scratch comes from the caller, so
-nothing here allocates.
+``count_classes`` fills a list of rows of the class table, class by class,
+so that disjoint lists can run on separate threads; it also counts overall
+document frequencies on each document's *primary* visit (its lowest class),
+so a corpus in which every document has a label is read once per label and
+no more.  ``count_rows`` counts documents that have no label.  Both validate
+what they read and run without the GIL; their scratch comes from the caller.
+``indicator_lists`` turns a dense 0/1 label matrix into per-class document
+lists.
 """
 
 from libc.math cimport isfinite

@@ -1,0 +1,83 @@
+"""Threading: results do not depend on the number of threads, and the nogil kernels may run
+from many Python threads at once (the PyWavelets-style concurrency test)."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import random_corpus
+
+import textsel
+from textsel import _parallel
+from textsel._parallel import effective_n_threads, split_blocks, split_groups
+
+
+@pytest.fixture
+def tiny_blocks(monkeypatch):
+    """Split work across threads however small it is, so the tests exercise the threaded paths."""
+    monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", 1)
+
+
+def big_corpus(seed=0, n_docs=1500, n_terms=800, n_classes=12):
+    X, y = random_corpus(n_docs=n_docs, n_terms=n_terms, n_classes=n_classes, density=0.05, seed=seed)
+    return X, y
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 8])
+def test_results_do_not_depend_on_threads(n_threads, tiny_blocks):
+    X, y = big_corpus()
+    Y = (np.random.default_rng(1).random((X.shape[0], 7)) < 0.2).astype(np.int8)
+    for labels in (y, Y):
+        reference = textsel.term_stats(X, labels, n_threads=1)
+        stats = textsel.term_stats(X, labels, n_threads=n_threads)
+        assert stats == reference
+        for metric in ("bns", "ig", "odds"):
+            np.testing.assert_array_equal(
+                textsel.score(stats, metric, n_threads=n_threads),
+                textsel.score(reference, metric, n_threads=1),
+            )
+
+
+def test_kernels_run_concurrently_from_many_threads(tiny_blocks):
+    corpora = [big_corpus(seed) for seed in range(6)]
+    expected = [textsel.score(textsel.term_stats(X, y, n_threads=1), "bns", n_threads=1) for X, y in corpora]
+
+    def work(i):
+        X, y = corpora[i % 6]
+        return i % 6, textsel.score(textsel.term_stats(X, y), "bns")
+
+    with ThreadPoolExecutor(8) as pool:
+        for i, table in pool.map(work, range(48)):
+            np.testing.assert_array_equal(table, expected[i])
+
+
+def test_groups_balance_a_heavy_item():
+    weights = np.array([1.0, 1.0, 10.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]) * 1e6
+    groups = split_groups(weights, 2)
+    assert sorted(np.concatenate(groups).tolist()) == list(range(10))
+    loads = sorted(weights[g].sum() for g in groups)
+    assert loads == [9e6, 10e6]
+    # contiguous blocks cannot separate the heavy item from its neighbours
+    assert split_blocks(weights, 2) == [(0, 2), (2, 10)]
+
+
+def test_small_work_stays_on_one_thread():
+    assert len(split_groups(np.ones(5), 4)) == 1
+    assert split_blocks(np.ones(5), 4) == [(0, 5)]
+
+
+@pytest.mark.parametrize("bad, exc", [(0, ValueError), (-2, ValueError), (1.5, TypeError), ("2", TypeError)])
+def test_n_threads_is_checked(bad, exc):
+    with pytest.raises(exc, match="n_threads"):
+        effective_n_threads(bad)
+    X, y = random_corpus()
+    with pytest.raises(exc, match="n_threads"):
+        textsel.term_stats(X, y, n_threads=bad)
+
+
+def test_int64_indices_on_threads(tiny_blocks):
+    X, y = big_corpus()
+    X64 = sp.csr_matrix(X.shape)
+    X64.data, X64.indices, X64.indptr = X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    assert textsel.term_stats(X64, y, n_threads=2) == textsel.term_stats(X, y, n_threads=1)
