@@ -208,3 +208,16 @@ def test_inconsistent_hand_built_stats_raise_not_crash(Xy, metric, corrupt):
     corrupt(fields)
     with pytest.raises(ValueError, match="inconsistent|every document|no documents"):
         textsel.score(textsel.TermStats(**fields), metric)
+
+
+def test_bad_values_in_documents_without_labels_are_caught(Xy):
+    """Multi-label y may leave documents in no class; their values are checked all the same."""
+    X, _ = Xy
+    Y = np.zeros((30, 2), int)
+    Y[5:, 0] = 1
+    Y[:20, 1] = 0
+    X = X.copy()
+    X.data[X.indptr[0] : X.indptr[5]] = -1.0  # documents 0-4 have no label
+    assert X.indptr[5] > X.indptr[0]
+    with pytest.raises(ValueError, match="Negative values"):
+        textsel.term_stats(X, Y)

@@ -59,38 +59,37 @@ def test_symmetric_metrics_ignore_the_inversion_switch(name):
     )
 
 
+def cells(stats):
+    """Every (class, term) cell as (c, t, tp, fp, pos, neg), one at a time."""
+    for c in range(stats.n_classes):
+        pos = stats.class_sizes[c]
+        for t in range(stats.n_terms):
+            tp = stats.class_df[c, t]
+            yield c, t, tp, stats.df[t] - tp, pos, stats.n_docs - pos
+
+
 def test_chi2_equals_scipy_chi2_contingency_without_correction():
     stats = stats_for(7)
     table = textsel.score(stats, "chi2")
     checked = 0
-    for c in range(stats.n_classes):
-        pos = stats.class_sizes[c]
-        neg = stats.n_docs - pos
-        for t in range(stats.n_terms):
-            tp = stats.class_df[c, t]
-            fp = stats.df[t] - tp
-            obs = np.array([[tp, fp], [pos - tp, neg - fp]])
-            if obs.sum(axis=1).min() == 0:
-                assert table[c, t] == 0.0  # zero margin: no information, scored 0
-                continue
-            expected = chi2_contingency(obs, correction=False).statistic
-            assert table[c, t] == pytest.approx(expected, rel=1e-12, abs=1e-12)
-            checked += 1
+    for c, t, tp, fp, pos, neg in cells(stats):
+        obs = np.array([[tp, fp], [pos - tp, neg - fp]])
+        if obs.sum(axis=1).min() == 0:
+            assert table[c, t] == 0.0  # zero margin: no information, scored 0
+            continue
+        expected = chi2_contingency(obs, correction=False).statistic
+        assert table[c, t] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        checked += 1
     assert checked > 100
 
 
 def test_bns_equals_ndtri_per_element_with_clipping():
     stats = stats_for(8)
     table = textsel.score(stats, "bns")
-    for c in range(stats.n_classes):
-        pos = stats.class_sizes[c]
-        neg = stats.n_docs - pos
-        for t in range(stats.n_terms):
-            tp = stats.class_df[c, t]
-            fp = stats.df[t] - tp
-            tpr = min(max(tp / pos, 0.0005), 0.9995)
-            fpr = min(max(fp / neg, 0.0005), 0.9995)
-            assert table[c, t] == pytest.approx(abs(float(ndtri(tpr)) - float(ndtri(fpr))), rel=1e-14)
+    for c, t, tp, fp, pos, neg in cells(stats):
+        tpr = min(max(tp / pos, 0.0005), 0.9995)
+        fpr = min(max(fp / neg, 0.0005), 0.9995)
+        assert table[c, t] == pytest.approx(abs(float(ndtri(tpr)) - float(ndtri(fpr))), rel=1e-14)
 
 
 def test_bns_handles_rates_of_zero_and_one_on_a_large_class():

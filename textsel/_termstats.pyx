@@ -5,8 +5,9 @@
 so that disjoint lists can run on separate threads; it also counts overall
 document frequencies on each document's *primary* visit (its lowest class),
 so a corpus in which every document has a label is read once per label and
-no more.  ``count_rows`` counts documents that have no label.  Both validate
-what they read and run without the GIL; their scratch comes from the caller.
+no more (documents with no label are counted as one pseudo-class of their
+own).  It validates what it reads and runs without the GIL; its scratch
+comes from the caller.
 ``indicator_lists`` turns a dense 0/1 label matrix into per-class document
 lists.
 """
@@ -41,9 +42,14 @@ cdef inline int _count_row(const floating[::1] data, const integral[::1] indices
     # is not presence, and a column repeated within the row counts once
     # (mark[t] == stamp: already seen in this visit; unsorted rows are the
     # norm from scikit-learn's vectorizers, so no sortedness is assumed)
-    cdef Py_ssize_t j, start = indptr[i], end = indptr[i + 1]
+    cdef Py_ssize_t j, start, end
     cdef int64_t t
     cdef double v
+    if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
+        where[0] = i
+        return ERR_INDPTR
+    start = indptr[i]
+    end = indptr[i + 1]
     if start < 0 or end < start or end > indices.shape[0]:
         where[0] = i
         return ERR_INDPTR
@@ -120,10 +126,6 @@ def count_classes(const floating[::1] data,
             memset(row, 0, n_terms * sizeof(int64_t))
             for l in range(class_ptr[c], class_ptr[c + 1]):
                 i = class_docs[l]
-                if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
-                    status = ERR_INDPTR
-                    where = i
-                    break
                 stamp += 1
                 if primary[l]:
                     status = _count_row(data, indices, indptr, i, n_terms, True, row, dfp, markp,
@@ -133,41 +135,6 @@ def count_classes(const floating[::1] data,
                                         stamp, &where)
                 if status != OK:
                     break
-            if status != OK:
-                break
-    return status, where
-
-
-def count_rows(const floating[::1] data,
-               const integral[::1] indices,
-               const integral[::1] indptr,
-               const int64_t[::1] docs,
-               int64_t[::1] mark,
-               int64_t[::1] df):
-    """Check the listed documents and add them to ``df`` (documents without a label).
-
-    Returns ``(status, where)`` as :func:`count_classes` does.
-    """
-    cdef Py_ssize_t n_terms = df.shape[0]
-    cdef Py_ssize_t nnz = indices.shape[0]
-    cdef Py_ssize_t l, i, t
-    cdef int status = OK
-    cdef Py_ssize_t where = -1
-    cdef int64_t *markp = &mark[0]
-    if data.shape[0] != nnz or mark.shape[0] < n_terms:
-        raise ValueError("count_rows: buffer lengths disagree")
-    with nogil:
-        for t in range(n_terms):
-            markp[t] = -1
-        for l in range(docs.shape[0]):
-            i = docs[l]
-            if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
-                status = ERR_INDPTR
-                where = i
-                break
-            # df doubles as the row: a document counts once into it
-            status = _count_row(data, indices, indptr, i, n_terms, True, &df[0], NULL, markp, l,
-                                &where)
             if status != OK:
                 break
     return status, where

@@ -217,21 +217,23 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     # zeroed pages up front
     class_df = np.empty((n_classes, n_terms), dtype=np.int64)
 
-    def fill(class_list):
+    def fill(class_list, class_ptr=labels.class_ptr, class_docs=labels.class_docs,
+             primary=labels.primary, table=class_df):  # fmt: skip
         df = np.zeros(n_terms, dtype=np.int64)
         mark = np.empty(n_terms, dtype=np.int64)
         status, where = _termstats.count_classes(
-            X.data, X.indices, X.indptr, labels.class_ptr, labels.class_docs, labels.primary,
-            class_list, mark, df, class_df,
-        )  # fmt: skip
+            X.data, X.indices, X.indptr, class_ptr, class_docs, primary, class_list, mark, df, table
+        )
         return status, where, df
 
     results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)])
     if labels.unlabeled.size:
-        df = np.zeros(n_terms, dtype=np.int64)
-        mark = np.empty(n_terms, dtype=np.int64)
-        status, where = _termstats.count_rows(X.data, X.indices, X.indptr, labels.unlabeled, mark, df)
-        results.append((status, where, df))
+        # documents in no class: one pseudo-class whose primary visits check and count them
+        n_unlabeled = labels.unlabeled.size
+        results.append(
+            fill(np.zeros(1, dtype=np.int64), np.array([0, n_unlabeled]), labels.unlabeled,
+                 np.ones(n_unlabeled, dtype=np.uint8), np.empty((1, n_terms), dtype=np.int64))
+        )  # fmt: skip
     for status, where, _ in results:
         if status != Status.OK:
             raise ValueError(_ERRORS[status].format(where=where))
