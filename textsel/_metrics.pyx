@@ -176,13 +176,13 @@ def bns_table(const int64_t[:, ::1] class_df,
     cdef int64_t *need = &needed[0]
     if z.shape[0] < 2 * width or seen.shape[0] < width or needed.shape[0] < width:
         raise ValueError("BNS scratch arrays are too short")
-    if order.shape[0] != n_classes or class_sizes.shape[0] != n_classes:
-        raise ValueError("order and class_sizes must have one entry per row")
+    if class_sizes.shape[0] != n_classes:
+        raise ValueError("class_sizes must have one entry per row")
     if n_classes >= 2**31 - 1:
         raise ValueError("too many classes for the int32 stamps")
     ztp, zfp = &z[0], &z[width]
     with nogil:
-        for j in range(n_classes):
+        for j in range(order.shape[0]):
             c = order[j]
             if <uint64_t> c >= <uint64_t> n_classes:
                 status = -1

@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from . import _metrics
-from ._parallel import effective_n_threads, run_blocks, split_blocks
+from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
 from ._validation import label_repr
 from .termstats import TermStats
 
@@ -117,14 +117,18 @@ def score(
     if metric == "bns":
         width = stats.n_docs + 1
 
-        def kernel(start, stop):
-            sizes = stats.class_sizes[start:stop]
+        def kernel(rows):
+            # equal sizes next to each other: they share their inverse-normal grids
+            order = rows[np.argsort(stats.class_sizes[rows], kind="stable")]
             return _metrics.bns_table(
-                stats.class_df[start:stop], stats.df, sizes, np.argsort(sizes, kind="stable"),
-                stats.n_docs, BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
+                stats.class_df, stats.df, stats.class_sizes, order, stats.n_docs,
+                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
                 np.empty(2 * width), np.zeros(width, dtype=np.int32), np.empty(width, dtype=np.int64),
-                out[start:stop],
+                out,
             )  # fmt: skip
+
+        # a class costs a sweep over its terms and an inverse normal per tp grid point
+        blocks = [(g,) for g in split_groups(stats.n_terms + 20 * (stats.class_sizes + 1), n_threads)]
     else:
         invert = bool(negative_features) and metric in INVERTIBLE
 
@@ -134,8 +138,9 @@ def score(
                 stats.n_docs, invert, pow_k, PR_FLOOR, out[start:stop],
             )  # fmt: skip
 
-    cells = np.full(stats.n_classes, stats.n_terms)
-    if any(run_blocks(kernel, split_blocks(cells, n_threads))):
+        blocks = split_blocks(np.full(stats.n_classes, stats.n_terms), n_threads)
+
+    if any(run_blocks(kernel, blocks)):
         raise ValueError(
             "stats holds inconsistent counts (some class_df exceeds df or its class size, "
             "or df exceeds n_docs); build TermStats with textsel.term_stats"
