@@ -30,6 +30,12 @@ directives = {
 extensions = [
     Extension("textsel._termstats", ["textsel/_termstats.pyx"], extra_compile_args=compile_args),
     Extension("textsel._metrics", ["textsel/_metrics.pyx"], extra_compile_args=compile_args),
+    Extension(
+        "textsel._lsqr",
+        ["textsel/_lsqr.pyx", "csrc/lsqr.c"],
+        include_dirs=["csrc"],
+        extra_compile_args=compile_args,
+    ),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

@@ -6,6 +6,7 @@ pass over its CSR buffers), :func:`score` turns the statistics into a
 :class:`TermSelector` picks terms from it inside a scikit-learn pipeline.
 """
 
+from .lsqr import LSQRResult, lsqr
 from .metrics import METRICS, score
 from .score_funcs import acc, acc2, bns, chi2, dfreq, f1, ig, oddn, odds, pow, pr, rand
 from .selection import TermSelector
@@ -14,9 +15,11 @@ from .termstats import TermStats, term_stats
 __version__ = "0.1.0"
 
 __all__ = [
+    "LSQRResult",
     "METRICS",
     "TermSelector",
     "TermStats",
+    "lsqr",
     "score",
     "term_stats",
     "acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand",

@@ -235,3 +235,14 @@ def check_positive_int(value, name: str, low: int = 1, high: int | None = None) 
         bound = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be in {bound}, got {value}")
     return int(value)
+
+
+def check_real(value, name: str, low: float, high: float | None) -> float:
+    """Return ``value`` as float if it is a finite real number in [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < low or (high is not None and value > high):
+        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be in {bound}, got {value}")
+    return value

@@ -25,14 +25,12 @@ rand      uniform random, seeded by ``random_state``
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.utils import check_random_state
 
 from . import _metrics
 from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
-from ._validation import label_repr
+from ._validation import check_real, label_repr
 from .termstats import TermStats
 
 __all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
@@ -106,8 +104,8 @@ def score(
         raise TypeError(f"stats must be a TermStats (from textsel.term_stats), got {type(stats)!r}")
     if not isinstance(metric, str) or metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
-    alpha = _check_real(alpha, "alpha", 0.0, 1.0)
-    pow_k = _check_real(pow_k, "pow_k", 0.0, None)
+    alpha = check_real(alpha, "alpha", 0.0, 1.0)
+    pow_k = check_real(pow_k, "pow_k", 0.0, None)
     _check_class_sizes(stats)
     n_threads = effective_n_threads(n_threads)
     out = np.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
@@ -146,16 +144,6 @@ def score(
             "or df exceeds n_docs); build TermStats with textsel.term_stats"
         )
     return out
-
-
-def _check_real(value, name, low, high):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not np.isfinite(value) or value < low or (high is not None and value > high):
-        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be in {bound}, got {value}")
-    return value
 
 
 def _check_class_sizes(stats: TermStats) -> None:

@@ -1,0 +1,98 @@
+/*
+ * textsel's C core: plain C99, no Python headers.
+ *
+ * Every fallible function returns an int status (TS_OK = 0, negative on
+ * error) and writes results through out-pointers.  Non-convergence is a
+ * result, not an error.  Symbols are prefixed ts_.
+ */
+#ifndef TEXTSEL_H
+#define TEXTSEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ts_status {
+    TS_OK = 0,
+    TS_ERR_ARG = -1,       /* a size, pointer or option is invalid */
+    TS_ERR_NOMEM = -2,     /* workspace could not be allocated */
+    TS_ERR_INDEX = -3,     /* a CSR column index or row pointer is out of range */
+    TS_ERR_NONFINITE = -4  /* a value, weight or right-hand side is NaN or infinite */
+};
+
+/* A CSR matrix (n_rows x n_cols) with float64 values and int32 or int64
+ * indices: exactly one of indices32/indices64 is set, and the matching
+ * indptr (n_rows + 1 entries). */
+typedef struct {
+    int64_t n_rows;
+    int64_t n_cols;
+    const double *data;
+    const int32_t *indices32;
+    const int32_t *indptr32;
+    const int64_t *indices64;
+    const int64_t *indptr64;
+} ts_csr;
+
+/* Stopping rules of LSQR (Paige & Saunders 1982), as in
+ * scipy.sparse.linalg.lsqr. */
+typedef struct {
+    double atol;
+    double btol;
+    double conlim;
+    int64_t iter_lim; /* < 0: twice the number of unknowns */
+} ts_lsqr_options;
+
+/* What LSQR reports for one right-hand side; istop as in scipy:
+ * 0 x = 0 is exact, 1 Ax - b small (atol, btol), 2 least-squares solution
+ * good enough (atol), 3 cond(A) estimate exceeded conlim, 4-6 the same at
+ * machine precision, 7 iteration limit. */
+typedef struct {
+    int istop;
+    int64_t itn;
+    double r1norm;
+    double r2norm;
+    double anorm;
+    double acond;
+    double arnorm;
+    double xnorm;
+} ts_lsqr_result;
+
+/*
+ * Solve, for each of n_rhs right-hand sides k at once,
+ *
+ *     min_x || D_k (A x - b_k) ||^2 + damp_k^2 || x ||^2,   A = X or [X, 1],
+ *
+ * by LSQR on the operator D_k A, which is applied inside the loops over the
+ * CSR buffers: no scaled or stacked copy of X is made.  One pass over X per
+ * iteration serves every right-hand side still running; each keeps its own
+ * scalars and stops on its own tests.
+ *
+ * X            the matrix; fit_intercept adds a column of ones (unknown n_cols).
+ * b            n_rows x n_rhs, row-major.
+ * row_weights  NULL (all ones) or n_rows x n_rhs row-major, each >= 0.
+ * damp         n_rhs values >= 0.
+ * x            out: (n_cols + fit_intercept) x n_rhs, row-major.
+ * result       out: n_rhs records.
+ *
+ * Returns TS_OK, TS_ERR_ARG, TS_ERR_NOMEM, TS_ERR_INDEX or TS_ERR_NONFINITE;
+ * on error x and result are unspecified.  Memory is freed on every path.
+ */
+int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
+            const double *row_weights, const double *damp, const ts_lsqr_options *options,
+            double *x, ts_lsqr_result *result);
+
+/* Checks that a CSR matrix's row pointers and column indices are in range. */
+int ts_csr_check(const ts_csr *X);
+
+/* Test hook: the allocation number (1-based) at which ts_lsqr's allocator
+ * fails, or 0 for never.  Lets the C tests walk every failure path. */
+void ts_debug_fail_alloc_at(int64_t k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TEXTSEL_H */

@@ -1,0 +1,316 @@
+/* C unit tests of csrc/lsqr.c; built and run under ASan and UBSan by tests/test_c_core.py. */
+#include "../../csrc/textsel.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A small deterministic sparse problem: m x n CSR, K right-hand sides, weights and damps. */
+typedef struct {
+    int64_t m, n, K, nnz;
+    double *data, *b, *wts, *damp;
+    int32_t *ind32, *ptr32;
+    int64_t *ind64, *ptr64;
+} problem;
+
+static uint64_t rng_state;
+static double uniform(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static problem make_problem(int64_t m, int64_t n, int64_t K, double density, uint64_t seed)
+{
+    problem P;
+    int64_t i, j, k = 0;
+    rng_state = seed;
+    P.m = m;
+    P.n = n;
+    P.K = K;
+    P.data = malloc(sizeof(double) * (size_t)(m * n));
+    P.ind32 = malloc(sizeof(int32_t) * (size_t)(m * n));
+    P.ind64 = malloc(sizeof(int64_t) * (size_t)(m * n));
+    P.ptr32 = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    P.ptr64 = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    P.ptr32[0] = 0;
+    P.ptr64[0] = 0;
+    for (i = 0; i < m; i++) {
+        for (j = 0; j < n; j++)
+            if (uniform() < density) {
+                P.data[k] = uniform() * 2.0;
+                P.ind32[k] = (int32_t)j;
+                P.ind64[k] = j;
+                k++;
+            }
+        P.ptr32[i + 1] = (int32_t)k;
+        P.ptr64[i + 1] = k;
+    }
+    P.nnz = k;
+    P.b = malloc(sizeof(double) * (size_t)(m * K));
+    P.wts = malloc(sizeof(double) * (size_t)(m * K));
+    P.damp = malloc(sizeof(double) * (size_t)K);
+    for (i = 0; i < m * K; i++) {
+        P.b[i] = uniform() * 2.0 - 1.0;
+        P.wts[i] = 0.5 + uniform();
+    }
+    for (i = 0; i < K; i++)
+        P.damp[i] = 0.1 * (double)i;
+    return P;
+}
+
+static void free_problem(problem *P)
+{
+    free(P->data);
+    free(P->ind32);
+    free(P->ind64);
+    free(P->ptr32);
+    free(P->ptr64);
+    free(P->b);
+    free(P->wts);
+    free(P->damp);
+}
+
+static ts_csr csr32(const problem *P)
+{
+    ts_csr X = {P->m, P->n, P->data, P->ind32, P->ptr32, NULL, NULL};
+    return X;
+}
+
+static ts_csr csr64(const problem *P)
+{
+    ts_csr X = {P->m, P->n, P->data, NULL, NULL, P->ind64, P->ptr64};
+    return X;
+}
+
+static const ts_lsqr_options TIGHT = {1e-12, 1e-12, 1e12, -1};
+
+/* Solves (A'D^2 A + damp^2 I) x = A'D^2 b by dense Cholesky, A = [X, 1] if intercept. */
+static void normal_equations(const problem *P, int intercept, int64_t col, int weighted, double *x)
+{
+    const int64_t n = P->n + intercept;
+    double *G = calloc((size_t)(n * n), sizeof(double));
+    double *r = calloc((size_t)n, sizeof(double));
+    double *row = calloc((size_t)n, sizeof(double));
+    int64_t i, j, k, q;
+    for (i = 0; i < P->m; i++) {
+        double d = weighted ? P->wts[i * P->K + col] : 1.0;
+        memset(row, 0, sizeof(double) * (size_t)n);
+        for (k = P->ptr64[i]; k < P->ptr64[i + 1]; k++)
+            row[P->ind64[k]] = P->data[k];
+        if (intercept)
+            row[n - 1] = 1.0;
+        for (j = 0; j < n; j++) {
+            r[j] += d * d * row[j] * P->b[i * P->K + col];
+            for (q = 0; q < n; q++)
+                G[j * n + q] += d * d * row[j] * row[q];
+        }
+    }
+    for (j = 0; j < n; j++)
+        G[j * n + j] += P->damp[col] * P->damp[col];
+    for (j = 0; j < n; j++) { /* Cholesky G = L L' in place (lower) */
+        for (q = 0; q < j; q++)
+            G[j * n + j] -= G[j * n + q] * G[j * n + q];
+        G[j * n + j] = sqrt(G[j * n + j]);
+        for (i = j + 1; i < n; i++) {
+            for (q = 0; q < j; q++)
+                G[i * n + j] -= G[i * n + q] * G[j * n + q];
+            G[i * n + j] /= G[j * n + j];
+        }
+    }
+    for (j = 0; j < n; j++) { /* L y = r */
+        for (q = 0; q < j; q++)
+            r[j] -= G[j * n + q] * r[q];
+        r[j] /= G[j * n + j];
+    }
+    for (j = n - 1; j >= 0; j--) { /* L' x = y */
+        for (q = j + 1; q < n; q++)
+            r[j] -= G[q * n + j] * r[q];
+        r[j] /= G[j * n + j];
+    }
+    memcpy(x, r, sizeof(double) * (size_t)n);
+    free(G);
+    free(r);
+    free(row);
+}
+
+static double rel_diff(const double *a, const double *b, int64_t n, int64_t stride_a, int64_t stride_b)
+{
+    double num = 0, den = 0;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        double d = a[i * stride_a] - b[i * stride_b];
+        num += d * d;
+        den += b[i * stride_b] * b[i * stride_b];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+/* The solution of every variant (plain, damped, weighted, intercept) solves its normal equations. */
+static void test_solutions_match_normal_equations(void)
+{
+    problem P = make_problem(60, 12, 4, 0.35, 1);
+    ts_csr X = csr32(&P);
+    int intercept, weighted;
+    for (intercept = 0; intercept <= 1; intercept++)
+        for (weighted = 0; weighted <= 1; weighted++) {
+            const int64_t n = P.n + intercept;
+            double *x = calloc((size_t)(n * P.K), sizeof(double));
+            double *ref = calloc((size_t)n, sizeof(double));
+            ts_lsqr_result res[4];
+            int64_t k;
+            CHECK(ts_lsqr(&X, intercept, P.K, P.b, weighted ? P.wts : NULL, P.damp, &TIGHT, x, res) == TS_OK);
+            for (k = 0; k < P.K; k++) {
+                normal_equations(&P, intercept, k, weighted, ref);
+                CHECK(rel_diff(x + k, ref, n, P.K, 1) < 1e-9);
+                CHECK(res[k].istop >= 1 && res[k].istop <= 3);
+                CHECK(res[k].itn > 0 && res[k].itn <= 2 * n);
+            }
+            free(x);
+            free(ref);
+        }
+    free_problem(&P);
+}
+
+/* Solving K right-hand sides together gives bit for bit what solving each alone gives. */
+static void test_batched_equals_column_by_column(void)
+{
+    problem P = make_problem(50, 20, 5, 0.3, 2);
+    ts_csr X = csr32(&P);
+    const int64_t n = P.n + 1;
+    double *x = calloc((size_t)(n * P.K), sizeof(double));
+    double *b1 = malloc(sizeof(double) * (size_t)P.m), *w1 = malloc(sizeof(double) * (size_t)P.m);
+    double x1[21];
+    ts_lsqr_result res[5], r1;
+    int64_t i, k;
+    P.b[3 * P.K + 2] = 40.0; /* make the right-hand sides converge after different counts */
+    CHECK(ts_lsqr(&X, 1, P.K, P.b, P.wts, P.damp, &TIGHT, x, res) == TS_OK);
+    for (k = 0; k < P.K; k++) {
+        for (i = 0; i < P.m; i++) {
+            b1[i] = P.b[i * P.K + k];
+            w1[i] = P.wts[i * P.K + k];
+        }
+        CHECK(ts_lsqr(&X, 1, 1, b1, w1, &P.damp[k], &TIGHT, x1, &r1) == TS_OK);
+        CHECK(r1.istop == res[k].istop && r1.itn == res[k].itn);
+        CHECK(r1.r1norm == res[k].r1norm && r1.anorm == res[k].anorm && r1.xnorm == res[k].xnorm);
+        for (i = 0; i < n; i++)
+            CHECK(x1[i] == x[i * P.K + k]);
+    }
+    free(x);
+    free(b1);
+    free(w1);
+    free_problem(&P);
+}
+
+/* int64 indices give the same answer as int32. */
+static void test_int64_indices(void)
+{
+    problem P = make_problem(30, 10, 2, 0.4, 3);
+    ts_csr X32 = csr32(&P), X64 = csr64(&P);
+    double x32[20], x64[20];
+    ts_lsqr_result r32[2], r64[2];
+    int64_t i;
+    CHECK(ts_lsqr(&X32, 0, 2, P.b, NULL, P.damp, &TIGHT, x32, r32) == TS_OK);
+    CHECK(ts_lsqr(&X64, 0, 2, P.b, NULL, P.damp, &TIGHT, x64, r64) == TS_OK);
+    for (i = 0; i < 20; i++)
+        CHECK(x32[i] == x64[i]);
+    CHECK(r32[0].itn == r64[0].itn && r32[1].istop == r64[1].istop);
+    free_problem(&P);
+}
+
+/* b = 0 is solved exactly by x = 0 without iterating (istop 0); iter_lim caps the count (istop 7). */
+static void test_zero_rhs_and_iteration_limit(void)
+{
+    problem P = make_problem(40, 15, 2, 0.3, 4);
+    ts_csr X = csr32(&P);
+    double x[30];
+    ts_lsqr_result res[2];
+    ts_lsqr_options capped = {1e-12, 1e-12, 1e12, 3};
+    ts_lsqr_options none = {1e-12, 1e-12, 1e12, 0};
+    int64_t i;
+    for (i = 0; i < P.m; i++)
+        P.b[i * 2] = 0.0;
+    CHECK(ts_lsqr(&X, 0, 2, P.b, NULL, P.damp, &capped, x, res) == TS_OK);
+    CHECK(res[0].istop == 0 && res[0].itn == 0);
+    for (i = 0; i < P.n; i++)
+        CHECK(x[i * 2] == 0.0);
+    CHECK(res[1].istop == 7 && res[1].itn == 3);
+    CHECK(ts_lsqr(&X, 0, 2, P.b, NULL, P.damp, &none, x, res) == TS_OK);
+    CHECK(res[1].istop == 0 && res[1].itn == 0);
+    free_problem(&P);
+}
+
+/* Every invalid input is a status code. */
+static void test_bad_input(void)
+{
+    problem P = make_problem(20, 8, 1, 0.5, 5);
+    ts_csr X = csr32(&P);
+    double x[9];
+    ts_lsqr_result r;
+    double d0 = 0.0, dneg = -1.0, dnan = NAN;
+    ts_lsqr_options badtol = {-1, 1e-6, 1e8, -1};
+    int32_t saved;
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &dneg, &TIGHT, x, &r) == TS_ERR_ARG);
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &dnan, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &badtol, x, &r) == TS_ERR_ARG);
+    CHECK(ts_lsqr(&X, 0, 0, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
+    CHECK(ts_lsqr(&X, 0, 1, NULL, NULL, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, NULL, &r) == TS_ERR_ARG);
+    P.wts[3] = -0.5;
+    CHECK(ts_lsqr(&X, 0, 1, P.b, P.wts, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
+    P.wts[3] = INFINITY;
+    CHECK(ts_lsqr(&X, 0, 1, P.b, P.wts, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    P.b[2] = NAN;
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    P.b[2] = 0.0;
+    P.data[0] = INFINITY;
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    P.data[0] = 1.0;
+    saved = P.ind32[1];
+    P.ind32[1] = 99;
+    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_INDEX);
+    P.ind32[1] = -1;
+    CHECK(ts_csr_check(&X) == TS_ERR_INDEX);
+    P.ind32[1] = saved;
+    P.ptr32[5] = P.ptr32[4] - 1;
+    CHECK(ts_csr_check(&X) == TS_ERR_INDEX);
+    X.indices64 = P.ind64; /* both index widths set */
+    CHECK(ts_csr_check(&X) == TS_ERR_ARG);
+    free_problem(&P);
+}
+
+/* Make the k-th allocation fail for every k: always TS_ERR_NOMEM, never a leak (LeakSanitizer). */
+static void test_every_allocation_failure(void)
+{
+    problem P = make_problem(25, 9, 3, 0.4, 6);
+    ts_csr X = csr32(&P);
+    double x[30];
+    ts_lsqr_result r[3];
+    int64_t k, failures = 0;
+    for (k = 1; k <= 20; k++) {
+        int status;
+        ts_debug_fail_alloc_at(k);
+        status = ts_lsqr(&X, 1, 3, P.b, P.wts, P.damp, &TIGHT, x, r);
+        if (status == TS_ERR_NOMEM)
+            failures++;
+        else
+            CHECK(status == TS_OK);
+    }
+    ts_debug_fail_alloc_at(0);
+    CHECK(failures == 8); /* ts_lsqr makes eight allocations */
+    free_problem(&P);
+}
+
+int main(void)
+{
+    int passed = 0, failed = 0;
+    RUN(test_solutions_match_normal_equations, passed, failed);
+    RUN(test_batched_equals_column_by_column, passed, failed);
+    RUN(test_int64_indices, passed, failed);
+    RUN(test_zero_rhs_and_iteration_limit, passed, failed);
+    RUN(test_bad_input, passed, failed);
+    RUN(test_every_allocation_failure, passed, failed);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,187 @@
+"""textsel.lsqr against scipy.sparse.linalg.lsqr, number for number, and its operator variants."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import lsqr as scipy_lsqr
+
+import textsel
+from textsel._errors import (
+    CoreArgumentError,
+    CoreError,
+    CoreIndexError,
+    CoreMemoryError,
+    CoreNonFiniteError,
+    check_status,
+)
+
+FIELDS = ("istop", "itn", "r1norm", "r2norm", "anorm", "acond", "arnorm", "xnorm")
+TIGHT = dict(atol=1e-10, btol=1e-10)
+
+
+def problem(seed, m=300, n=60, density=0.08):
+    rng = np.random.default_rng(seed)
+    X = sp.random(m, n, density=density, random_state=seed, format="csr")
+    return X, rng.standard_normal(m), rng
+
+
+def assert_same_as_scipy(ours, ref, rtol=1e-8):
+    """Same istop and iteration count, the solution equal to rtol, the residual and solution
+    norms to 1e-6.  anorm and acond are running estimates built from every alfa and beta of
+    the bidiagonalisation, whose last digits drift with summation order over many iterations
+    (the two agree to 1e-15 in the first iterations): they are compared to 1%."""
+    assert ours.istop == ref[1] and ours.itn == ref[2]
+    np.testing.assert_allclose(ours.x, ref[0], rtol=rtol, atol=rtol * np.abs(ref[0]).max())
+    for name, value in zip(FIELDS[2:], ref[3:9], strict=True):
+        if name in ("r1norm", "r2norm", "xnorm"):
+            assert getattr(ours, name) == pytest.approx(value, rel=1e-6), name
+        elif name in ("anorm", "acond"):
+            assert getattr(ours, name) == pytest.approx(value, rel=1e-2), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("damp", [0.0, 0.5])
+def test_matches_scipy(seed, damp):
+    X, b, _ = problem(seed)
+    assert_same_as_scipy(textsel.lsqr(X, b, damp=damp, **TIGHT), scipy_lsqr(X, b, damp=damp, **TIGHT))
+
+
+def test_matches_scipy_at_default_tolerances_and_limits():
+    X, b, _ = problem(11, m=500, n=40)
+    assert_same_as_scipy(textsel.lsqr(X, b), scipy_lsqr(X, b), rtol=1e-6)
+    capped = textsel.lsqr(X, b, iter_lim=4)
+    ref = scipy_lsqr(X, b, iter_lim=4)
+    assert capped.istop == ref[1] == 7 and capped.itn == ref[2] == 4
+    np.testing.assert_allclose(capped.x, ref[0], rtol=1e-12)
+    # in the first iterations every estimate agrees to rounding
+    for name, value in zip(FIELDS[2:], ref[3:9], strict=True):
+        assert getattr(capped, name) == pytest.approx(value, rel=1e-12), name
+
+
+def test_weights_and_intercept_equal_the_explicit_operator():
+    """The weights and the column of ones applied in the loops equal LSQR on an explicitly built D[X, 1]."""
+    X, b, rng = problem(3)
+    d = rng.uniform(0.2, 3.0, X.shape[0])
+    A = sp.diags(d) @ sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+    ours = textsel.lsqr(X, b, damp=0.3, row_weights=d, fit_intercept=True, **TIGHT)
+    assert ours.x.shape == (X.shape[1] + 1,)
+    assert_same_as_scipy(ours, scipy_lsqr(A, d * b, damp=0.3, **TIGHT))
+
+
+def test_batched_equals_column_by_column_bit_for_bit():
+    X, _, rng = problem(4)
+    K = 6
+    B = rng.standard_normal((X.shape[0], K))
+    B[:, 2] *= 50  # columns converge after different numbers of iterations
+    W = rng.uniform(0.5, 2.0, (X.shape[0], K))
+    damps = np.linspace(0.0, 1.0, K)
+    batch = textsel.lsqr(X, B, damp=damps, row_weights=W, fit_intercept=True, **TIGHT)
+    assert len(set(batch.itn.tolist())) > 1
+    for k in range(K):
+        one = textsel.lsqr(X, B[:, k], damp=damps[k], row_weights=W[:, k], fit_intercept=True, **TIGHT)
+        np.testing.assert_array_equal(batch.x[:, k], one.x)
+        for name in FIELDS:
+            assert getattr(batch, name)[k] == getattr(one, name)
+
+
+def test_shared_weights_broadcast_over_columns():
+    X, _, rng = problem(5)
+    B = rng.standard_normal((X.shape[0], 3))
+    d = rng.uniform(0.5, 2.0, X.shape[0])
+    shared = textsel.lsqr(X, B, row_weights=d)
+    explicit = textsel.lsqr(X, B, row_weights=np.repeat(d[:, None], 3, axis=1))
+    np.testing.assert_array_equal(shared.x, explicit.x)
+
+
+def test_index_and_value_dtypes():
+    X, b, _ = problem(6)
+    ref = textsel.lsqr(X, b, **TIGHT)
+    X64 = sp.csr_matrix(X.shape)
+    X64.data, X64.indices, X64.indptr = X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    np.testing.assert_array_equal(textsel.lsqr(X64, b, **TIGHT).x, ref.x)
+    np.testing.assert_array_equal(textsel.lsqr(X.toarray(), b, **TIGHT).x, ref.x)
+    f32 = textsel.lsqr(X.astype(np.float32), b, **TIGHT)
+    np.testing.assert_allclose(f32.x, scipy_lsqr(X.astype(np.float32).astype(np.float64), b, **TIGHT)[0])
+
+
+def test_zero_right_hand_side_is_exact():
+    X, _, _ = problem(7)
+    res = textsel.lsqr(X, np.zeros(X.shape[0]))
+    assert res.istop == 0 and res.itn == 0 and not res.x.any()
+
+
+def test_caller_arrays_untouched():
+    X, b, rng = problem(8)
+    d = rng.uniform(0.5, 2, X.shape[0])
+    saved = [a.copy() for a in (X.data, X.indices, X.indptr, b, d)]
+    textsel.lsqr(X, b, row_weights=d, fit_intercept=True)
+    for a, s in zip((X.data, X.indices, X.indptr, b, d), saved, strict=True):
+        np.testing.assert_array_equal(a, s)
+
+
+def test_runs_concurrently_from_threads():
+    X, _, rng = problem(9)
+    B = rng.standard_normal((X.shape[0], 8))
+    expected = [textsel.lsqr(X, B[:, k], **TIGHT).x for k in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda k: textsel.lsqr(X, B[:, k], **TIGHT).x, range(8)))
+    for a, e in zip(results, expected, strict=True):
+        np.testing.assert_array_equal(a, e)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"b": np.zeros(5)}, ValueError, "b has 5 rows but X has 300"),
+        ({"b": np.full(300, np.nan)}, ValueError, "b contains NaN"),
+        ({"b": np.zeros((300, 2, 2))}, ValueError, "b must be 1-D or 2-D"),
+        ({"b": np.array(["a"] * 300)}, TypeError, "b must hold real numbers"),
+        ({"damp": -1.0}, ValueError, "damp must be finite and >= 0"),
+        ({"damp": [0.1, 0.2]}, ValueError, "damp has 2 values but b has 1"),
+        ({"row_weights": -np.ones(300)}, ValueError, "row_weights must be >= 0"),
+        ({"row_weights": np.ones((300, 2))}, ValueError, "row_weights has 2 columns but b has 1"),
+        ({"row_weights": np.full(300, np.inf)}, ValueError, "row_weights contains NaN"),
+        ({"atol": -1e-3}, ValueError, "atol must be in"),
+        ({"conlim": "big"}, TypeError, "conlim must be a real number"),
+        ({"iter_lim": -1}, ValueError, "iter_lim must be in"),
+        ({"iter_lim": 2.5}, TypeError, "iter_lim must be an integer"),
+    ],
+)
+def test_bad_input(kwargs, exc, match):
+    X, b, _ = problem(10)
+    args = {"b": b, **kwargs}
+    with pytest.raises(exc, match=match):
+        textsel.lsqr(X, **args)
+
+
+def test_corrupt_csr_is_caught_by_the_core():
+    """A column index out of range reaches the C core's own check, not memory it should not read."""
+    X, b, _ = problem(12)
+    bad = sp.csr_matrix(X.shape)
+    indices = X.indices.copy()
+    indices[3] = 10_000
+    bad.data, bad.indices, bad.indptr = X.data, indices, X.indptr
+    with pytest.raises(CoreIndexError, match="out of range") as info:
+        textsel.lsqr(bad, b)
+    assert isinstance(info.value, ValueError) and info.value.code == -3
+
+
+@pytest.mark.parametrize(
+    "code, cls, builtin",
+    [
+        (-1, CoreArgumentError, ValueError),
+        (-2, CoreMemoryError, MemoryError),
+        (-3, CoreIndexError, ValueError),
+        (-4, CoreNonFiniteError, ValueError),
+    ],  # fmt: skip
+)
+def test_every_status_code_maps_to_its_exception(code, cls, builtin):
+    with pytest.raises(cls) as info:
+        check_status(code, "here")
+    assert isinstance(info.value, builtin) and isinstance(info.value, CoreError)
+    assert info.value.code == code and "here" in str(info.value)
+    check_status(0, "fine")
+    with pytest.raises(RuntimeError, match="unknown"):
+        check_status(-99, "here")

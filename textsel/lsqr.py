@@ -1,0 +1,134 @@
+"""Weighted, damped least squares on a sparse matrix by LSQR, many right-hand sides at once."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._lsqr import lsqr_csr
+from ._validation import as_csr, check_positive_int, check_real
+
+__all__ = ["LSQRResult", "lsqr"]
+
+
+class LSQRResult(NamedTuple):
+    """What :func:`lsqr` returns: scipy.sparse.linalg.lsqr's first nine fields, in its order.
+
+    For a 1-D ``b`` the reports are scalars; for ``b`` of shape (m, K) each
+    is an array of K values, one per column.
+    """
+
+    x: np.ndarray
+    istop: int | np.ndarray
+    itn: int | np.ndarray
+    r1norm: float | np.ndarray
+    r2norm: float | np.ndarray
+    anorm: float | np.ndarray
+    acond: float | np.ndarray
+    arnorm: float | np.ndarray
+    xnorm: float | np.ndarray
+
+
+def lsqr(
+    X,
+    b,
+    damp=0.0,
+    row_weights=None,
+    fit_intercept=False,
+    atol=1e-6,
+    btol=1e-6,
+    conlim=1e8,
+    iter_lim=None,
+) -> LSQRResult:
+    """Solve ``min ||D (A x - b)||^2 + damp^2 ||x||^2`` by LSQR, A = X or [X, 1].
+
+    The LSQR of Paige & Saunders (1982) in C, with scipy's stopping tests,
+    ``istop`` codes and reported estimates, run on the CSR buffers of ``X``:
+    the row weights D and the intercept column are applied inside the
+    matrix-vector loops, never by scaling or stacking a copy of ``X``.  With
+    ``b`` of shape (m, K) the K problems (each with its own weights and damp)
+    are solved together, one pass over ``X`` per iteration for all columns
+    still running, each stopping on its own tests.  The GIL is released.
+
+    Parameters
+    ----------
+    X : {sparse matrix, array-like} of shape (m, n)
+        float32 data is promoted to float64; int32 and int64 indices are used as they are.
+    b : array-like of shape (m,) or (m, K)
+    damp : float or array-like of shape (K,), default 0
+        Regularisation, >= 0; the intercept is damped too (as in the proximal SVMs).
+    row_weights : array-like of shape (m,) or (m, K), optional
+        Non-negative D; shared by all columns when 1-D.
+    fit_intercept : bool, default False
+        Add a column of ones to X; its coefficient is the last entry of ``x``.
+    atol, btol, conlim : float
+        Stopping tolerances, as in scipy.sparse.linalg.lsqr.
+    iter_lim : int, optional
+        Iteration limit; default twice the number of unknowns.
+
+    Returns
+    -------
+    LSQRResult
+        ``x`` of shape (n + fit_intercept,) or (n + fit_intercept, K), then
+        ``istop, itn, r1norm, r2norm, anorm, acond, arnorm, xnorm``.
+
+    Notes
+    -----
+    scipy's lsqr also returns ``var`` (only meaningful with ``calc_var``); it is not computed here.
+    """
+    X = as_csr(X, "X")
+    m, n = X.shape
+    B = _float_matrix(b, "b", m)
+    K = B.shape[1]
+    damps = _per_column(damp, "damp", K)
+    weights = None
+    if row_weights is not None:
+        weights = _float_matrix(row_weights, "row_weights", m)
+        if weights.shape[1] not in (1, K):
+            raise ValueError(f"row_weights has {weights.shape[1]} columns but b has {K}")
+        if (weights < 0).any():
+            raise ValueError("row_weights must be >= 0")
+        if weights.shape[1] != K:
+            weights = np.ascontiguousarray(np.broadcast_to(weights, (m, K)))
+    tolerances = [
+        check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
+    ]
+    limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    x, report = lsqr_csr(
+        data, X.indices, X.indptr, n, bool(fit_intercept), B, weights, damps, *tolerances, limit
+    )
+    if np.ndim(b) == 1:
+        return LSQRResult(x[:, 0], *(v[0].item() for v in report.values()))
+    return LSQRResult(x, *report.values())
+
+
+def _float_matrix(value, name, m):
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 1-D or 2-D, got shape {arr.shape}")
+    if arr.shape[0] != m:
+        raise ValueError(f"{name} has {arr.shape[0]} rows but X has {m}")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no columns")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    return arr
+
+
+def _per_column(value, name, K):
+    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, str) else None
+    if arr is None or arr.ndim > 1:
+        raise TypeError(f"{name} must be a number or a 1-D array")
+    arr = np.ascontiguousarray(np.broadcast_to(arr, (K,)) if arr.ndim == 0 else arr)
+    if arr.shape != (K,):
+        raise ValueError(f"{name} has {arr.shape[0]} values but b has {K} columns")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{name} must be finite and >= 0")
+    return arr
