@@ -30,7 +30,6 @@ import textsel
 from textsel._parallel import available_cores
 from textsel.datasets import load_20newsgroups, load_reuters21578
 
-
 _POOL = ThreadPoolExecutor(1)
 
 
