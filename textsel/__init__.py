@@ -8,6 +8,7 @@ pass over its CSR buffers), :func:`score` turns the statistics into a
 
 from .lsqr import LSQRResult, lsqr
 from .metrics import METRICS, score
+from .proximal import ProximalSVC, RLSClassifier, WeightedProximalSVC
 from .score_funcs import acc, acc2, bns, chi2, dfreq, f1, ig, oddn, odds, pow, pr, rand
 from .selection import TermSelector
 from .termstats import TermStats, term_stats
@@ -17,8 +18,11 @@ __version__ = "0.1.0"
 __all__ = [
     "LSQRResult",
     "METRICS",
+    "ProximalSVC",
+    "RLSClassifier",
     "TermSelector",
     "TermStats",
+    "WeightedProximalSVC",
     "lsqr",
     "score",
     "term_stats",

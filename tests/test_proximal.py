@@ -1,0 +1,158 @@
+"""RLSC, the proximal SVM and the weighted proximal SVM against independent references."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.linear_model import Ridge
+from sklearn.utils.estimator_checks import check_estimator
+
+import textsel
+from textsel.proximal import proximal_weights
+
+TIGHT = dict(tol=1e-12)
+
+
+def data(seed=0, n_docs=120, n_terms=30, n_classes=3):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n_docs, n_terms, density=0.2, random_state=seed, format="csr")
+    y = rng.integers(0, n_classes, n_docs)
+    y[:n_classes] = np.arange(n_classes)
+    return X, y
+
+
+def with_ones(X):
+    return sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+
+
+def targets(y, classes):
+    return np.where(y[:, None] == classes[None, :], 1.0, -1.0)
+
+
+@pytest.mark.parametrize(
+    "est", [textsel.RLSClassifier(), textsel.ProximalSVC(), textsel.WeightedProximalSVC()], ids=type
+)
+def test_check_estimator(est):
+    check_estimator(est)
+
+
+def test_rlsc_is_ridge_without_intercept():
+    X, y = data(1)
+    model = textsel.RLSClassifier(alpha=0.7, **TIGHT).fit(X, y)
+    ref = Ridge(alpha=0.7, fit_intercept=False, solver="cholesky").fit(X, targets(y, model.classes_))
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-7, atol=1e-9)
+    assert not model.intercept_.any()
+
+
+def test_proximal_svc_is_ridge_on_x_with_a_regularized_bias_column():
+    X, y = data(2)
+    model = textsel.ProximalSVC(v=0.9, **TIGHT).fit(X, y)
+    ref = Ridge(alpha=0.9, fit_intercept=False, solver="cholesky").fit(
+        with_ones(X), targets(y, model.classes_)
+    )
+    np.testing.assert_allclose(np.c_[model.coef_, model.intercept_], ref.coef_, rtol=1e-7, atol=1e-9)
+
+
+def test_weighted_proximal_svc_is_weighted_ridge_with_the_papers_weights():
+    X, y = data(3, n_classes=4)
+    y[y == 3] = np.r_[3, 3, np.zeros(np.sum(y == 3) - 2, int)]  # a rare class
+    model = textsel.WeightedProximalSVC(**TIGHT).fit(X, y)
+    T = targets(y, model.classes_)
+    n_pos = (T > 0).sum(axis=0)
+    n_neg = len(y) - n_pos
+    np.testing.assert_allclose(model.delta_, 1 + (n_neg / n_pos - 1) / 2)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    for k in range(T.shape[1]):
+        delta = np.where(T[:, k] > 0, model.delta_[k], 1.0)
+        assert model.v_[k] == pytest.approx(2 * np.mean(delta * norms))
+        ref = Ridge(alpha=model.v_[k], fit_intercept=False, solver="cholesky")
+        ref.fit(with_ones(X), T[:, k], sample_weight=delta**2)
+        np.testing.assert_allclose(
+            np.r_[model.coef_[k], model.intercept_[k]], ref.coef_, rtol=1e-6, atol=1e-9
+        )
+
+
+def test_normal_equations_residual_is_small():
+    """(A'D^2 A + v I) beta = A'D^2 t holds for every class at a tight tolerance."""
+    X, y = data(4)
+    model = textsel.WeightedProximalSVC(v=0.5, delta=3.0, **TIGHT).fit(X, y)
+    A = with_ones(X).toarray()
+    T = targets(y, model.classes_)
+    for k in range(T.shape[1]):
+        d2 = np.where(T[:, k] > 0, 9.0, 1.0)
+        beta = np.r_[model.coef_[k], model.intercept_[k]]
+        lhs = A.T @ (d2 * (A @ beta)) + 0.5 * beta
+        rhs = A.T @ (d2 * T[:, k])
+        assert np.linalg.norm(lhs - rhs) <= 1e-8 * np.linalg.norm(rhs)
+
+
+def test_binary_multiclass_and_multilabel_shapes():
+    X, y = data(5, n_classes=2)
+    binary = textsel.ProximalSVC().fit(X, np.array(["no", "yes"])[y])
+    assert binary.coef_.shape == (1, X.shape[1]) and binary.decision_function(X).shape == (X.shape[0],)
+    assert set(binary.predict(X)) <= {"no", "yes"}
+    X3, y3 = data(6)
+    multi = textsel.WeightedProximalSVC().fit(X3, y3)
+    assert multi.decision_function(X3).shape == (X3.shape[0], 3)
+    np.testing.assert_array_equal(multi.predict(X3), multi.classes_[multi.decision_function(X3).argmax(1)])
+    Y = (np.random.default_rng(6).random((X3.shape[0], 4)) < 0.3).astype(int)
+    Y[:2] = 1
+    Y[2:4] = 0
+    ml = textsel.WeightedProximalSVC().fit(X3, Y)
+    assert ml.predict(X3).shape == Y.shape and set(np.unique(ml.predict(X3))) <= {0, 1}
+    assert ml.n_iter_.shape == (4,)
+
+
+def test_classes_are_solved_in_one_batch_like_one_at_a_time():
+    X, y = data(7)
+    model = textsel.WeightedProximalSVC(**TIGHT).fit(X, y)
+    for k, c in enumerate(model.classes_):
+        one = textsel.WeightedProximalSVC(delta=model.delta_[k], v=model.v_[k], **TIGHT).fit(
+            X, (y == c).astype(int)
+        )
+        np.testing.assert_allclose(one.coef_[0], model.coef_[k], rtol=1e-12, atol=1e-14)
+
+
+def test_weighting_repairs_a_rare_class():
+    """On a skewed task the weighted model finds more of the rare class than the plain one."""
+    rng = np.random.default_rng(8)
+    n = 600
+    y = (rng.random(n) < 0.05).astype(int)
+    X = sp.csr_matrix(rng.random((n, 40)) * (rng.random((n, 40)) < 0.2))
+    X[:, :3] = X[:, :3] + sp.csr_matrix(y[:, None] * (rng.random((n, 3)) < 0.5))
+    plain = textsel.ProximalSVC().fit(X, y).predict(X)
+    weighted = textsel.WeightedProximalSVC().fit(X, y).predict(X)
+    assert (weighted[y == 1] == 1).sum() > (plain[y == 1] == 1).sum()
+
+
+@pytest.mark.parametrize(
+    "est, fit_y, exc, match",
+    [
+        (textsel.ProximalSVC(v=-1), None, ValueError, "v must be 'auto' or a positive number"),
+        (textsel.ProximalSVC(v="big"), None, TypeError, "v must be 'auto' or a positive number"),
+        (textsel.WeightedProximalSVC(delta=[1, 2]), None, ValueError, "delta"),
+        (textsel.WeightedProximalSVC(delta=-2.0), None, ValueError, "delta must be"),
+        (textsel.RLSClassifier(alpha=-1), None, ValueError, "alpha must be in"),
+        (textsel.RLSClassifier(tol=-1), None, ValueError, "tol must be in"),
+        (textsel.RLSClassifier(max_iter=0), None, ValueError, "max_iter must be in"),
+        (textsel.ProximalSVC(), np.zeros(120), ValueError, "1 class"),
+        (textsel.ProximalSVC(), np.c_[np.ones(120), np.r_[np.ones(60), np.zeros(60)]], ValueError, "every"),
+        (textsel.ProximalSVC(), np.linspace(0, 1, 120), ValueError, "Unknown label type"),
+    ],
+)
+def test_bad_input(est, fit_y, exc, match):
+    X, y = data(9)
+    with pytest.raises(exc, match=match):
+        est.fit(X, y if fit_y is None else fit_y)
+
+
+def test_nan_in_x_is_rejected():
+    X, y = data(10)
+    X = X.copy()
+    X.data[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        textsel.WeightedProximalSVC().fit(X, y)
+
+
+def test_proximal_weights_formula():
+    T = np.array([[1, -1], [-1, -1], [-1, 1], [-1, -1]], float)
+    np.testing.assert_allclose(proximal_weights(T), [1 + (3 - 1) / 2, 1 + (3 - 1) / 2])

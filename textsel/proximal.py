@@ -1,0 +1,270 @@
+"""Least-squares linear classifiers solved by textsel's batched LSQR.
+
+Three members of one family, ``min ||D (A w - t)||^2 + damp^2 ||w||^2`` with
+targets t in {-1, +1} one-vs-rest, all classes solved together (one pass over
+``X`` per LSQR iteration for every class still running):
+
+- :class:`RLSClassifier` — regularized least squares (Dasgupta et al. 2007):
+  A = X, D = I, damp^2 = alpha.
+- :class:`ProximalSVC` — the proximal SVM (Fung & Mangasarian 2001): A = [X, 1]
+  (the bias is regularized too), D = I, damp^2 = v.
+- :class:`WeightedProximalSVC` — Zhuang et al. (2006): per-document weights
+  delta balance skewed classes, D = diag(delta).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ._validation import check_positive_int, check_real
+from .lsqr import lsqr
+
+__all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights"]
+
+
+def proximal_weights(T: np.ndarray) -> np.ndarray:
+    """Zhuang et al.'s document weights for one-vs-rest targets ``T`` (documents x columns, +-1).
+
+    delta_- = 1 and delta_+ = 1 + (N-/N+ - 1) / 2 per column: half-way from no
+    reweighting to full balance (delta_+^2 N+ = N-), the paper's choice.  This
+    is our reading of a formula the extracted text garbles (NOTES.md section 5).
+    """
+    n_pos = (T > 0).sum(axis=0)
+    n_neg = T.shape[0] - n_pos
+    return 1.0 + (n_neg / n_pos - 1.0) / 2.0
+
+
+class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fitting and prediction; subclasses say what A, D and damp are."""
+
+    _fit_intercept = True
+
+    def _weights_and_damp(self, X, T):
+        """Row weights (documents x columns, or None) and the damp of each column."""
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+        y : array-like of shape (n_docs,) or (n_docs, n_classes)
+            Binary or multi-class labels, or a multi-label 0/1 indicator matrix.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True
+        )
+        T = self._targets(y)
+        weights, damp = self._weights_and_damp(X, T)
+        max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
+        tol = check_real(self.tol, "tol", 0.0, None)
+        result = lsqr(
+            X, T, damp=damp, row_weights=weights, fit_intercept=self._fit_intercept,
+            atol=tol, btol=tol, iter_lim=max_iter,
+        )  # fmt: skip
+        n_terms = X.shape[1]
+        self.coef_ = np.ascontiguousarray(result.x[:n_terms].T)
+        self.intercept_ = result.x[n_terms] if self._fit_intercept else np.zeros(T.shape[1])
+        self.n_iter_ = result.itn
+        self.damp_ = damp
+        return self
+
+    def _targets(self, y):
+        if not sp.issparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
+            y = column_or_1d(y, warn=True)
+        kind = type_of_target(y, input_name="y")
+        if kind == "multilabel-indicator":
+            Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+            self.classes_ = np.arange(Y.shape[1])
+            self._multilabel = True
+            T = np.where(Y > 0, 1.0, -1.0)
+        elif kind in ("binary", "multiclass"):
+            self._multilabel = False
+            binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
+            T = binarizer.fit_transform(y).astype(np.float64)
+            self.classes_ = binarizer.classes_
+            if self.classes_.size < 2:
+                raise ValueError(f"y has 1 class ({self.classes_[0]!r}); a classifier needs at least 2")
+        else:
+            raise ValueError(f"Unknown label type: y must hold class labels, got target type {kind!r}")
+        positives = (T > 0).sum(axis=0)
+        bad = np.flatnonzero((positives == 0) | (positives == T.shape[0]))
+        if bad.size:
+            raise ValueError(
+                f"y: class column {bad[0]} has {'no' if positives[bad[0]] == 0 else 'every'} "
+                "document; one-vs-rest needs both positives and negatives"
+            )
+        return np.ascontiguousarray(T)
+
+    def decision_function(self, X):
+        """Signed distances: (n_docs,) for a binary task, else (n_docs, n_classes)."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels; for multi-label ``y``, a 0/1 indicator matrix (positive scores)."""
+        scores = self.decision_function(X)
+        if self._multilabel:
+            return (scores > 0).astype(np.int64)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_label = True
+        return tags
+
+
+def _positive_or_auto(value, name):
+    if isinstance(value, str) and value == "auto":
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be 'auto' or a positive number, got {value!r}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be 'auto' or a positive number, got {value}")
+    return float(value)
+
+
+def _row_norms(X):
+    if sp.issparse(X):
+        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return np.linalg.norm(X, axis=1)
+
+
+class RLSClassifier(_LSQRLinearClassifier):
+    """Regularized least-squares classification (RLSC), one-vs-rest.
+
+    ``min ||X w - t||^2 + alpha ||w||^2`` per class, no intercept, the kernel-free
+    form of Dasgupta et al. (2007): the same solution as ``(K + alpha I)^-1 t``
+    with K = X X', predicting ``X w``.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Ridge penalty (LSQR damp = sqrt(alpha)).
+    tol : float, default 1e-6
+        LSQR's atol and btol.
+    max_iter : int, optional
+        LSQR iteration limit (default twice the number of terms).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_columns, n_terms)
+        One row per class (one row for a binary task).
+    intercept_ : ndarray of zeros
+    classes_ : ndarray
+    n_iter_ : ndarray of int
+        LSQR iterations per class.
+    """
+
+    _fit_intercept = False
+
+    def __init__(self, alpha=1.0, tol=1e-6, max_iter=None):
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _weights_and_damp(self, X, T):
+        alpha = check_real(self.alpha, "alpha", 0.0, None)
+        return None, np.full(T.shape[1], np.sqrt(alpha))
+
+
+class ProximalSVC(_LSQRLinearClassifier):
+    """Proximal SVM (Fung & Mangasarian 2001), one-vs-rest.
+
+    ``min v/2 ||(w, b)||^2 + 1/2 ||[X, 1](w, b) - t||^2`` per class.
+
+    Parameters
+    ----------
+    v : "auto" or float
+        Regularisation; "auto" is Zhuang et al.'s estimate 2 mean_i ||x_i||
+        with unit weights.
+    tol, max_iter
+        As in :class:`RLSClassifier`.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_iter_
+        As in :class:`RLSClassifier`; ``intercept_`` is the bias b.
+    v_ : ndarray
+        The v used for each class.
+    """
+
+    def __init__(self, v="auto", tol=1e-6, max_iter=None):
+        self.v = v
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _weights_and_damp(self, X, T):
+        v = _positive_or_auto(self.v, "v")
+        if v is None:
+            v = 2.0 * _row_norms(X).mean()
+        self.v_ = np.full(T.shape[1], v)
+        return None, np.sqrt(self.v_)
+
+
+class WeightedProximalSVC(_LSQRLinearClassifier):
+    """Weighted proximal SVM for skewed classes (Zhuang et al. 2006), one-vs-rest.
+
+    ``min v/2 ||(w, b)||^2 + 1/2 ||Delta ([X, 1](w, b) - t)||^2`` per class, with
+    document weights delta_- = 1 for negatives and delta_+ for positives.
+
+    Parameters
+    ----------
+    v : "auto" or float
+        "auto" (default) is 2 mean_i(delta_i ||x_i||) per class, the best reading
+        of the paper's garbled estimate (NOTES.md section 5).
+    delta : "auto", float or array-like of shape (n_columns,)
+        delta_+; "auto" is 1 + (N-/N+ - 1)/2 per class (see :func:`proximal_weights`).
+    tol, max_iter
+        As in :class:`RLSClassifier`.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_iter_
+        As in :class:`ProximalSVC`.
+    v_, delta_ : ndarray
+        The v and delta_+ used for each class.
+    """
+
+    def __init__(self, v="auto", delta="auto", tol=1e-6, max_iter=None):
+        self.v = v
+        self.delta = delta
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _weights_and_damp(self, X, T):
+        if isinstance(self.delta, str) and self.delta == "auto":
+            delta = proximal_weights(T)
+        else:
+            delta = np.asarray(self.delta, dtype=np.float64)
+            if delta.ndim > 1 or (delta.ndim == 1 and delta.shape[0] != T.shape[1]):
+                raise ValueError(f"delta must be 'auto', a number or {T.shape[1]} numbers (one per class)")
+            delta = np.broadcast_to(delta, (T.shape[1],)).copy()
+            if not np.isfinite(delta).all() or (delta <= 0).any():
+                raise ValueError("delta must be 'auto' or positive numbers, one per class column")
+        W = np.where(T > 0, delta, 1.0)
+        v = _positive_or_auto(self.v, "v")
+        if v is None:
+            self.v_ = 2.0 * (W * _row_norms(X)[:, None]).mean(axis=0)
+        else:
+            self.v_ = np.full(T.shape[1], v)
+        self.delta_ = delta
+        return np.ascontiguousarray(W), np.sqrt(self.v_)
