@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._lsqr import lsqr_csr
+from ._parallel import effective_n_threads, run_blocks
 from ._validation import as_csr, check_positive_int, check_real
 
 __all__ = ["LSQRResult", "lsqr"]
@@ -40,6 +41,7 @@ def lsqr(
     btol=1e-6,
     conlim=1e8,
     iter_lim=None,
+    n_threads=None,
 ) -> LSQRResult:
     """Solve ``min ||D (A x - b)||^2 + damp^2 ||x||^2`` by LSQR, A = X or [X, 1].
 
@@ -66,6 +68,10 @@ def lsqr(
         Stopping tolerances, as in scipy.sparse.linalg.lsqr.
     iter_lim : int, optional
         Iteration limit; default twice the number of unknowns.
+    n_threads : int, optional
+        The right-hand sides are dealt to this many threads (in groups of 8, the
+        width of the C core's inner loops); None or -1 uses every available core.
+        Each column's result does not depend on it.
 
     Returns
     -------
@@ -96,9 +102,22 @@ def lsqr(
     ]
     limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
-    x, report = lsqr_csr(
-        data, X.indices, X.indptr, n, bool(fit_intercept), B, weights, damps, *tolerances, limit
-    )
+    # whole blocks of 8 columns per thread: the core's inner loops are 8 columns wide
+    blocks = np.arange(0, K, 8)
+    n_groups = min(effective_n_threads(n_threads), blocks.size)
+    bounds = [int(g[0]) for g in np.array_split(blocks, n_groups)] + [K]
+
+    def solve(start, stop):
+        cols = slice(start, stop)
+        return lsqr_csr(
+            data, X.indices, X.indptr, n, bool(fit_intercept), np.ascontiguousarray(B[:, cols]),
+            None if weights is None else np.ascontiguousarray(weights[:, cols]), damps[cols],
+            *tolerances, limit,
+        )  # fmt: skip
+
+    parts = run_blocks(solve, list(zip(bounds[:-1], bounds[1:], strict=True)))
+    x = np.hstack([part[0] for part in parts])
+    report = {key: np.concatenate([part[1][key] for part in parts]) for key in parts[0][1]}
     if np.ndim(b) == 1:
         return LSQRResult(x[:, 0], *(v[0].item() for v in report.values()))
     return LSQRResult(x, *report.values())

@@ -73,7 +73,7 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
         tol = check_real(self.tol, "tol", 0.0, None)
         result = lsqr(
             X, T, damp=damp, row_weights=weights, fit_intercept=self._fit_intercept,
-            atol=tol, btol=tol, iter_lim=max_iter,
+            atol=tol, btol=tol, iter_lim=max_iter, n_threads=self.n_threads,
         )  # fmt: skip
         n_terms = X.shape[1]
         self.coef_ = np.ascontiguousarray(result.x[:n_terms].T)
@@ -163,6 +163,8 @@ class RLSClassifier(_LSQRLinearClassifier):
         LSQR's atol and btol.
     max_iter : int, optional
         LSQR iteration limit (default twice the number of terms).
+    n_threads : int, optional
+        Threads over groups of classes; None or -1 uses every available core.
 
     Attributes
     ----------
@@ -176,10 +178,11 @@ class RLSClassifier(_LSQRLinearClassifier):
 
     _fit_intercept = False
 
-    def __init__(self, alpha=1.0, tol=1e-6, max_iter=None):
+    def __init__(self, alpha=1.0, tol=1e-6, max_iter=None, n_threads=None):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
+        self.n_threads = n_threads
 
     def _weights_and_damp(self, X, T):
         alpha = check_real(self.alpha, "alpha", 0.0, None)
@@ -196,7 +199,7 @@ class ProximalSVC(_LSQRLinearClassifier):
     v : "auto" or float
         Regularisation; "auto" is Zhuang et al.'s estimate 2 mean_i ||x_i||
         with unit weights.
-    tol, max_iter
+    tol, max_iter, n_threads
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -207,10 +210,11 @@ class ProximalSVC(_LSQRLinearClassifier):
         The v used for each class.
     """
 
-    def __init__(self, v="auto", tol=1e-6, max_iter=None):
+    def __init__(self, v="auto", tol=1e-6, max_iter=None, n_threads=None):
         self.v = v
         self.tol = tol
         self.max_iter = max_iter
+        self.n_threads = n_threads
 
     def _weights_and_damp(self, X, T):
         v = _positive_or_auto(self.v, "v")
@@ -233,7 +237,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         of the paper's garbled estimate (NOTES.md section 5).
     delta : "auto", float or array-like of shape (n_columns,)
         delta_+; "auto" is 1 + (N-/N+ - 1)/2 per class (see :func:`proximal_weights`).
-    tol, max_iter
+    tol, max_iter, n_threads
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -244,11 +248,12 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         The v and delta_+ used for each class.
     """
 
-    def __init__(self, v="auto", delta="auto", tol=1e-6, max_iter=None):
+    def __init__(self, v="auto", delta="auto", tol=1e-6, max_iter=None, n_threads=None):
         self.v = v
         self.delta = delta
         self.tol = tol
         self.max_iter = max_iter
+        self.n_threads = n_threads
 
     def _weights_and_damp(self, X, T):
         if isinstance(self.delta, str) and self.delta == "auto":
