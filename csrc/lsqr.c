@@ -121,7 +121,7 @@ typedef struct {
     int64_t K;            /* positions stored: n_rhs rounded up to a multiple of BLOCK */
     const double *weights;   /* m x K or NULL */
     column *cols;
-    double *u, *v, *vn, *w, *x;
+    double *u, *v, *w, *x;
 } solver;
 
 static double weight(const solver *S, int64_t i, int64_t p)
@@ -134,7 +134,8 @@ static double weight(const solver *S, int64_t i, int64_t p)
  * index type must be known inside the inner loops for them to vectorize).
  *
  * MATVEC: u[:, p] <- D_p A v[:, p] - alfa_p u[:, p] for the running positions.
- * RMATVEC: vn[:, p] <- (D_p A)' u[:, p] for the running positions.
+ * RMATVEC: v[:, p] += (D_p A)' u[:, p] for the running positions (accumulated into v, which
+ * the caller has scaled by -beta beforehand: no separate product vector, no extra pass).
  */
 /* STMT for each lane q = 0..BLOCK-1, written out: straight-line code that compilers turn
  * into vector instructions where a loop over q was left scalar. */
@@ -177,11 +178,10 @@ static double weight(const solver *S, int64_t i, int64_t p)
         const double *data = S->X->data;                                                       \
         const int64_t P = S->active, m = S->m, n = S->n;                                       \
         int64_t i, k, q, p0;                                                                   \
-        memset(S->vn, 0, sizeof(double) * (size_t)(n * S->K));                                \
         for (p0 = 0; p0 < P; p0 += BLOCK) {                                                    \
             const int64_t width = P - p0 < BLOCK ? P - p0 : BLOCK;                             \
             const double *ub = S->u + p0 * m;                                                  \
-            double *vb = S->vn + p0 * n;                                                       \
+            double *vb = S->v + p0 * n;                                                        \
             for (i = 0; i < m; i++) {                                                          \
                 double du[BLOCK] = {0};                                                        \
                 for (q = 0; q < width; q++)                                                    \
@@ -246,6 +246,27 @@ static void scale_columns(double *a, int64_t rows, int64_t P, const double *fact
             double *r = ab + i * BLOCK;
             LANES(r[q] *= f[q]);
         }
+    }
+}
+
+/* a[:, p] *= factor[p] and out[p] = ||b[:, p]|| in one pass over both (first P positions). */
+static void scale_and_norm(double *a, const double *b, int64_t rows, int64_t P, const double *factor,
+                           double *out)
+{
+    int64_t i, q, p0;
+    for (p0 = 0; p0 < P; p0 += BLOCK) {
+        double f[BLOCK], sq[BLOCK] = {0};
+        double *ab = a + p0 * rows;
+        const double *bb = b + p0 * rows;
+        for (q = 0; q < BLOCK; q++)
+            f[q] = p0 + q < P ? factor[p0 + q] : 1.0;
+        for (i = 0; i < rows; i++) {
+            double *ra = ab + i * BLOCK;
+            const double *rb = bb + i * BLOCK;
+            LANES(ra[q] *= f[q]; sq[q] += rb[q] * rb[q]);
+        }
+        for (q = 0; q < BLOCK; q++)
+            out[p0 + q] = sqrt(sq[q]);
     }
 }
 
@@ -430,12 +451,11 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
     S.cols = ts_calloc((size_t)S.K, sizeof(column));
     S.u = ts_calloc((size_t)(S.m * S.K), sizeof(double));
     S.v = ts_calloc((size_t)(S.n * S.K), sizeof(double));
-    S.vn = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.w = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.x = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     norms = ts_calloc((size_t)S.K, sizeof(double));
     factor = ts_calloc((size_t)S.K, sizeof(double));
-    if (!S.cols || !S.u || !S.v || !S.vn || !S.w || !S.x || !norms || !factor) {
+    if (!S.cols || !S.u || !S.v || !S.w || !S.x || !norms || !factor) {
         status = TS_ERR_NOMEM;
         goto done;
     }
@@ -456,8 +476,7 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
     }
     scale_columns(S.u, S.m, K, factor);
-    rmatvec(&S); /* columns with beta = 0 have u = 0, hence v = 0, as in the paper */
-    memcpy(S.v, S.vn, sizeof(double) * (size_t)(S.n * S.K));
+    rmatvec(&S); /* into the zeroed v; columns with beta = 0 have u = 0, hence v = 0, as in the paper */
     column_norms(S.v, S.n, K, norms);
     for (p = 0; p < K; p++)
         factor[p] = S.cols[p].beta > 0 && norms[p] > 0 ? 1 / norms[p] : 1.0;
@@ -498,29 +517,11 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
                                 c->damp * c->damp);
         }
         scale_columns(S.u, S.m, P, factor);
-        /* alfa v = A'u - beta v, where beta > 0 */
-        rmatvec(&S);
+        /* alfa v = A'u - beta v, where beta > 0; where beta = 0 (u = 0) v stays as it was */
         for (p = 0; p < P; p++)
-            factor[p] = S.cols[p].beta;
-        for (p = 0; p < P; p += BLOCK) {
-            /* v = keep v + take (vn - beta v): keep = 0, take = 1 where beta > 0; where
-             * beta = 0 (and in lanes past P) v stays as it was */
-            double keep[BLOCK], take[BLOCK], nbeta[BLOCK];
-            double *vb = S.v + p * S.n;
-            const double *vnb = S.vn + p * S.n;
-            int64_t q;
-            for (q = 0; q < BLOCK; q++) {
-                const int on = p + q < P && factor[p + q] > 0;
-                keep[q] = on ? 0.0 : 1.0;
-                take[q] = on ? 1.0 : 0.0;
-                nbeta[q] = on ? -factor[p + q] : 0.0;
-            }
-            for (i = 0; i < S.n; i++) {
-                double *vr = vb + i * BLOCK;
-                const double *vnr = vnb + i * BLOCK;
-                LANES(vr[q] = keep[q] * vr[q] + take[q] * vnr[q] + nbeta[q] * vr[q]);
-            }
-        }
+            factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta : 1.0;
+        scale_columns(S.v, S.n, P, factor);
+        rmatvec(&S);
         column_norms(S.v, S.n, P, norms);
         for (p = 0; p < P; p++) {
             column *c = &S.cols[p];
@@ -531,8 +532,7 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
                     factor[p] = 1 / c->alfa;
             }
         }
-        scale_columns(S.v, S.n, P, factor);
-        column_norms(S.w, S.n, P, norms);
+        scale_and_norm(S.v, S.w, S.n, P, factor, norms); /* v /= alfa; norms of w */
         for (p = 0; p < P; p++) {
             step(&S, p, ctol, options->atol, options->btol, iter_lim, norms[p] * norms[p]);
             factor[p] = S.cols[p].t1;
@@ -565,7 +565,6 @@ done:
     free(S.cols);
     free(S.u);
     free(S.v);
-    free(S.vn);
     free(S.w);
     free(S.x);
     free(norms);
