@@ -83,6 +83,7 @@ typedef struct {
     double alfa, beta, rhobar, phibar, bnorm, anorm, acond, ddnorm, res2;
     double xnorm, xxnorm, z, cs2, sn2, damp, rnorm, r1norm, r2norm, arnorm;
     double t1, t2; /* this step's update x += t1 w, w = v + t2 w */
+    double vscale; /* v is stored unnormalised: the LSQR vector v is vscale times what is stored */
     int64_t col; /* which right-hand side occupies this position */
     int64_t itn;
     int istop;
@@ -133,7 +134,8 @@ static double weight(const solver *S, int64_t i, int64_t p)
  * The two products, written once for each index width (a template by macro, as the column
  * index type must be known inside the inner loops for them to vectorize).
  *
- * MATVEC: u[:, p] <- D_p A v[:, p] - alfa_p u[:, p] for the running positions.
+ * MATVEC: u[:, p] <- D_p A v[:, p] - alfa_p u[:, p] for the running positions (v as stored,
+ * times its vscale).
  * RMATVEC: v[:, p] += (D_p A)' u[:, p] for the running positions (accumulated into v, which
  * the caller has scaled by -beta beforehand: no separate product vector, no extra pass).
  */
@@ -168,8 +170,8 @@ static double weight(const solver *S, int64_t i, int64_t p)
                     LANES(acc[q] += xv * vj[q]);                                               \
                 }                                                                              \
                 for (q = 0; q < width; q++)                                                    \
-                    ub[i * BLOCK + q] =                                                        \
-                        weight(S, i, p0 + q) * acc[q] - S->cols[p0 + q].alfa * ub[i * BLOCK + q]; \
+                    ub[i * BLOCK + q] = weight(S, i, p0 + q) * (acc[q] * S->cols[p0 + q].vscale) \
+                                        - S->cols[p0 + q].alfa * ub[i * BLOCK + q];            \
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
@@ -249,24 +251,22 @@ static void scale_columns(double *a, int64_t rows, int64_t P, const double *fact
     }
 }
 
-/* a[:, p] *= factor[p] and out[p] = ||b[:, p]|| in one pass over both (first P positions). */
-static void scale_and_norm(double *a, const double *b, int64_t rows, int64_t P, const double *factor,
-                           double *out)
+/* out_a[p] = ||a[:, p]||, out_b[p] = ||b[:, p]|| in one pass over both (first P positions). */
+static void two_norms(const double *a, const double *b, int64_t rows, int64_t P, double *out_a,
+                      double *out_b)
 {
     int64_t i, q, p0;
     for (p0 = 0; p0 < P; p0 += BLOCK) {
-        double f[BLOCK], sq[BLOCK] = {0};
-        double *ab = a + p0 * rows;
-        const double *bb = b + p0 * rows;
-        for (q = 0; q < BLOCK; q++)
-            f[q] = p0 + q < P ? factor[p0 + q] : 1.0;
+        double sa[BLOCK] = {0}, sb[BLOCK] = {0};
+        const double *ab = a + p0 * rows, *bb = b + p0 * rows;
         for (i = 0; i < rows; i++) {
-            double *ra = ab + i * BLOCK;
-            const double *rb = bb + i * BLOCK;
-            LANES(ra[q] *= f[q]; sq[q] += rb[q] * rb[q]);
+            const double *ra = ab + i * BLOCK, *rb = bb + i * BLOCK;
+            LANES(sa[q] += ra[q] * ra[q]; sb[q] += rb[q] * rb[q]);
         }
-        for (q = 0; q < BLOCK; q++)
-            out[p0 + q] = sqrt(sq[q]);
+        for (q = 0; q < BLOCK; q++) {
+            out_a[p0 + q] = sqrt(sa[q]);
+            out_b[p0 + q] = sqrt(sb[q]);
+        }
     }
 }
 
@@ -427,7 +427,7 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
 {
     solver S;
     int64_t i, p, K = n_rhs, iter_lim;
-    double ctol, *norms = NULL, *factor = NULL;
+    double ctol, *norms = NULL, *factor = NULL, *vscale = NULL;
     int status = check_inputs(X, n_rhs, b, row_weights, damp, options);
     if (status != TS_OK)
         return status;
@@ -455,7 +455,8 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
     S.x = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     norms = ts_calloc((size_t)S.K, sizeof(double));
     factor = ts_calloc((size_t)S.K, sizeof(double));
-    if (!S.cols || !S.u || !S.v || !S.w || !S.x || !norms || !factor) {
+    vscale = ts_calloc((size_t)S.K, sizeof(double));
+    if (!S.cols || !S.u || !S.v || !S.w || !S.x || !norms || !factor || !vscale) {
         status = TS_ERR_NOMEM;
         goto done;
     }
@@ -465,6 +466,7 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         S.cols[p].col = p;
         S.cols[p].damp = damp[p];
         S.cols[p].cs2 = -1.0;
+        S.cols[p].vscale = 1.0;
     }
     for (i = 0; i < S.m; i++)
         for (p = 0; p < K; p++)
@@ -519,39 +521,39 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         scale_columns(S.u, S.m, P, factor);
         /* alfa v = A'u - beta v, where beta > 0; where beta = 0 (u = 0) v stays as it was */
         for (p = 0; p < P; p++)
-            factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta : 1.0;
+            factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta * S.cols[p].vscale : 1.0;
         scale_columns(S.v, S.n, P, factor);
         rmatvec(&S);
-        column_norms(S.v, S.n, P, norms);
+        /* the norms of the new v (alfa) and of w (for the step) in one pass; v is not
+         * rescaled: 1/alfa becomes its vscale */
+        two_norms(S.v, S.w, S.n, P, factor, norms);
         for (p = 0; p < P; p++) {
             column *c = &S.cols[p];
-            factor[p] = 1.0;
             if (c->beta > 0) {
-                c->alfa = norms[p];
-                if (c->alfa > 0)
-                    factor[p] = 1 / c->alfa;
+                c->alfa = factor[p];
+                c->vscale = c->alfa > 0 ? 1 / c->alfa : 1.0;
             }
         }
-        scale_and_norm(S.v, S.w, S.n, P, factor, norms); /* v /= alfa; norms of w */
         for (p = 0; p < P; p++) {
             step(&S, p, ctol, options->atol, options->btol, iter_lim, norms[p] * norms[p]);
             factor[p] = S.cols[p].t1;
             norms[p] = S.cols[p].t2;
+            vscale[p] = S.cols[p].vscale;
         }
         /* x += t1 w, w = v + t2 w for all running positions (whole blocks: the
          * lanes past P belong to finished or padding positions and are not read again) */
         for (p = P; p < S.K; p++)
-            factor[p] = norms[p] = 0.0;
+            factor[p] = norms[p] = vscale[p] = 0.0;
         for (p = 0; p < P; p += BLOCK) {
             double *xb = S.x + p * S.n, *wb = S.w + p * S.n;
             const double *vb = S.v + p * S.n;
             int64_t q;
-            const double *t1 = factor + p, *t2 = norms + p;
+            const double *t1 = factor + p, *t2 = norms + p, *vs = vscale + p;
             (void)q;
             for (i = 0; i < S.n; i++) {
                 double *xr = xb + i * BLOCK, *wr = wb + i * BLOCK;
                 const double *vr = vb + i * BLOCK;
-                LANES(xr[q] += t1[q] * wr[q]; wr[q] = vr[q] + t2[q] * wr[q]);
+                LANES(xr[q] += t1[q] * wr[q]; wr[q] = vs[q] * vr[q] + t2[q] * wr[q]);
             }
         }
         /* from the back: a position that finishes trades places with the last running one,
@@ -569,5 +571,6 @@ done:
     free(S.x);
     free(norms);
     free(factor);
+    free(vscale);
     return status;
 }
