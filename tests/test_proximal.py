@@ -7,6 +7,7 @@ from sklearn.linear_model import Ridge
 from sklearn.utils.estimator_checks import check_estimator
 
 import textsel
+import textsel.proximal
 from textsel.proximal import proximal_weights
 
 TIGHT = dict(tol=1e-12)
@@ -156,3 +157,50 @@ def test_nan_in_x_is_rejected():
 def test_proximal_weights_formula():
     T = np.array([[1, -1], [-1, -1], [-1, 1], [-1, -1]], float)
     np.testing.assert_allclose(proximal_weights(T), [1 + (3 - 1) / 2, 1 + (3 - 1) / 2])
+
+
+def test_scut_thresholds_by_hand():
+    scores = np.array([[0.9, 0.2], [0.8, 0.1], [0.4, 0.3], [0.3, 0.0], [-0.5, -0.2]])
+    positive = np.array([[1, 0], [1, 0], [0, 0], [1, 0], [0, 1]], bool)
+    th = textsel.proximal.scut_thresholds(scores, positive, fbr=0.3)
+    # column 0: keeping the top 2 gives F1 = 2*2/(3+2) = 0.8, the top 4: 2*3/(3+4) = 0.857 (best)
+    assert th[0] == pytest.approx((0.3 + -0.5) / 2)
+    # column 1: its one positive ranks last: best F1 = 2/(1+5) = 0.33 >= 0.3 keeps all 5
+    assert th[1] < -0.2
+    # with fbr above that, the fallback: only the top-ranked document's score passes
+    th_fb = textsel.proximal.scut_thresholds(scores, positive, fbr=0.5)
+    assert th_fb[1] == np.nextafter(0.3, -np.inf) and (scores[:, 1] > th_fb[1]).sum() == 1
+
+
+def test_scut_is_only_a_threshold_shift():
+    """SCut changes thresholds_, not the fitted weights; predictions follow scores > thresholds_."""
+    X, _ = data(11, n_docs=200)
+    Y = (np.random.default_rng(11).random((200, 3)) < 0.2).astype(int)
+    plain = textsel.WeightedProximalSVC().fit(X, Y)
+    scut = textsel.WeightedProximalSVC(threshold="scut", cv=4).fit(X, Y)
+    np.testing.assert_array_equal(plain.coef_, scut.coef_)
+    assert not plain.thresholds_.any() and scut.thresholds_.any()
+    np.testing.assert_array_equal(scut.predict(X), (scut.decision_function(X) > scut.thresholds_).astype(int))
+
+
+def test_scut_handles_a_class_absent_from_a_fold():
+    X, y = data(12, n_docs=100)
+    Y = np.zeros((100, 2), int)
+    Y[:50, 0] = 1
+    Y[[3, 7], 1] = 1  # both positives fall in the first of 5 folds
+    model = textsel.WeightedProximalSVC(threshold="scut", cv=5).fit(X, Y)
+    assert np.isfinite(model.thresholds_).all()
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"threshold": "rcut"}, "threshold must be None or 'scut'"),
+        ({"threshold": "scut", "cv": 1}, "cv must be in"),
+        ({"threshold": "scut", "fbr": 2.0}, "fbr must be in"),
+    ],  # fmt: skip
+)
+def test_scut_parameters_are_checked(params, match):
+    X, y = data(13)
+    with pytest.raises(ValueError, match=match):
+        textsel.ProximalSVC(**params).fit(X, y)

@@ -19,6 +19,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import KFold
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
@@ -27,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._validation import check_positive_int, check_real
 from .lsqr import lsqr
 
-__all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights"]
+__all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 
 
 def proximal_weights(T: np.ndarray) -> np.ndarray:
@@ -42,6 +43,50 @@ def proximal_weights(T: np.ndarray) -> np.ndarray:
     return 1.0 + (n_neg / n_pos - 1.0) / 2.0
 
 
+def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) -> np.ndarray:
+    """Per-class thresholds maximising F1 on (held-out) scores: SCut with the SCutFBR.1 fallback.
+
+    For each column, the documents are ranked by score and the cut with the best
+    F1 is taken; the threshold lies half-way between the last document kept and
+    the next.  Where even the best F1 is below ``fbr`` (a rare class the scores
+    do not separate), the threshold falls back to the top-ranked document's
+    score, so that only documents scoring at least that high are assigned
+    (Yang 2001, "A study of thresholding strategies for text categorization").
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_docs, n_classes)
+    positive : ndarray of bool, same shape
+        Which documents belong to each class.
+    fbr : float in [0, 1]
+        The F1 below which the fallback applies.
+
+    Returns
+    -------
+    ndarray of shape (n_classes,)
+        A document is assigned a class where its score is greater than the threshold.
+    """
+    n_docs, n_classes = scores.shape
+    thresholds = np.empty(n_classes)
+    for k in range(n_classes):
+        order = np.argsort(-scores[:, k], kind="stable")
+        ranked = scores[order, k]
+        tp = np.cumsum(positive[order, k])
+        n_pos = tp[-1]
+        f1 = 2.0 * tp / (n_pos + np.arange(1, n_docs + 1)) if n_pos else np.zeros(n_docs)
+        # only cut between distinct scores: tied documents are assigned together
+        last_of_tie = np.r_[ranked[1:] < ranked[:-1], True]
+        f1 = np.where(last_of_tie, f1, -1.0)
+        best = int(np.argmax(f1))
+        if f1[best] < fbr:
+            thresholds[k] = np.nextafter(ranked[0], -np.inf)
+        elif best + 1 < n_docs:
+            thresholds[k] = 0.5 * (ranked[best] + ranked[best + 1])
+        else:
+            thresholds[k] = np.nextafter(ranked[best], -np.inf)
+    return thresholds
+
+
 class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
     """Shared fitting and prediction; subclasses say what A, D and damp are."""
 
@@ -53,6 +98,9 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.
+
+        With ``threshold="scut"``, per-class decision thresholds are then chosen
+        for F1 on out-of-fold scores of the training data (see :func:`scut_thresholds`).
 
         Parameters
         ----------
@@ -68,7 +116,18 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
             self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True
         )
         T = self._targets(y)
-        weights, damp = self._weights_and_damp(X, T)
+        if self.threshold not in (None, "scut"):
+            raise ValueError(f"threshold must be None or 'scut', got {self.threshold!r}")
+        coef, intercept, n_iter = self._solve(X, T)
+        self.coef_, self.intercept_, self.n_iter_ = coef, intercept, n_iter
+        self.thresholds_ = np.zeros(T.shape[1])
+        if self.threshold == "scut":
+            self.thresholds_ = self._scut(X, T)
+        return self
+
+    def _solve(self, X, T, weights=None, damp=None):
+        if damp is None:
+            weights, damp = self._weights_and_damp(X, T)
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
         tol = check_real(self.tol, "tol", 0.0, None)
         result = lsqr(
@@ -76,11 +135,25 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
             atol=tol, btol=tol, iter_lim=max_iter, n_threads=self.n_threads,
         )  # fmt: skip
         n_terms = X.shape[1]
-        self.coef_ = np.ascontiguousarray(result.x[:n_terms].T)
-        self.intercept_ = result.x[n_terms] if self._fit_intercept else np.zeros(T.shape[1])
-        self.n_iter_ = result.itn
+        coef = np.ascontiguousarray(result.x[:n_terms].T)
+        intercept = result.x[n_terms] if self._fit_intercept else np.zeros(T.shape[1])
         self.damp_ = damp
-        return self
+        return coef, intercept, result.itn
+
+    def _scut(self, X, T):
+        """Out-of-fold scores of the training documents, then per-class F1-optimal thresholds."""
+        n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
+        fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
+        scores = np.empty_like(T)
+        # the folds' models keep the weights and damp estimated on all the training data:
+        # a fold may hold no positive of a rare class, where the estimates are undefined
+        weights, damp = self._weights_and_damp(X, T)
+        for train, held_out in KFold(n_folds).split(X):
+            coef, intercept, _ = self._solve(
+                X[train], T[train], None if weights is None else weights[train], damp
+            )
+            scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept
+        return scut_thresholds(scores, T > 0, fbr)
 
     def _targets(self, y):
         if not sp.issparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
@@ -117,13 +190,18 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """Class labels; for multi-label ``y``, a 0/1 indicator matrix (positive scores)."""
+        """Class labels; for multi-label ``y``, a 0/1 indicator matrix.
+
+        A class is predicted where its score exceeds its threshold (0, or the
+        SCut threshold); for a single-label multi-class task, the class whose
+        score exceeds its threshold the most.
+        """
         scores = self.decision_function(X)
         if self._multilabel:
-            return (scores > 0).astype(np.int64)
+            return (scores > self.thresholds_).astype(np.int64)
         if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+            return self.classes_[(scores > self.thresholds_[0]).astype(np.intp)]
+        return self.classes_[np.argmax(scores - self.thresholds_, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -167,6 +245,14 @@ class RLSClassifier(_LSQRLinearClassifier):
         LSQR iteration limit (default twice the number of terms).
     n_threads : int, optional
         Threads over groups of classes; None or -1 uses every available core.
+    threshold : None or "scut", default None
+        None predicts a class where its score is positive; "scut" chooses a
+        threshold per class for F1 by ``cv``-fold cross-validation on the training
+        data, with the SCutFBR.1 fallback below F1 = ``fbr`` (:func:`scut_thresholds`).
+    cv : int, default 5
+        Folds for "scut".
+    fbr : float, default 0.3
+        The fallback F1 of "scut".
 
     Attributes
     ----------
@@ -176,15 +262,20 @@ class RLSClassifier(_LSQRLinearClassifier):
     classes_ : ndarray
     n_iter_ : ndarray of int
         LSQR iterations per class.
+    thresholds_ : ndarray
+        Decision threshold per class (zeros unless ``threshold="scut"``).
     """
 
     _fit_intercept = False
 
-    def __init__(self, alpha=1.0, tol=1e-4, max_iter=None, n_threads=None):
+    def __init__(self, alpha=1.0, tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3):
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
         self.n_threads = n_threads
+        self.threshold = threshold
+        self.cv = cv
+        self.fbr = fbr
 
     def _weights_and_damp(self, X, T):
         alpha = check_real(self.alpha, "alpha", 0.0, None)
@@ -201,7 +292,7 @@ class ProximalSVC(_LSQRLinearClassifier):
     v : "auto" or float
         Regularisation; "auto" is Zhuang et al.'s estimate 2 mean_i ||x_i||
         with unit weights.
-    tol, max_iter, n_threads
+    tol, max_iter, n_threads, threshold, cv, fbr
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -212,11 +303,14 @@ class ProximalSVC(_LSQRLinearClassifier):
         The v used for each class.
     """
 
-    def __init__(self, v="auto", tol=1e-4, max_iter=None, n_threads=None):
+    def __init__(self, v="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3):
         self.v = v
         self.tol = tol
         self.max_iter = max_iter
         self.n_threads = n_threads
+        self.threshold = threshold
+        self.cv = cv
+        self.fbr = fbr
 
     def _weights_and_damp(self, X, T):
         v = _positive_or_auto(self.v, "v")
@@ -239,7 +333,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         of the paper's garbled estimate (NOTES.md section 5).
     delta : "auto", float or array-like of shape (n_columns,)
         delta_+; "auto" is 1 + (N-/N+ - 1)/2 per class (see :func:`proximal_weights`).
-    tol, max_iter, n_threads
+    tol, max_iter, n_threads, threshold, cv, fbr
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -250,12 +344,17 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         The v and delta_+ used for each class.
     """
 
-    def __init__(self, v="auto", delta="auto", tol=1e-4, max_iter=None, n_threads=None):
+    def __init__(
+        self, v="auto", delta="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3
+    ):
         self.v = v
         self.delta = delta
         self.tol = tol
         self.max_iter = max_iter
         self.n_threads = n_threads
+        self.threshold = threshold
+        self.cv = cv
+        self.fbr = fbr
 
     def _weights_and_damp(self, X, T):
         if isinstance(self.delta, str) and self.delta == "auto":
