@@ -121,7 +121,7 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
         coef, intercept, n_iter = self._solve(X, T)
         self.coef_, self.intercept_, self.n_iter_ = coef, intercept, n_iter
         self.thresholds_ = np.zeros(T.shape[1])
-        if self.threshold == "scut":
+        if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
             self.thresholds_ = self._scut(X, T)
         return self
 
