@@ -118,11 +118,14 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
         T = self._targets(y)
         if self.threshold not in (None, "scut"):
             raise ValueError(f"threshold must be None or 'scut', got {self.threshold!r}")
+        if self.threshold == "scut":
+            n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
+            fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
         coef, intercept, n_iter = self._solve(X, T)
         self.coef_, self.intercept_, self.n_iter_ = coef, intercept, n_iter
         self.thresholds_ = np.zeros(T.shape[1])
         if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
-            self.thresholds_ = self._scut(X, T)
+            self.thresholds_ = self._scut(X, T, n_folds, fbr)
         return self
 
     def _solve(self, X, T, weights=None, damp=None):
@@ -140,10 +143,8 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
         self.damp_ = damp
         return coef, intercept, result.itn
 
-    def _scut(self, X, T):
+    def _scut(self, X, T, n_folds, fbr):
         """Out-of-fold scores of the training documents, then per-class F1-optimal thresholds."""
-        n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
-        fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
         scores = np.empty_like(T)
         # the folds' models keep the weights and damp estimated on all the training data:
         # a fold may hold no positive of a rare class, where the estimates are undefined
