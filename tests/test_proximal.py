@@ -118,8 +118,9 @@ def test_weighting_repairs_a_rare_class():
     rng = np.random.default_rng(8)
     n = 600
     y = (rng.random(n) < 0.05).astype(int)
-    X = sp.csr_matrix(rng.random((n, 40)) * (rng.random((n, 40)) < 0.2))
-    X[:, :3] = X[:, :3] + sp.csr_matrix(y[:, None] * (rng.random((n, 3)) < 0.5))
+    dense = rng.random((n, 40)) * (rng.random((n, 40)) < 0.2)
+    dense[:, :3] += y[:, None] * (rng.random((n, 3)) < 0.5)
+    X = sp.csr_matrix(dense)
     plain = textsel.ProximalSVC().fit(X, y).predict(X)
     weighted = textsel.WeightedProximalSVC().fit(X, y).predict(X)
     assert (weighted[y == 1] == 1).sum() > (plain[y == 1] == 1).sum()
