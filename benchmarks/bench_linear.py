@@ -15,20 +15,17 @@ Reuters-21578 ModApte (90 categories, multi-label) and 20 Newsgroups bydate (20 
 
 from __future__ import annotations
 
-import argparse
-import os
 import time
 
 import numpy as np
 import scipy.sparse as sp
+from corpora import argument_parser, benchmark_corpora
 from scipy.sparse.linalg import lsqr as scipy_lsqr
-from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import f1_score
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import LinearSVC
 
 import textsel
-from textsel.datasets import load_20newsgroups, load_reuters21578
 
 
 def best_of(func, repeat):
@@ -38,12 +35,6 @@ def best_of(func, repeat):
         result = func()
         best = min(best, time.perf_counter() - start)
     return best, result
-
-
-def targets(y, n_classes):
-    if y.ndim == 2:
-        return np.where(y > 0, 1.0, -1.0)
-    return np.where(y[:, None] == np.arange(n_classes)[None, :], 1.0, -1.0)
 
 
 def bench_lsqr(name, X, T, repeat):
@@ -88,22 +79,10 @@ def bench_classifiers(name, X, y, Xt, yt, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default=os.environ.get("TEXTSEL_DATA", "../shared/data"))
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-
-    reuters = load_reuters21578(args.data_home)
-    vec = TfidfVectorizer(sublinear_tf=True, min_df=2)
-    X, Xt = vec.fit_transform(reuters.data_train), vec.transform(reuters.data_test)
-    bench_lsqr("Reuters-21578", X, targets(reuters.y_train, 90), args.repeat)
-    bench_classifiers("Reuters-21578", X, reuters.y_train, Xt, reuters.y_test, args.repeat)
-
-    news = load_20newsgroups(args.data_home)
-    vec = TfidfVectorizer(sublinear_tf=True, min_df=2)
-    X, Xt = vec.fit_transform(news.data_train), vec.transform(news.data_test)
-    bench_lsqr("20 Newsgroups", X, targets(news.target_train, 20), args.repeat)
-    bench_classifiers("20 Newsgroups", X, news.target_train, Xt, news.target_test, args.repeat)
+    args = argument_parser(__doc__.splitlines()[0], repeat=3).parse_args()
+    for corpus in benchmark_corpora(args.data_home):
+        bench_lsqr(corpus.name, corpus.X, 2 * corpus.Y - 1, args.repeat)
+        bench_classifiers(corpus.name, corpus.X, corpus.y, corpus.X_test, corpus.y_test, args.repeat)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,6 @@ BNS table equals the reference's.
 
 from __future__ import annotations
 
-import argparse
-import os
 import platform
 import statistics
 import time
@@ -22,13 +20,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import scipy
 import sklearn
+from corpora import argument_parser, benchmark_corpora
 from scipy.special import ndtri
-from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.feature_selection import chi2 as sklearn_chi2
 
 import textsel
 from textsel._parallel import available_cores
-from textsel.datasets import load_20newsgroups, load_reuters21578
 
 _POOL = ThreadPoolExecutor(1)
 
@@ -116,24 +113,12 @@ def run(name, X, y, Y_dense, repeat):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-home", default=os.environ.get("TEXTSEL_DATA", "../shared/data"))
-    parser.add_argument("--repeat", type=int, default=21)
-    args = parser.parse_args()
+    args = argument_parser(__doc__.splitlines()[0], repeat=21).parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
           f"scikit-learn {sklearn.__version__}, textsel {textsel.__version__}; "
           f"{available_cores()} cores, {platform.processor() or platform.machine()}")  # fmt: skip
-
-    reuters = load_reuters21578(args.data_home)
-    X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(reuters.data_train)
-    Y = reuters.y_train
-    run("Reuters-21578 ModApte train", X, Y, Y.astype(np.float64), args.repeat)
-
-    news = load_20newsgroups(args.data_home)
-    X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(news.data_train)
-    y = news.target_train
-    Y = (y[:, None] == np.arange(len(news.target_names))[None, :]).astype(np.float64)
-    run("20 Newsgroups bydate train", X, y, Y, args.repeat)
+    for corpus in benchmark_corpora(args.data_home):
+        run(f"{corpus.name} train", corpus.X, corpus.y, corpus.Y, args.repeat)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,45 @@
+"""The benchmark matrices, built one way for every benchmark script.
+
+TfidfVectorizer(sublinear_tf=True, min_df=2) fitted on a corpus's training split; the test
+split goes through the same vocabulary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.utils import Bunch
+
+from textsel.datasets import load_20newsgroups, load_reuters21578
+
+
+def argument_parser(description: str, repeat: int) -> argparse.ArgumentParser:
+    """--data-home (default $TEXTSEL_DATA or ../shared/data) and --repeat."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data-home", default=os.environ.get("TEXTSEL_DATA", "../shared/data"))
+    parser.add_argument("--repeat", type=int, default=repeat)
+    return parser
+
+
+def benchmark_corpora(data_home):
+    """Yield Reuters-21578 (multi-label) and 20 Newsgroups (multi-class) as matrices.
+
+    Each is a Bunch with ``name``, ``X``, ``X_test``, ``y``, ``y_test`` (labels as the loader
+    gives them: an indicator matrix or class indices) and ``Y`` (documents x classes, 0/1 float).
+    """
+    reuters = load_reuters21578(data_home)
+    news = load_20newsgroups(data_home)
+    for name, train, test, y, y_test in (
+        ("Reuters-21578", reuters.data_train, reuters.data_test, reuters.y_train, reuters.y_test),
+        ("20 Newsgroups", news.data_train, news.data_test, news.target_train, news.target_test),
+    ):
+        vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
+        X = vectorizer.fit_transform(train)
+        Y = y if y.ndim == 2 else (y[:, None] == np.arange(y.max() + 1)[None, :])
+        yield Bunch(
+            name=name, X=X, X_test=vectorizer.transform(test), y=y, y_test=y_test,
+            Y=np.asarray(Y, dtype=np.float64),
+        )  # fmt: skip
