@@ -32,7 +32,7 @@ extensions = [
     Extension("textsel._metrics", ["textsel/_metrics.pyx"], extra_compile_args=compile_args),
     Extension(
         "textsel._lsqr",
-        ["textsel/_lsqr.pyx", "csrc/lsqr.c"],
+        ["textsel/_lsqr.pyx", "csrc/lsqr.c", "csrc/csr.c"],
         include_dirs=["csrc"],
         extra_compile_args=compile_args,
     ),

@@ -18,6 +18,7 @@
  * cache sets; measured, it made a batch of 90 no faster than 90 single solves.)
  */
 #include "textsel.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -27,56 +28,6 @@
 #define BLOCK 8
 /* Element (i, p) of a block-major array of `rows` rows. */
 #define AT(a, rows, i, p) ((a)[((p) / BLOCK * (rows) + (i)) * BLOCK + (p) % BLOCK])
-
-#ifdef TS_TESTING
-static int64_t fail_at = 0, n_allocs = 0;
-void ts_debug_fail_alloc_at(int64_t k) { fail_at = k; n_allocs = 0; }
-#else
-void ts_debug_fail_alloc_at(int64_t k) { (void)k; }
-#endif
-
-static void *ts_calloc(size_t n, size_t size)
-{
-#ifdef TS_TESTING
-    if (fail_at > 0 && ++n_allocs == fail_at)
-        return NULL;
-#endif
-    if (n == 0)
-        n = 1;
-    if (size != 0 && n > SIZE_MAX / size)
-        return NULL;
-    return calloc(n, size);
-}
-
-/* Column index j of the k-th stored entry and the row pointers, whatever the index width. */
-#define IDX(X, k) ((X)->indices32 ? (int64_t)(X)->indices32[k] : (X)->indices64[k])
-#define PTR(X, i) ((X)->indptr32 ? (int64_t)(X)->indptr32[i] : (X)->indptr64[i])
-
-int ts_csr_check(const ts_csr *X)
-{
-    int64_t i, k, start, end, nnz;
-    if (X == NULL || X->n_rows < 0 || X->n_cols < 0 || X->data == NULL)
-        return TS_ERR_ARG;
-    if ((X->indices32 == NULL) == (X->indices64 == NULL))
-        return TS_ERR_ARG;
-    if ((X->indices32 != NULL) != (X->indptr32 != NULL))
-        return TS_ERR_ARG;
-    if (PTR(X, 0) != 0)
-        return TS_ERR_INDEX;
-    nnz = PTR(X, X->n_rows);
-    for (i = 0; i < X->n_rows; i++) {
-        start = PTR(X, i);
-        end = PTR(X, i + 1);
-        if (end < start || end > nnz)
-            return TS_ERR_INDEX;
-        for (k = start; k < end; k++) {
-            int64_t j = IDX(X, k);
-            if (j < 0 || j >= X->n_cols)
-                return TS_ERR_INDEX;
-        }
-    }
-    return TS_OK;
-}
 
 /* Per right-hand side state of the recurrences (names as in the paper). */
 typedef struct {
@@ -393,17 +344,14 @@ static int check_inputs(const ts_csr *X, int64_t n_rhs, const double *b, const d
                         const double *damp, const ts_lsqr_options *o)
 {
     int64_t i, status = ts_csr_check(X);
-    int64_t nnz;
     if (status != TS_OK)
         return (int)status;
     if (n_rhs < 1 || b == NULL || damp == NULL || o == NULL)
         return TS_ERR_ARG;
     if (!(o->atol >= 0) || !(o->btol >= 0) || !(o->conlim >= 0))
         return TS_ERR_ARG;
-    nnz = PTR(X, X->n_rows);
-    for (i = 0; i < nnz; i++)
-        if (!isfinite(X->data[i]))
-            return TS_ERR_NONFINITE;
+    if (ts_csr_has_nonfinite(X))
+        return TS_ERR_NONFINITE;
     if (X->n_rows > 0 && n_rhs > INT64_MAX / X->n_rows)
         return TS_ERR_ARG;
     for (i = 0; i < X->n_rows * n_rhs; i++) {

@@ -84,6 +84,41 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
             const double *row_weights, const double *damp, const ts_lsqr_options *options,
             double *x, ts_lsqr_result *result);
 
+/* Losses of the linear SVM: hinge (L1-loss) or squared hinge (L2-loss). */
+enum ts_svm_loss { TS_HINGE = 1, TS_SQUARED_HINGE = 2 };
+
+/* Options of the dual coordinate-descent SVM (Hsieh et al., ICML 2008). */
+typedef struct {
+    int loss;                 /* TS_HINGE or TS_SQUARED_HINGE */
+    double C_pos;             /* C for documents with y = +1 */
+    double C_neg;             /* C for documents with y = -1 */
+    double tol;               /* stop when the projected gradient's spread is at most tol */
+    int64_t max_iter;         /* outer passes over the data */
+    int fit_intercept;        /* learn a bias as the weight of a constant feature ... */
+    double intercept_scaling; /* ... of this value (the bias is regularized like any weight) */
+    int shrinking;            /* drop bound-constrained variables unlikely to move */
+    uint64_t seed;            /* the permutation RNG's state: same seed, same model */
+} ts_svm_options;
+
+typedef struct {
+    int64_t n_iter; /* outer passes made */
+    int converged;  /* 1 if the tolerance was met before max_iter */
+} ts_svm_result;
+
+/*
+ * Train a linear SVM on X (n_rows x n_cols, CSR) with labels y (+1/-1) by dual coordinate
+ * descent:  min_alpha 1/2 alpha' Qbar alpha - e' alpha,  0 <= alpha_i <= U_i,
+ * Q_ij = y_i y_j x_i'x_j, Qbar = Q + D; hinge: U_i = C_i, D = 0; squared hinge: U_i = inf,
+ * D_ii = 1/(2 C_i).  Random permutation per outer pass, shrinking, projected-gradient stopping.
+ *
+ * alpha0  NULL (start from 0) or n_rows starting multipliers (a warm start).
+ * w       out: n_cols + fit_intercept weights; the last is the constant feature's, and the
+ *         intercept is w[n_cols] * intercept_scaling.
+ * alpha   out: n_rows multipliers, in input order.
+ */
+int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *options,
+               const double *alpha0, double *w, double *alpha, ts_svm_result *result);
+
 /* Checks that a CSR matrix's row pointers and column indices are in range. */
 int ts_csr_check(const ts_csr *X);
 

@@ -1,0 +1,277 @@
+/* C unit tests of csrc/dcd_svm.c; built and run under ASan and UBSan by tests/test_c_core.py. */
+#include "../../csrc/textsel.h"
+#include "harness.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int64_t m, n;
+    double *data, *y;
+    int32_t *ind, *ptr;
+} dataset;
+
+static uint64_t lcg;
+static double uniform(void)
+{
+    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(lcg >> 11) / 9007199254740992.0;
+}
+
+/* Two noisy classes: positives lean on the first half of the features. */
+static dataset make_data(int64_t m, int64_t n, uint64_t seed)
+{
+    dataset D;
+    int64_t i, j, k = 0;
+    lcg = seed;
+    D.m = m;
+    D.n = n;
+    D.data = malloc(sizeof(double) * (size_t)(m * n));
+    D.ind = malloc(sizeof(int32_t) * (size_t)(m * n));
+    D.ptr = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    D.y = malloc(sizeof(double) * (size_t)m);
+    D.ptr[0] = 0;
+    for (i = 0; i < m; i++) {
+        D.y[i] = uniform() < 0.3 ? 1.0 : -1.0;
+        for (j = 0; j < n; j++) {
+            double lean = (j < n / 2) == (D.y[i] > 0) ? 0.45 : 0.2;
+            if (uniform() < lean) {
+                D.data[k] = 0.2 + uniform();
+                D.ind[k++] = (int32_t)j;
+            }
+        }
+        D.ptr[i + 1] = (int32_t)k;
+    }
+    return D;
+}
+
+static void free_data(dataset *D)
+{
+    free(D->data);
+    free(D->ind);
+    free(D->ptr);
+    free(D->y);
+}
+
+static ts_csr as_csr(const dataset *D)
+{
+    ts_csr X = {D->m, D->n, D->data, D->ind, D->ptr, NULL, NULL};
+    return X;
+}
+
+static ts_svm_options options(int loss, int intercept)
+{
+    ts_svm_options o = {loss, 1.0, 1.0, 1e-6, 5000, intercept, 1.0, 1, 42};
+    return o;
+}
+
+/* Primal objective 1/2||w||^2 + sum C_i loss_i (the bias weight included in w, as in liblinear). */
+static double primal(const dataset *D, const ts_svm_options *o, const double *w)
+{
+    int64_t i, k, nw = D->n + (o->fit_intercept != 0);
+    double obj = 0;
+    for (i = 0; i < nw; i++)
+        obj += 0.5 * w[i] * w[i];
+    for (i = 0; i < D->m; i++) {
+        double s = o->fit_intercept ? w[D->n] * o->intercept_scaling : 0, xi;
+        for (k = D->ptr[i]; k < D->ptr[i + 1]; k++)
+            s += D->data[k] * w[D->ind[k]];
+        xi = 1 - D->y[i] * s;
+        xi = xi > 0 ? xi : 0;
+        obj += (D->y[i] > 0 ? o->C_pos : o->C_neg) * (o->loss == TS_HINGE ? xi : xi * xi);
+    }
+    return obj;
+}
+
+/* Dual objective sum alpha - 1/2 ||w||^2 - 1/2 sum D_ii alpha_i^2 with w = sum y alpha x. */
+static double dual(const dataset *D, const ts_svm_options *o, const double *alpha, double *w_out)
+{
+    int64_t i, k, nw = D->n + (o->fit_intercept != 0);
+    double obj = 0, *w = calloc((size_t)nw, sizeof(double));
+    for (i = 0; i < D->m; i++) {
+        double C = D->y[i] > 0 ? o->C_pos : o->C_neg;
+        for (k = D->ptr[i]; k < D->ptr[i + 1]; k++)
+            w[D->ind[k]] += D->y[i] * alpha[i] * D->data[k];
+        if (o->fit_intercept)
+            w[D->n] += D->y[i] * alpha[i] * o->intercept_scaling;
+        obj += alpha[i];
+        if (o->loss == TS_SQUARED_HINGE)
+            obj -= 0.5 * alpha[i] * alpha[i] * 0.5 / C;
+    }
+    for (i = 0; i < nw; i++)
+        obj -= 0.5 * w[i] * w[i];
+    if (w_out)
+        memcpy(w_out, w, sizeof(double) * (size_t)nw);
+    free(w);
+    return obj;
+}
+
+/* Both losses, with and without intercept, unequal C: multipliers in the box, w = sum y alpha x,
+ * and the duality gap closes (primal = dual at the optimum). */
+static void test_kkt_and_duality_gap(void)
+{
+    dataset D = make_data(150, 20, 1);
+    ts_csr X = as_csr(&D);
+    int loss, intercept;
+    for (loss = TS_HINGE; loss <= TS_SQUARED_HINGE; loss++)
+        for (intercept = 0; intercept <= 1; intercept++) {
+            ts_svm_options o = options(loss, intercept);
+            double w[21], w_from_alpha[21], alpha[150], p, d;
+            ts_svm_result r;
+            int64_t i;
+            o.C_pos = 2.0;
+            o.C_neg = 0.5;
+            CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_OK);
+            CHECK(r.converged == 1 && r.n_iter < o.max_iter);
+            for (i = 0; i < D.m; i++) {
+                CHECK(alpha[i] >= 0);
+                if (loss == TS_HINGE)
+                    CHECK(alpha[i] <= (D.y[i] > 0 ? o.C_pos : o.C_neg));
+            }
+            d = dual(&D, &o, alpha, w_from_alpha);
+            for (i = 0; i < D.n + intercept; i++)
+                CHECK(fabs(w[i] - w_from_alpha[i]) < 1e-9);
+            p = primal(&D, &o, w);
+            CHECK(p >= d - 1e-9);
+            CHECK((p - d) / fabs(p) < 1e-4);
+        }
+    free_data(&D);
+}
+
+/* The same seed gives the same model bit for bit; another seed the same optimum. */
+static void test_seeded_and_deterministic(void)
+{
+    dataset D = make_data(120, 16, 2);
+    ts_csr X = as_csr(&D);
+    ts_svm_options o = options(TS_SQUARED_HINGE, 1);
+    double w1[17], w2[17], w3[17], a1[120], a2[120], a3[120];
+    ts_svm_result r1, r2, r3;
+    int64_t i;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w1, a1, &r1) == TS_OK);
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w2, a2, &r2) == TS_OK);
+    o.seed = 7;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w3, a3, &r3) == TS_OK);
+    CHECK(r1.n_iter == r2.n_iter);
+    for (i = 0; i < 17; i++) {
+        CHECK(w1[i] == w2[i]);
+        CHECK(fabs(w1[i] - w3[i]) < 1e-3);
+    }
+    for (i = 0; i < 120; i++)
+        CHECK(a1[i] == a2[i]);
+    free_data(&D);
+}
+
+/* Started from its own solution, the solver stops at once; without shrinking it agrees. */
+static void test_warm_start_and_no_shrinking(void)
+{
+    dataset D = make_data(100, 12, 3);
+    ts_csr X = as_csr(&D);
+    ts_svm_options o = options(TS_HINGE, 1);
+    double w[13], w2[13], alpha[100], alpha2[100];
+    ts_svm_result r, r2;
+    int64_t i;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_OK);
+    CHECK(ts_dcd_svm(&X, D.y, &o, alpha, w2, alpha2, &r2) == TS_OK);
+    CHECK(r2.converged && r2.n_iter <= 2);
+    o.shrinking = 0;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w2, alpha2, &r2) == TS_OK);
+    CHECK(r2.converged);
+    CHECK(fabs(primal(&D, &o, w) - primal(&D, &o, w2)) / primal(&D, &o, w) < 1e-5);
+    for (i = 0; i < 100; i++)
+        CHECK(alpha2[i] >= 0 && alpha2[i] <= 1.0);
+    free_data(&D);
+}
+
+/* max_iter stops the solver and says it did not converge. */
+static void test_iteration_limit(void)
+{
+    dataset D = make_data(200, 30, 4);
+    ts_csr X = as_csr(&D);
+    ts_svm_options o = options(TS_HINGE, 1);
+    double w[31], alpha[200];
+    ts_svm_result r;
+    o.max_iter = 2;
+    o.tol = 1e-12;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_OK);
+    CHECK(r.n_iter == 2 && r.converged == 0);
+    free_data(&D);
+}
+
+static void test_bad_input(void)
+{
+    dataset D = make_data(30, 6, 5);
+    ts_csr X = as_csr(&D);
+    ts_svm_options o = options(TS_HINGE, 1);
+    double w[7], alpha[30], a0[30];
+    ts_svm_result r;
+    int64_t i;
+    o.loss = 9;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_ARG);
+    o = options(TS_HINGE, 1);
+    o.C_pos = 0;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_ARG);
+    o = options(TS_HINGE, 1);
+    o.tol = NAN;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_ARG);
+    o = options(TS_HINGE, 1);
+    o.intercept_scaling = 0;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_ARG);
+    o = options(TS_HINGE, 1);
+    D.y[3] = 0.5;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_ARG);
+    D.y[3] = 1.0;
+    for (i = 0; i < 30; i++)
+        a0[i] = 0;
+    a0[4] = -1;
+    CHECK(ts_dcd_svm(&X, D.y, &o, a0, w, alpha, &r) == TS_ERR_ARG);
+    a0[4] = INFINITY;
+    CHECK(ts_dcd_svm(&X, D.y, &o, a0, w, alpha, &r) == TS_ERR_NONFINITE);
+    D.data[0] = NAN;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_NONFINITE);
+    D.data[0] = 1;
+    {
+        int32_t saved = D.ind[2];
+        D.ind[2] = 6;
+        CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_ERR_INDEX);
+        D.ind[2] = saved;
+    }
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, NULL, alpha, &r) == TS_ERR_ARG);
+    free_data(&D);
+}
+
+/* Every allocation failure is reported and leaks nothing. */
+static void test_every_allocation_failure(void)
+{
+    dataset D = make_data(40, 8, 6);
+    ts_csr X = as_csr(&D);
+    ts_svm_options o = options(TS_SQUARED_HINGE, 1);
+    double w[9], alpha[40];
+    ts_svm_result r;
+    int64_t k, failures = 0;
+    for (k = 1; k <= 10; k++) {
+        int status;
+        ts_debug_fail_alloc_at(k);
+        status = ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r);
+        if (status == TS_ERR_NOMEM)
+            failures++;
+        else
+            CHECK(status == TS_OK);
+    }
+    ts_debug_fail_alloc_at(0);
+    CHECK(failures == 4);
+    free_data(&D);
+}
+
+int main(void)
+{
+    int passed = 0, failed = 0;
+    RUN(test_kkt_and_duality_gap, passed, failed);
+    RUN(test_seeded_and_deterministic, passed, failed);
+    RUN(test_warm_start_and_no_shrinking, passed, failed);
+    RUN(test_iteration_limit, passed, failed);
+    RUN(test_bad_input, passed, failed);
+    RUN(test_every_allocation_failure, passed, failed);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
