@@ -31,8 +31,8 @@ extensions = [
     Extension("textsel._termstats", ["textsel/_termstats.pyx"], extra_compile_args=compile_args),
     Extension("textsel._metrics", ["textsel/_metrics.pyx"], extra_compile_args=compile_args),
     Extension(
-        "textsel._lsqr",
-        ["textsel/_lsqr.pyx", "csrc/lsqr.c", "csrc/csr.c"],
+        "textsel._ccore",
+        ["textsel/_ccore.pyx", "csrc/csr.c", "csrc/lsqr.c", "csrc/dcd_svm.c"],
         include_dirs=["csrc"],
         extra_compile_args=compile_args,
     ),

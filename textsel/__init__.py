@@ -11,11 +11,13 @@ from .metrics import METRICS, score
 from .proximal import ProximalSVC, RLSClassifier, WeightedProximalSVC
 from .score_funcs import acc, acc2, bns, chi2, dfreq, f1, ig, oddn, odds, pow, pr, rand
 from .selection import TermSelector
+from .svm import DualLinearSVC
 from .termstats import TermStats, term_stats
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DualLinearSVC",
     "LSQRResult",
     "METRICS",
     "ProximalSVC",

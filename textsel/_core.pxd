@@ -1,5 +1,5 @@
 # Declarations of csrc/textsel.h, one to one.
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 
 cdef extern from "textsel.h" nogil:
     enum ts_status:
@@ -39,3 +39,25 @@ cdef extern from "textsel.h" nogil:
                 double *x, ts_lsqr_result *result)
     int ts_csr_check(const ts_csr *X)
     void ts_debug_fail_alloc_at(int64_t k)
+
+    enum ts_svm_loss:
+        TS_HINGE
+        TS_SQUARED_HINGE
+
+    ctypedef struct ts_svm_options:
+        int loss
+        double C_pos
+        double C_neg
+        double tol
+        int64_t max_iter
+        int fit_intercept
+        double intercept_scaling
+        int shrinking
+        uint64_t seed
+
+    ctypedef struct ts_svm_result:
+        int64_t n_iter
+        int converged
+
+    int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *options,
+                   const double *alpha0, double *w, double *alpha, ts_svm_result *result)

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._lsqr import lsqr_csr
+from ._ccore import lsqr_csr
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import as_csr, check_positive_int, check_real
 

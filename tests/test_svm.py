@@ -1,0 +1,119 @@
+"""DualLinearSVC: KKT conditions, the primal objective against LinearSVC's, determinism, conventions."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import check_estimator
+
+import textsel
+
+
+def data(seed=0, n=200, d=40, n_classes=2):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = rng.random((n, d)) * (rng.random((n, d)) < 0.3)
+    X[np.arange(n), y] += 1.0  # class k leans on feature k
+    return sp.csr_matrix(X), y
+
+
+def primal(model, X, y, C, loss):
+    """1/2 ||(w, b/scaling)||^2 + C sum loss: liblinear's objective, bias regularized."""
+    w = model.coef_.ravel()
+    b = np.ravel(model.intercept_)[0]
+    scaling = getattr(model, "intercept_scaling", 1.0)
+    signs = np.where(y == model.classes_[1], 1.0, -1.0)
+    margins = np.maximum(0.0, 1 - signs * (X @ w + b))
+    losses = margins if loss == "hinge" else margins**2
+    return 0.5 * (w @ w + (b / scaling) ** 2) + C * losses.sum()
+
+
+def test_check_estimator():
+    check_estimator(textsel.DualLinearSVC())
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_primal_objective_matches_linear_svc(loss, C):
+    X, y = data(1)
+    ours = textsel.DualLinearSVC(C=C, loss=loss, tol=1e-8, max_iter=100_000, random_state=0).fit(X, y)
+    ref = LinearSVC(C=C, loss=loss, dual=True, tol=1e-8, max_iter=100_000, random_state=0).fit(X, y)
+    p_ours, p_ref = primal(ours, X, y, C, loss), primal(ref, X, y, C, loss)
+    assert p_ours == pytest.approx(p_ref, rel=1e-3)
+    assert ours.converged_.all()
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_kkt_box_and_weights_from_multipliers(loss):
+    X, y = data(2, n_classes=3)
+    model = textsel.DualLinearSVC(C=0.5, loss=loss, tol=1e-6, random_state=1).fit(X, y)
+    assert (model.alpha_ >= 0).all()
+    if loss == "hinge":
+        assert (model.alpha_ <= 0.5 + 1e-12).all()
+    Xd = X.toarray()
+    for k in range(3):
+        signs = np.where(y == model.classes_[k], 1.0, -1.0)
+        np.testing.assert_allclose(model.coef_[k], (signs * model.alpha_[k]) @ Xd, atol=1e-10)
+        np.testing.assert_allclose(model.intercept_[k], (signs * model.alpha_[k]).sum(), atol=1e-10)
+        # SVC's convention: coef_ = dual_coef_ . support vectors
+        np.testing.assert_allclose(model.coef_[k], model.dual_coef_[k] @ Xd[model.support_], atol=1e-10)
+
+
+def test_same_seed_same_model():
+    X, y = data(3)
+    a = textsel.DualLinearSVC(random_state=5).fit(X, y)
+    b = textsel.DualLinearSVC(random_state=5).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.alpha_, b.alpha_)
+    c = textsel.DualLinearSVC(random_state=6, tol=1e-8, max_iter=10_000).fit(X, y)
+    d = textsel.DualLinearSVC(random_state=5, tol=1e-8, max_iter=10_000).fit(X, y)
+    np.testing.assert_allclose(c.coef_, d.coef_, atol=1e-4)
+
+
+def test_threads_do_not_change_the_model():
+    X, y = data(4, n_classes=4)
+    one = textsel.DualLinearSVC(random_state=0, n_threads=1).fit(X, y)
+    two = textsel.DualLinearSVC(random_state=0, n_threads=2).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+
+
+def test_class_weight_scales_the_box():
+    X, y = data(5)
+    model = textsel.DualLinearSVC(C=1.0, loss="hinge", class_weight={0: 1.0, 1: 3.0}, tol=1e-6).fit(X, y)
+    pos = y == 1
+    assert model.alpha_[0, pos].max() <= 3.0 + 1e-12 and model.alpha_[0, ~pos].max() <= 1.0 + 1e-12
+    assert model.alpha_[0, pos].max() > 1.0  # the wider box is used
+
+
+def test_agrees_with_linear_svc_on_predictions():
+    X, y = data(6, n=400, n_classes=3)
+    ours = textsel.DualLinearSVC(random_state=0).fit(X, y).predict(X)
+    ref = LinearSVC(dual=True, random_state=0).fit(X, y).predict(X)
+    assert (ours == ref).mean() > 0.98
+
+
+@pytest.mark.parametrize(
+    "params, exc, match",
+    [
+        ({"C": 0}, ValueError, "C must be > 0"),
+        ({"C": -1}, ValueError, "C must be in"),
+        ({"loss": "log"}, ValueError, "loss must be one of"),
+        ({"tol": 0}, ValueError, "tol must be > 0"),
+        ({"max_iter": 0}, ValueError, "max_iter must be in"),
+        ({"intercept_scaling": 0}, ValueError, "intercept_scaling must be > 0"),
+    ],
+)
+def test_bad_parameters(params, exc, match):
+    X, y = data(7)
+    with pytest.raises(exc, match=match):
+        textsel.DualLinearSVC(**params).fit(X, y)
+
+
+def test_single_class_and_nan():
+    X, y = data(8)
+    with pytest.raises(ValueError, match="1 class"):
+        textsel.DualLinearSVC().fit(X, np.zeros(X.shape[0]))
+    X = X.copy()
+    X.data[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        textsel.DualLinearSVC().fit(X, y)

@@ -1,0 +1,175 @@
+"""A linear SVM by dual coordinate descent that keeps its Lagrange multipliers."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._ccore import dcd_svm_csr
+from ._parallel import effective_n_threads, run_blocks
+from ._validation import check_positive_int, check_real
+
+__all__ = ["DualLinearSVC"]
+
+LOSSES = ("hinge", "squared_hinge")
+
+
+class DualLinearSVC(ClassifierMixin, BaseEstimator):
+    """Linear SVM trained by dual coordinate descent (Hsieh et al., ICML 2008), in C.
+
+    The same problem as scikit-learn's ``LinearSVC(dual=True)`` (liblinear):
+    ``min 1/2 ||w||^2 + sum_i C_i loss(y_i (w.x_i + b))`` with the bias learned as
+    the weight of a constant feature of value ``intercept_scaling`` (so it is
+    regularized too), one-vs-rest for more than two classes.  Unlike LinearSVC
+    it exposes the dual solution: the Lagrange multipliers, for model masking
+    (:mod:`textsel.masking`).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+    loss : {"squared_hinge", "hinge"}, default "squared_hinge"
+        L2-loss or L1-loss SVM.
+    tol : float, default 1e-4
+        Stop when the spread of the projected gradient is at most ``tol``.
+    max_iter : int, default 1000
+        Outer passes over the data.
+    fit_intercept : bool, default True
+    intercept_scaling : float, default 1.0
+    class_weight : dict, "balanced" or None
+        Multiplies C per class (for one-vs-rest, the positive class's C, as liblinear does).
+    random_state : int, RandomState or None
+        Seeds the order of the coordinate updates; the same seed gives the same model.
+    n_threads : int, optional
+        Threads over the one-vs-rest problems; None or -1 uses every available core.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray
+    dual_coef_ : ndarray of shape (n_problems, n_SV)
+        ``y_i alpha_i`` of the support vectors (SVC's convention), one row per
+        one-vs-rest problem, over the union of their support vectors (zero where a
+        document supports another class's problem but not this one).
+    support_ : ndarray of int
+        Indices of the training documents with a nonzero multiplier in some problem.
+    alpha_ : ndarray of shape (n_problems, n_samples)
+        All multipliers, in input order.
+    n_iter_ : int
+        The largest number of passes any problem took.
+    converged_ : ndarray of bool
+        Per problem, whether ``tol`` was met within ``max_iter``.
+    """
+
+    def __init__(
+        self,
+        C=1.0,
+        loss="squared_hinge",
+        tol=1e-4,
+        max_iter=1000,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        class_weight=None,
+        random_state=None,
+        n_threads=None,
+    ):
+        self.C = C
+        self.loss = loss
+        self.tol = tol
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.random_state = random_state
+        self.n_threads = n_threads
+
+    def fit(self, X, y):
+        """Train one binary SVM, or one per class (one-vs-rest).
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        if self.loss not in LOSSES:
+            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        C = check_real(self.C, "C", 0.0, None)
+        if C == 0:
+            raise ValueError("C must be > 0")
+        tol = check_real(self.tol, "tol", 0.0, None)
+        if tol == 0:
+            raise ValueError("tol must be > 0")
+        max_iter = check_positive_int(self.max_iter, "max_iter", 1)
+        scaling = check_real(self.intercept_scaling, "intercept_scaling", 0.0, None)
+        if self.fit_intercept and scaling == 0:
+            raise ValueError("intercept_scaling must be > 0")
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
+        check_classification_targets(y)
+        encoder = LabelEncoder()
+        codes = encoder.fit_transform(y)
+        self.classes_ = encoder.classes_
+        n_classes = self.classes_.size
+        if n_classes < 2:
+            raise ValueError(f"y has 1 class ({self.classes_[0]!r}); a classifier needs at least 2")
+        weights = np.ones(n_classes)
+        if self.class_weight is not None:
+            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        X = sp.csr_matrix(X)
+        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        problems = [1] if n_classes == 2 else list(range(n_classes))
+
+        def train(k):
+            signs = np.where(codes == k, 1.0, -1.0)
+            # binary: both classes weighted; one-vs-rest: the positive class's weight (liblinear)
+            c_neg = C * (weights[0] if n_classes == 2 else 1.0)
+            return dcd_svm_csr(
+                data, X.indices, X.indptr, X.shape[1], signs, self.loss, C * weights[k], c_neg,
+                tol, max_iter, bool(self.fit_intercept), scaling, True, seed + k,
+            )  # fmt: skip
+
+        n_threads = min(effective_n_threads(self.n_threads), len(problems))
+        groups = np.array_split(np.arange(len(problems)), n_threads)
+        results = [r for part in run_blocks(lambda g: [train(problems[j]) for j in g], [(g,) for g in groups])
+                   for r in part]  # fmt: skip
+        n_features = X.shape[1]
+        W = np.array([r[0] for r in results])
+        self.coef_ = np.ascontiguousarray(W[:, :n_features])
+        self.intercept_ = W[:, n_features] * scaling if self.fit_intercept else np.zeros(len(problems))
+        self.alpha_ = np.array([r[1] for r in results])
+        self.n_iter_ = int(max(r[2] for r in results))
+        self.converged_ = np.array([r[3] for r in results])
+        signs = np.array([np.where(codes == k, 1.0, -1.0) for k in problems])
+        self.support_ = np.flatnonzero((self.alpha_ > 0).any(axis=0))
+        self.dual_coef_ = (signs * self.alpha_)[:, self.support_]
+        return self
+
+    def decision_function(self, X):
+        """Signed distances: (n_samples,) for two classes, else (n_samples, n_classes)."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Class labels: the sign for two classes, the highest score otherwise."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
