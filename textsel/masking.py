@@ -1,0 +1,311 @@
+"""Judging top-n feature subsets of a linear SVM without re-training (Kolcz & Chowdhury 2007).
+
+Features are ranked by the magnitude of the trained SVM's weights.  For each subset size n,
+three models over the top-n features M:
+
+- ``exact``: re-train the SVM on the documents restricted to M (and re-normalised as the
+  caller's pipeline normalised them), warm-started from the previous size's multipliers;
+- ``mask``: the original model with the other weights zeroed, f(x) = sum_{i in M} w_i x_i + b;
+- ``svset``: the original support vectors and multipliers, each support vector restricted to M
+  and re-normalised, w_M = sum_j alpha_j y_j d_j|M / ||d_j|M||, scoring test documents restricted
+  to M and re-normalised.
+
+The mask and svset curves over all sizes come from prefix sums in rank order: every stored value
+of the test matrix (and of the support vectors) is visited once for the whole curve.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics import precision_recall_curve, roc_auc_score
+from sklearn.preprocessing import normalize
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
+
+from ._ccore import dcd_svm_csr
+from ._validation import as_csr
+from .svm import DualLinearSVC
+
+__all__ = ["METHODS", "evaluate_subsets", "mask_scores", "ranked_features", "subset_sizes", "svset_scores"]
+
+METHODS = ("exact", "mask", "svset")
+
+
+def subset_sizes(sizes, n_ranked: int) -> np.ndarray:
+    """Subset sizes as feature counts: ints in [1, n_ranked], or fractions in (0, 1] of ``n_ranked``.
+
+    Returns the distinct counts, ascending.
+    """
+    arr = np.asarray(sizes)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError("sizes must be a non-empty 1-D sequence")
+    if arr.dtype.kind == "f":
+        if not ((arr > 0) & (arr <= 1)).all():
+            raise ValueError("fractional sizes must be in (0, 1]")
+        counts = np.ceil(arr * n_ranked).astype(np.int64)
+    elif arr.dtype.kind in "iu":
+        counts = arr.astype(np.int64)
+        if counts.min() < 1 or counts.max() > n_ranked:
+            raise ValueError(f"sizes must be in [1, {n_ranked}] (the features with nonzero weight)")
+    else:
+        raise TypeError(f"sizes must be integers or fractions, got dtype {arr.dtype}")
+    return np.unique(np.maximum(counts, 1))
+
+
+def _best_f1(truth, scores):
+    precision, recall, _ = precision_recall_curve(truth, scores)
+    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros_like(precision),
+                   where=precision + recall > 0)  # fmt: skip
+    return float(f1.max())
+
+
+def _similarity(a, b):
+    """Cosine and Pearson similarity of two weight vectors (NaN where undefined)."""
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    cosine = float(a @ b / (na * nb)) if na > 0 and nb > 0 else float("nan")
+    ca, cb = a - a.mean(), b - b.mean()
+    nca, ncb = np.linalg.norm(ca), np.linalg.norm(cb)
+    pearson = float(ca @ cb / (nca * ncb)) if nca > 0 and ncb > 0 else float("nan")
+    return cosine, pearson
+
+
+def _sv_agreement(support, reference):
+    """Jaccard overlap of two support-vector sets, and the share of ``reference`` inside ``support``."""
+    support, reference = set(support.tolist()), set(reference.tolist())
+    union = support | reference
+    both = len(support & reference)
+    overlap = both / len(union) if union else 1.0
+    containment = both / len(reference) if reference else 1.0
+    return overlap, containment
+
+
+def _block_sums(M_csc, bounds, values=None):
+    """Per column block [bounds[s], bounds[s+1]), the row sums of M (or of M times ``values``)."""
+    out = np.zeros((M_csc.shape[0], len(bounds) - 1))
+    for s in range(len(bounds) - 1):
+        block = M_csc[:, bounds[s] : bounds[s + 1]]
+        out[:, s] = np.asarray(block.sum(axis=1)).ravel()
+    return out
+
+
+def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=METHODS, norm="l2",
+                     chunk_size=1024):  # fmt: skip
+    """Evaluate the top-n subsets of a trained binary DualLinearSVC three ways.
+
+    Parameters
+    ----------
+    model : DualLinearSVC
+        Fitted on ``X_train``, ``y_train`` with two classes.
+    X_train, y_train, X_test, y_test
+        The training data the model was fitted on, and held-out data.
+    sizes : sequence of int or float
+        Subset sizes: counts of features, or fractions of the features with nonzero weight
+        (features whose weight is exactly zero are never ranked).
+    methods : subset of ("exact", "mask", "svset")
+    norm : {"l2", None}, default "l2"
+        How the caller's pipeline normalised document vectors; restricted documents are
+        re-normalised the same way (Kolcz & Chowdhury use unit-length binary vectors).
+    chunk_size : int
+        Test documents per block of the svset kernel computation (memory: chunk_size times the
+        number of support vectors, in float64).
+
+    Returns
+    -------
+    list of dict
+        One record per (size, method) with ``size`` (feature count), ``fraction`` (of the ranked
+        features), ``method``, ``auc``, ``best_f1`` (with the threshold tuned on the test
+        scores), ``cosine`` and ``pearson`` (the method's weight vector over the subset against
+        the re-trained one; NaN without "exact"), ``sv_overlap`` (Jaccard) and
+        ``sv_containment`` (share of the re-trained model's support vectors that the method
+        keeps), and ``seconds`` (for mask and svset, their whole curve's time divided evenly
+        over the sizes).
+    """
+    _check_binary_model(model)
+    methods = tuple(methods)
+    bad = [m for m in methods if m not in METHODS]
+    if bad or not methods:
+        raise ValueError(f"methods must be drawn from {METHODS}, got {methods!r}")
+    if norm not in ("l2", None):
+        raise ValueError(f"norm must be 'l2' or None, got {norm!r}")
+    X_train = as_csr(X_train, "X_train")
+    X_test = as_csr(X_test, "X_test")
+    n_features = model.coef_.shape[1]
+    for name, M in (("X_train", X_train), ("X_test", X_test)):
+        if M.shape[1] != n_features:
+            raise ValueError(f"{name} has {M.shape[1]} features but the model was fitted on {n_features}")
+    y_train = np.asarray(y_train)
+    y_test = np.asarray(y_test)
+    if y_train.shape != (X_train.shape[0],) or len(model.alpha_[0]) != X_train.shape[0]:
+        raise ValueError("X_train and y_train must be the data the model was fitted on")
+    if y_test.shape != (X_test.shape[0],):
+        raise ValueError(f"y_test has shape {y_test.shape} but X_test has {X_test.shape[0]} documents")
+    positive = model.classes_[1]
+    truth = (y_test == positive).astype(int)
+    if truth.min() == truth.max():
+        raise ValueError("y_test must hold both classes (AUC and F1 are undefined otherwise)")
+
+    rank = ranked_features(model)
+    counts = subset_sizes(sizes, rank.size)
+    signs = np.where(y_train == model.classes_[1], 1.0, -1.0)
+    support = np.flatnonzero(model.alpha_[0] > 0)
+    w = model.coef_[0]
+
+    records = {}
+    exact_w, exact_sv = {}, {}
+    if "exact" in methods:
+        _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, exact_w, exact_sv)
+    if "mask" in methods:
+        start = time.perf_counter()
+        scores = mask_scores(model, X_test, counts)
+        per_size = (time.perf_counter() - start) / counts.size
+        for s, n in enumerate(counts):
+            records[(n, "mask")] = _record(truth, scores[:, s], w[rank[:n]], exact_w.get(n), support,
+                                           exact_sv.get(n), per_size)  # fmt: skip
+    if "svset" in methods:
+        start = time.perf_counter()
+        scores, weights = svset_scores(model, X_train, y_train, X_test, counts, norm, chunk_size)
+        per_size = (time.perf_counter() - start) / counts.size
+        for s, n in enumerate(counts):
+            records[(n, "svset")] = _record(truth, scores[:, s], weights[s], exact_w.get(n), support,
+                                            exact_sv.get(n), per_size)  # fmt: skip
+    out = []
+    for n in counts:
+        for method in methods:
+            rec = records[(n, method)]
+            out.append({"size": int(n), "fraction": float(n / rank.size), "method": method, **rec})
+    return out
+
+
+def ranked_features(model) -> np.ndarray:
+    """Indices of the features with nonzero weight, by decreasing |w| (ties: lower index first)."""
+    w = model.coef_[0]
+    nonzero = np.flatnonzero(w)
+    if nonzero.size == 0:
+        raise ValueError("the model has no nonzero weight to rank")
+    return nonzero[np.argsort(-np.abs(w[nonzero]), kind="stable")]
+
+
+def mask_scores(model, X_test, sizes) -> np.ndarray:
+    """Decision values of the masked model, f(x) = sum_{i in top n} w_i x_i + b, for every size.
+
+    One pass over the stored values of ``X_test`` for all sizes (prefix sums in rank order).
+    Returns an array of shape (n_test, n_sizes), sizes as :func:`subset_sizes` orders them.
+    """
+    _check_binary_model(model)
+    X_test = as_csr(X_test, "X_test")
+    rank = ranked_features(model)
+    bounds = np.r_[0, subset_sizes(sizes, rank.size)]
+    contributions = sp.csc_matrix(sp.csc_matrix(X_test[:, rank]).multiply(model.coef_[0][rank]))
+    return float(model.intercept_[0]) + np.cumsum(_block_sums(contributions, bounds), axis=1)
+
+
+def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2", chunk_size=1024):
+    """Decision values of the SV-set models for every size, and their weight vectors.
+
+    For the top-n features M: w_M = sum_j alpha_j y_j d_j|M / ||d_j|M|| over the original support
+    vectors d_j, and a test document x scores w_M . x|M / ||x|M|| + b (``norm=None``: no
+    re-normalisation, which makes it the masked model).  The scores of all sizes come from one
+    pass, block of ranks by block, over the test documents' and support vectors' stored values.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_test, n_sizes)
+    weights : list of ndarray
+        w_M in rank order, one per size.
+    """
+    _check_binary_model(model)
+    X_train = as_csr(X_train, "X_train")
+    X_test = as_csr(X_test, "X_test")
+    rank = ranked_features(model)
+    bounds = np.r_[0, subset_sizes(sizes, rank.size)]
+    signs = np.where(np.asarray(y_train) == model.classes_[1], 1.0, -1.0)
+    support = np.flatnonzero(model.alpha_[0] > 0)
+    coeffs = model.alpha_[0][support] * signs[support]
+    return _svset_curve(X_train[support][:, rank], coeffs, sp.csc_matrix(X_test[:, rank]), bounds,
+                        float(model.intercept_[0]), norm, chunk_size)  # fmt: skip
+
+
+def _check_binary_model(model):
+    if not isinstance(model, DualLinearSVC) or not hasattr(model, "alpha_"):
+        raise TypeError("model must be a fitted textsel.DualLinearSVC")
+    if model.coef_.shape[0] != 1:
+        raise ValueError("model must be a binary classifier (two classes)")
+
+
+def _record(truth, scores, weights, exact_weights, support, exact_support, seconds):
+    cosine = pearson = overlap = containment = float("nan")
+    if exact_weights is not None:
+        cosine, pearson = _similarity(weights, exact_weights)
+        overlap, containment = _sv_agreement(support, exact_support)
+    return {
+        "auc": float(roc_auc_score(truth, scores)),
+        "best_f1": _best_f1(truth, scores),
+        "cosine": cosine,
+        "pearson": pearson,
+        "sv_overlap": overlap,
+        "sv_containment": containment,
+        "seconds": seconds,
+    }
+
+
+def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, exact_w, exact_sv):
+    """Re-train on each top-n subset, warm-started from the previous subset's multipliers."""
+    C = model.C
+    weights = np.ones(2)
+    if model.class_weight is not None:
+        labels = np.where(signs > 0, model.classes_[1], model.classes_[0])
+        weights = compute_class_weight(model.class_weight, classes=model.classes_, y=labels)
+    alpha = model.alpha_[0]
+    seed = int(check_random_state(model.random_state).randint(np.iinfo(np.int32).max)) + 1
+    scaling = model.intercept_scaling
+    for n in counts:
+        start = time.perf_counter()
+        cols = rank[:n]
+        train = X_train[:, cols]
+        test = X_test[:, cols]
+        if norm == "l2":
+            train, test = normalize(train), normalize(test)
+        train = sp.csr_matrix(train)
+        w_full, alpha, _, _ = dcd_svm_csr(
+            np.ascontiguousarray(train.data, dtype=np.float64), train.indices, train.indptr, n, signs,
+            model.loss, C * weights[1], C * weights[0], model.tol, model.max_iter,
+            bool(model.fit_intercept), scaling, True, seed, alpha,
+        )  # fmt: skip
+        b = w_full[n] * scaling if model.fit_intercept else 0.0
+        scores = np.asarray(test @ w_full[:n]).ravel() + b
+        seconds = time.perf_counter() - start
+        exact_w[n] = w_full[:n]
+        exact_sv[n] = np.flatnonzero(alpha > 0)
+        records[(n, "exact")] = _record(
+            truth, scores, w_full[:n], w_full[:n], exact_sv[n], exact_sv[n], seconds
+        )
+
+
+def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm, chunk_size):
+    """Scores of every test document, and the svset weight vectors, at every cutoff in ``bounds``."""
+    n_sizes = len(bounds) - 1
+    sv_csc = sp.csc_matrix(sv_ranked)
+    # squared norms of the support vectors and of the test documents restricted to each prefix
+    sv_norms = np.sqrt(np.cumsum(_block_sums(sv_csc.multiply(sv_csc).tocsc(), bounds), axis=1))
+    test_norms = np.sqrt(np.cumsum(_block_sums(test_ranked.multiply(test_ranked).tocsc(), bounds), axis=1))
+    if norm is None:
+        sv_norms = np.ones_like(sv_norms)
+        test_norms = np.ones_like(test_norms)
+    scale = np.divide(coeffs[:, None], sv_norms, out=np.zeros_like(sv_norms), where=sv_norms > 0)
+    weights = [np.asarray(sv_csc[:, : bounds[s + 1]].T @ scale[:, s]).ravel() for s in range(n_sizes)]
+    scores = np.empty((test_ranked.shape[0], n_sizes))
+    test_csr = sp.csr_matrix(test_ranked)
+    for lo in range(0, test_csr.shape[0], chunk_size):
+        chunk = sp.csc_matrix(test_csr[lo : lo + chunk_size])
+        kernel = np.zeros((chunk.shape[0], sv_csc.shape[0]))
+        for s in range(n_sizes):
+            # the kernel restricted to the prefix grows block by block: each stored value once
+            block = slice(bounds[s], bounds[s + 1])
+            kernel += np.asarray((chunk[:, block] @ sv_csc[:, block].T).todense())
+            raw = kernel @ scale[:, s]
+            tn = test_norms[lo : lo + chunk_size, s]
+            scores[lo : lo + chunk_size, s] = b + np.divide(raw, tn, out=np.zeros_like(raw), where=tn > 0)
+    return scores, weights
