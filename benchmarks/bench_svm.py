@@ -5,6 +5,10 @@ rest, on the benchmark tf-idf matrices.  Both solvers: C = 1, squared hinge, tol
 max_iter = 1000, intercept as a constant feature (regularized); same run, best of --repeat.
 Prints the total training time of each, the ratio, and the relative gap of the primal objectives.
 
+Then model masking (Kolcz & Chowdhury 2007) on the same tasks: 20 subset sizes (fractions of the
+features with nonzero weight, geometric from 0.5% to 100%), exact re-training against the mask
+and SV-set curves: time of each, and the mean absolute test-AUC difference from exact re-training.
+
     python benchmarks/bench_svm.py [--data-home ../shared/data] [--repeat 3]
 """
 
@@ -17,6 +21,7 @@ from corpora import argument_parser, benchmark_corpora
 from sklearn.svm import LinearSVC
 
 import textsel
+from textsel.masking import evaluate_subsets
 
 
 def primal(coef, intercept, X, signs, C=1.0):
@@ -61,6 +66,28 @@ def main():
               f"ratio (ours / LinearSVC) : {total['DualLinearSVC'] / total['LinearSVC']:.2f}")  # fmt: skip
         print(f"  primal objective, (ours - LinearSVC) / LinearSVC: mean {np.mean(gaps):+.2e}, "
               f"max |gap| {np.max(np.abs(gaps)):.2e}")  # fmt: skip
+        bench_masking(corpus, tasks)
+
+
+def bench_masking(corpus, tasks):
+    fractions = np.geomspace(0.005, 1.0, 20)
+    seconds = {"exact": 0.0, "mask": 0.0, "svset": 0.0}
+    auc_gap = {"mask": [], "svset": []}
+    for k in tasks:
+        y = corpus.Y[:, k].astype(int)
+        y_test = (corpus.y_test[:, k] if corpus.y_test.ndim == 2 else corpus.y_test == k).astype(int)
+        model = textsel.DualLinearSVC(random_state=0, n_threads=1).fit(corpus.X, y)
+        records = evaluate_subsets(model, corpus.X, y, corpus.X_test, y_test, fractions)
+        exact = {r["size"]: r["auc"] for r in records if r["method"] == "exact"}
+        for r in records:
+            seconds[r["method"]] += r["seconds"]
+            if r["method"] != "exact":
+                auc_gap[r["method"]].append(abs(r["auc"] - exact[r["size"]]))
+    print(f"  masking, 20 sizes x {len(tasks)} tasks: exact {seconds['exact']:.2f} s, "
+          f"mask {seconds['mask']:.3f} s ({seconds['exact'] / seconds['mask']:.0f}x faster), "
+          f"svset {seconds['svset']:.3f} s ({seconds['exact'] / seconds['svset']:.0f}x faster)")  # fmt: skip
+    gaps = ", ".join(f"{m} {np.mean(auc_gap[m]):.4f}" for m in ("mask", "svset"))
+    print(f"  mean |AUC - exact AUC|: {gaps}")
 
 
 if __name__ == "__main__":
