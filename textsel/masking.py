@@ -285,6 +285,13 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
         )
 
 
+def _first_columns(M_csc, n):
+    """The first n columns of a CSC matrix as a view: they are a prefix of its arrays."""
+    end = M_csc.indptr[n]
+    return sp.csc_matrix((M_csc.data[:end], M_csc.indices[:end], M_csc.indptr[: n + 1]),
+                         shape=(M_csc.shape[0], n), copy=False)  # fmt: skip
+
+
 def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm, chunk_size):
     """Scores of every test document, and the svset weight vectors, at every cutoff in ``bounds``.
 
@@ -309,9 +316,9 @@ def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm, chunk_size):
     weights = []
     for s in range(n_sizes):
         n = bounds[s + 1]
-        w_m = np.asarray(sv_csc[:, :n].T @ scale[:, s]).ravel()
+        w_m = np.asarray(_first_columns(sv_csc, n).T @ scale[:, s]).ravel()
         weights.append(w_m)
-        raw = np.asarray(test_ranked[:, :n] @ w_m).ravel()
+        raw = np.asarray(_first_columns(test_ranked, n) @ w_m).ravel()
         tn = test_norms[:, s]
         scores[:, s] = b + np.divide(raw, tn, out=np.zeros_like(raw), where=tn > 0)
     return scores, weights
