@@ -23,8 +23,9 @@ from sklearn.model_selection import KFold
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
+from ._linear import LinearScoresMixin
 from ._validation import check_positive_int, check_real
 from .lsqr import lsqr
 
@@ -87,7 +88,7 @@ def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) 
     return thresholds
 
 
-class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
+class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     """Shared fitting and prediction; subclasses say what A, D and damp are."""
 
     _fit_intercept = True
@@ -183,13 +184,6 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
             )
         return np.ascontiguousarray(T)
 
-    def decision_function(self, X):
-        """Signed distances: (n_docs,) for a binary task, else (n_docs, n_classes)."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
     def predict(self, X):
         """Class labels; for multi-label ``y``, a 0/1 indicator matrix.
 
@@ -208,7 +202,6 @@ class _LSQRLinearClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.classifier_tags.multi_label = True
         return tags
 

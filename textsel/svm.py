@@ -8,11 +8,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._ccore import dcd_svm_csr
+from ._linear import LinearScoresMixin
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import check_positive_int, check_real
 
@@ -21,7 +21,7 @@ __all__ = ["DualLinearSVC"]
 LOSSES = ("hinge", "squared_hinge")
 
 
-class DualLinearSVC(ClassifierMixin, BaseEstimator):
+class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     """Linear SVM trained by dual coordinate descent (Hsieh et al., ICML 2008), in C.
 
     The same problem as scikit-learn's ``LinearSVC(dual=True)`` (liblinear):
@@ -155,21 +155,9 @@ class DualLinearSVC(ClassifierMixin, BaseEstimator):
         self.dual_coef_ = (signs * self.alpha_)[:, self.support_]
         return self
 
-    def decision_function(self, X):
-        """Signed distances: (n_samples,) for two classes, else (n_samples, n_classes)."""
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
     def predict(self, X):
         """Class labels: the sign for two classes, the highest score otherwise."""
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags

@@ -1,0 +1,23 @@
+"""What every fitted linear classifier of textsel shares: scores from coef_ and intercept_."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+
+class LinearScoresMixin:
+    """``decision_function`` for estimators with ``coef_`` (n_problems x n_features) and ``intercept_``."""
+
+    def decision_function(self, X):
+        """Signed distances: (n_samples,) for a single problem, else (n_samples, n_problems)."""
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
