@@ -9,6 +9,8 @@ pass over its CSR buffers), :func:`score` turns the statistics into a
 from .lsqr import LSQRResult, lsqr
 from .metrics import METRICS, score
 from .proximal import ProximalSVC, RLSClassifier, WeightedProximalSVC
+from .sampling import SRLSClassifier
+from .scalable import ScalableTermSelector
 from .score_funcs import acc, acc2, bns, chi2, dfreq, f1, ig, oddn, odds, pow, pr, rand
 from .selection import TermSelector
 from .svm import DualLinearSVC
@@ -22,6 +24,8 @@ __all__ = [
     "METRICS",
     "ProximalSVC",
     "RLSClassifier",
+    "SRLSClassifier",
+    "ScalableTermSelector",
     "TermSelector",
     "TermStats",
     "WeightedProximalSVC",

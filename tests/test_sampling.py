@@ -1,0 +1,96 @@
+"""Subspace, weight and uniform sampling probabilities, the sampling and rescaling, SRLS."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.utils.estimator_checks import check_estimator
+
+import textsel
+from textsel.sampling import feature_probabilities, hellinger, sample_features
+
+
+def matrix(seed=0, m=60, n=40, density=0.2):
+    return sp.random(m, n, density=density, random_state=seed, format="csr")
+
+
+def test_subspace_probabilities_are_leverage_scores_of_a_dense_svd():
+    X = matrix(1)
+    _, s, vt = np.linalg.svd(X.toarray(), full_matrices=False)
+    for k in (3, 10):
+        expected = (vt[:k] ** 2).sum(axis=0) / k
+        np.testing.assert_allclose(feature_probabilities(X, "ss", k), expected, atol=1e-12)
+    rank = np.linalg.matrix_rank(X.toarray())
+    np.testing.assert_allclose(
+        feature_probabilities(X, "ss"), (vt[:rank] ** 2).sum(axis=0) / rank, atol=1e-12
+    )
+
+
+def test_randomized_subspace_probabilities_approach_the_exact_ones():
+    """With a spectral gap after the 10th value (as text has a decaying spectrum), the range
+    finder's probabilities are close to the exact ones."""
+    rng = np.random.default_rng(2)
+    low_rank = rng.random((300, 10)) @ (rng.random((10, 200)) * (rng.random((10, 200)) < 0.3))
+    X = sp.csr_matrix(low_rank + 0.01 * rng.random((300, 200)))
+    exact = feature_probabilities(X, "ss", 10, method="exact")
+    approx = feature_probabilities(X, "ss", 10, method="randomized", n_iter=7, random_state=0)
+    assert hellinger(exact, approx) < 0.01
+
+
+@pytest.mark.parametrize("strategy", ["ss", "ws", "us"])
+def test_probabilities_sum_to_one(strategy):
+    p = feature_probabilities(matrix(3), strategy, 5 if strategy == "ss" else None)
+    assert p.sum() == pytest.approx(1.0) and (p >= 0).all()
+
+
+def test_weight_probabilities():
+    X = matrix(4)
+    col_sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
+    np.testing.assert_allclose(feature_probabilities(X, "ws"), col_sq / col_sq.sum())
+
+
+def test_expected_kept_count_and_rescaling():
+    p = feature_probabilities(matrix(5), "ws")
+    r = 15
+    counts = [sample_features(p, r, seed)[0].size for seed in range(3000)]
+    assert np.mean(counts) == pytest.approx(np.minimum(1, r * p).sum(), rel=0.02)
+    kept, scales = sample_features(p, r, 0)
+    np.testing.assert_allclose(scales, 1 / np.sqrt(np.minimum(1, r * p[kept])))
+    a, _ = sample_features(p, r, 7)
+    b, _ = sample_features(p, r, 7)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_hellinger():
+    assert hellinger([0.5, 0.5], [0.5, 0.5]) == 0
+    assert hellinger([1.0, 0.0], [0.0, 1.0]) == pytest.approx(np.sqrt(2))
+    with pytest.raises(ValueError):
+        hellinger([0.5, 0.5], [1.0])
+
+
+def test_srls_check_estimator():
+    check_estimator(textsel.SRLSClassifier(r=50, random_state=0))
+
+
+def test_srls_equals_rlsc_on_the_sampled_rescaled_columns():
+    X = matrix(6, m=120, n=50)
+    y = np.arange(120) % 3
+    model = textsel.SRLSClassifier(r=30, strategy="ws", alpha=0.5, random_state=1).fit(X, y)
+    Xs = X[:, model.kept_] @ sp.diags(model.scales_)
+    ref = textsel.RLSClassifier(alpha=0.5).fit(Xs, y)
+    np.testing.assert_allclose(model.decision_function(X), ref.decision_function(Xs))
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: feature_probabilities(matrix(7), "xx"), ValueError, "strategy must be one of"),
+        (lambda: feature_probabilities(sp.csr_matrix((5, 5)), "ws"), ValueError, "all zeros"),
+        (lambda: feature_probabilities(matrix(7), "ss", 0), ValueError, "k must be in"),
+        (lambda: feature_probabilities(matrix(7), "ss", method="randomized"), ValueError, "k is required"),
+        (lambda: sample_features([0.5, -0.1], 3), ValueError, "non-negative"),
+        (lambda: sample_features([0.5, 0.5], 0), ValueError, "r must be > 0"),
+    ],
+)
+def test_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

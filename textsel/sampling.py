@@ -1,0 +1,211 @@
+"""Feature sampling by subspace, weight or uniform probabilities, and SRLS (Dasgupta et al. 2007).
+
+The paper's A is terms x documents (our X transposed).  Over the n terms:
+
+- "ss" (subspace): p_i = ||V_k(i, :)||^2 / k, V_k the top-k right singular vectors of X (the
+  leverage scores of the top-k subspace; k = rank(X) gives the paper's eq. 9);
+- "ws" (weight): p_i = ||X[:, i]||^2 / ||X||_F^2;
+- "us" (uniform): p_i = 1 / n.
+
+A term is kept with probability min(1, r p_i), independently, and a kept column is rescaled by
+1 / sqrt(min(1, r p_i)), in training and query documents alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import randomized_svd
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import as_csr, check_positive_int, check_real
+from .proximal import RLSClassifier
+
+__all__ = ["STRATEGIES", "SRLSClassifier", "feature_probabilities", "hellinger", "sample_features"]
+
+STRATEGIES = ("ss", "ws", "us")
+
+#: Problems with at most this many cells get an exact dense SVD.
+EXACT_SVD_CELLS = 4_000_000
+
+
+def feature_probabilities(X, strategy="ss", k=None, method="auto", n_oversamples=10, n_iter=4,
+                          random_state=None):  # fmt: skip
+    """Sampling probabilities of the terms (columns) of ``X``.
+
+    Parameters
+    ----------
+    X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+    strategy : {"ss", "ws", "us"}
+    k : int, optional
+        Rank of the subspace for "ss"; default the numerical rank of X (exact method only).
+    method : {"auto", "exact", "randomized"}
+        "exact" is a dense SVD; "randomized" is the randomized range finder of Halko, Martinsson
+        and Tropp (scikit-learn's randomized_svd) on the sparse matrix, with ``n_oversamples``
+        extra directions and ``n_iter`` power iterations as its accuracy parameters.  "auto"
+        takes "exact" up to 4 million cells.
+    random_state : int, RandomState or None
+        Seeds the randomized method.
+
+    Returns
+    -------
+    ndarray of shape (n_terms,)
+        Probabilities summing to one.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    X = as_csr(X, "X")
+    n_docs, n_terms = X.shape
+    if strategy == "us":
+        return np.full(n_terms, 1.0 / n_terms)
+    if strategy == "ws":
+        sq = np.asarray(X.multiply(X).sum(axis=0), dtype=np.float64).ravel()
+        total = sq.sum()
+        if total == 0:
+            raise ValueError("X is all zeros: weight-based probabilities are undefined")
+        return sq / total
+    if method not in ("auto", "exact", "randomized"):
+        raise ValueError(f"method must be 'auto', 'exact' or 'randomized', got {method!r}")
+    if method == "auto":
+        method = "exact" if n_docs * n_terms <= EXACT_SVD_CELLS else "randomized"
+    max_rank = min(n_docs, n_terms)
+    if method == "exact":
+        _, s, vt = np.linalg.svd(X.toarray(), full_matrices=False)
+        rank = (
+            int((s > s[0] * max(n_docs, n_terms) * np.finfo(float).eps).sum()) if s.size and s[0] > 0 else 0
+        )
+        if rank == 0:
+            raise ValueError("X is all zeros: subspace probabilities are undefined")
+        k = rank if k is None else check_positive_int(k, "k", 1, rank)
+        v = vt[:k]
+    else:
+        if k is None:
+            raise ValueError("k is required with the randomized method (the rank is not known)")
+        k = check_positive_int(k, "k", 1, max_rank)
+        oversamples = check_positive_int(n_oversamples, "n_oversamples", 0)
+        iterations = check_positive_int(n_iter, "n_iter", 0)
+        _, _, v = randomized_svd(
+            X, k, n_oversamples=oversamples, n_iter=iterations, random_state=random_state
+        )
+    scores = (v**2).sum(axis=0)
+    return scores / scores.sum()
+
+
+def sample_features(p, r, random_state=None):
+    """Keep term i with probability min(1, r p_i), independently.
+
+    Returns
+    -------
+    kept : ndarray of int
+        Indices of the kept terms, ascending.
+    scales : ndarray of float
+        1 / sqrt(min(1, r p_i)) for each kept term.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any():
+        raise ValueError("p must be a non-empty 1-D array of finite non-negative probabilities")
+    r = check_real(r, "r", 0.0, None)
+    if r == 0:
+        raise ValueError("r must be > 0")
+    kept_prob = np.minimum(1.0, r * p)
+    rng = check_random_state(random_state)
+    kept = np.flatnonzero(rng.random_sample(p.size) < kept_prob)
+    return kept, 1.0 / np.sqrt(kept_prob[kept])
+
+
+def hellinger(p, q) -> float:
+    """Hellinger distance sqrt(sum (sqrt p_i - sqrt q_i)^2), as the paper writes it."""
+    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    if p.shape != q.shape or p.ndim != 1:
+        raise ValueError(f"p and q must be 1-D of one length, got {p.shape} and {q.shape}")
+    if (p < 0).any() or (q < 0).any():
+        raise ValueError("p and q must be non-negative")
+    return float(np.sqrt(((np.sqrt(p) - np.sqrt(q)) ** 2).sum()))
+
+
+class SRLSClassifier(ClassifierMixin, BaseEstimator):
+    """Sampled regularized least squares (SRLS, Dasgupta et al. 2007, Fig. 1), one-vs-rest.
+
+    Terms are sampled with :func:`feature_probabilities` and :func:`sample_features`; the kept
+    columns, rescaled, train an RLS classifier (ridge without intercept, solved by textsel's
+    LSQR), and query documents are restricted and rescaled the same way.
+
+    Parameters
+    ----------
+    r : float
+        Sampling budget: the expected number of kept terms is at most r.
+    strategy : {"ss", "ws", "us"}, default "ss"
+    k : int, optional
+        Subspace rank for "ss".
+    alpha : float, default 1.0
+        The ridge penalty (the paper's lambda).
+    random_state : int, RandomState or None
+
+    Attributes
+    ----------
+    kept_ : ndarray of int
+        Indices of the sampled terms.
+    scales_ : ndarray
+        Their rescaling factors.
+    probabilities_ : ndarray
+        The sampling probabilities of every term.
+    classifier_ : RLSClassifier
+        Fitted on the sampled, rescaled columns.
+    classes_ : ndarray
+    """
+
+    def __init__(self, r=1000, strategy="ss", k=None, alpha=1.0, random_state=None):
+        self.r = r
+        self.strategy = strategy
+        self.k = k
+        self.alpha = alpha
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Sample terms, rescale them and fit RLSC on them.
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+        y : array-like of shape (n_docs,) or (n_docs, n_classes)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True
+        )
+        rng = check_random_state(self.random_state)
+        self.probabilities_ = feature_probabilities(X, self.strategy, self.k, random_state=rng)
+        self.kept_, self.scales_ = sample_features(self.probabilities_, self.r, rng)
+        if self.kept_.size == 0:
+            raise ValueError(f"no term was sampled with r={self.r}; increase r")
+        self.classifier_ = RLSClassifier(alpha=self.alpha).fit(self._transform(X), y)
+        self.classes_ = self.classifier_.classes_
+        return self
+
+    def _transform(self, X):
+        X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X)
+        cols = X[:, self.kept_]
+        return cols @ sp.diags(self.scales_) if sp.issparse(cols) else cols * self.scales_
+
+    def decision_function(self, X):
+        """The RLS scores of the sampled, rescaled query documents."""
+        check_is_fitted(self, "classifier_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        return self.classifier_.decision_function(self._transform(X))
+
+    def predict(self, X):
+        """Class labels (an indicator matrix for multi-label y)."""
+        check_is_fitted(self, "classifier_")
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        return self.classifier_.predict(self._transform(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_label = True
+        return tags

@@ -1,0 +1,168 @@
+"""Scalable term selection (Li & Sun 2007): discriminability against coverage, tuned by vector length."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import check_positive_int, check_real
+from .termstats import TermStats, term_stats
+
+__all__ = ["ScalableTermSelector", "average_vector_length", "probability_ratio", "target_avl", "zeta"]
+
+
+def probability_ratio(stats: TermStats, smoothing: float = 0.5) -> np.ndarray:
+    """PR(t) = max over classes of (df(t, c+)/df(c+)) / (df(t, c-)/df(c-)), smoothed.
+
+    The paper leaves df(t, c-) = 0 unspecified.  Here every count gets ``smoothing`` added and
+    every total twice that (add-s estimates of the two rates; s = 0.5 is the Jeffreys prior):
+    PR = ((tp + s)/(pos + 2s)) / ((fp + s)/(neg + 2s)).  With s > 0 every ratio is finite and a
+    term absent from the rest scores higher the more documents of the class hold it.
+    """
+    s = check_real(smoothing, "pr_smoothing", 0.0, None)
+    tp = stats.class_df.astype(np.float64)
+    fp = stats.df[None, :] - tp
+    pos = stats.class_sizes[:, None].astype(np.float64)
+    neg = stats.n_docs - pos
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = ((tp + s) / (pos + 2 * s)) / ((fp + s) / (neg + 2 * s))
+    return ratio.max(axis=0)
+
+
+def zeta(log_pr: np.ndarray, log_df: np.ndarray, lam: float) -> np.ndarray:
+    """The weighted harmonic mean (lam / log PR + (1 - lam) / log df)^-1.
+
+    A term with log PR <= 0 (no class prefers it) scores 0 for lam > 0; terms with df < 2
+    (log df <= 0) are cut: -inf.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = lam / log_pr + (1.0 - lam) / log_df
+        out = np.where(log_pr > 0, 1.0 / inv, 0.0) if lam > 0 else log_df.copy()
+    return np.where(log_df > 0, out, -np.inf)
+
+
+def average_vector_length(df: np.ndarray, selected: np.ndarray, n_docs: int) -> float:
+    """AVL of a term set: the mean number of its terms per document, sum of df over the set / m."""
+    return float(df[selected].sum() / n_docs)
+
+
+def target_avl(avl_all: float, k: int, gamma: float = 0.085) -> float:
+    """AVL°(k) = AVL_T ** (gamma ln k) (natural log), the length Li & Sun aim the top-k set at."""
+    return float(avl_all ** (gamma * math.log(k)))
+
+
+def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    # a partial selection: the AVL only needs the set, not its order
+    return np.argpartition(-scores, k - 1)[:k]
+
+
+class ScalableTermSelector(SelectorMixin, BaseEstimator):
+    """Li & Sun's (2007) scalable term selection, as a scikit-learn selector.
+
+    Each term scores zeta(t; lam), the weighted harmonic mean of its discriminability
+    log PR(t) (the largest one-vs-rest probability ratio over the classes) and its coverage
+    log df(t); terms in fewer than two documents are cut.  lam is found by bisection on [0, 1]
+    so that the top-k terms' average vector length, AVL = sum df / m, comes closest to
+    AVL°(k) = AVL_T ** (gamma ln k), AVL_T being the AVL of all terms (the paper's gamma = 0.085).
+    AVL falls as lam grows, in steps (the top-k set changes discretely).
+
+    Parameters
+    ----------
+    k : int, default 1000
+        Terms to keep.
+    gamma : float, default 0.085
+    target_avl : float, optional
+        Aim at this AVL instead of AVL°(k).
+    pr_smoothing : float, default 0.5
+        Add-s smoothing of the probability ratio (see :func:`probability_ratio`).
+    max_bisections : int, default 40
+
+    Attributes
+    ----------
+    lambda_ : float
+    avl_ : float
+        AVL of the selected terms.
+    target_avl_ : float
+    avl_all_ : float
+        AVL_T.
+    scores_ : ndarray of shape (n_features,)
+        zeta(t; lambda_).
+    """
+
+    def __init__(self, k=1000, gamma=0.085, target_avl=None, pr_smoothing=0.5, max_bisections=40):
+        self.k = k
+        self.gamma = gamma
+        self.target_avl = target_avl
+        self.pr_smoothing = pr_smoothing
+        self.max_bisections = max_bisections
+
+    def fit(self, X, y):
+        """Compute term statistics and search lam.
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+        y : array-like of shape (n_docs,) or (n_docs, n_classes)
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
+                             multi_output=True)  # fmt: skip
+        stats = term_stats(X, y)
+        eligible = int((stats.df >= 2).sum())
+        if eligible == 0:
+            raise ValueError("X has no term in two or more documents; nothing to select")
+        k = check_positive_int(self.k, "k", 1, eligible)
+        gamma = check_real(self.gamma, "gamma", 0.0, None)
+        bisections = check_positive_int(self.max_bisections, "max_bisections", 1)
+        m = stats.n_docs
+        self.avl_all_ = float(stats.df.sum() / m)
+        if self.target_avl is None:
+            self.target_avl_ = target_avl(self.avl_all_, k, gamma)
+        else:
+            if isinstance(self.target_avl, (bool, np.bool_)) or not isinstance(self.target_avl, numbers.Real):
+                raise TypeError(f"target_avl must be a number, got {self.target_avl!r}")
+            self.target_avl_ = check_real(self.target_avl, "target_avl", 0.0, None)
+        log_pr = np.log(probability_ratio(stats, self.pr_smoothing))
+        log_df = np.log(np.maximum(stats.df, 1).astype(np.float64))
+
+        def avl(lam):
+            top = _top_k(zeta(log_pr, log_df, lam), k)
+            return average_vector_length(stats.df, top, m), top
+
+        lo, hi = 0.0, 1.0
+        best = (math.inf, None, None, None)
+        for lam in (lo, hi):
+            value, top = avl(lam)
+            best = min(best, (abs(value - self.target_avl_), lam, value, top), key=lambda b: b[0])
+        for _ in range(bisections):
+            mid = 0.5 * (lo + hi)
+            value, top = avl(mid)
+            best = min(best, (abs(value - self.target_avl_), mid, value, top), key=lambda b: b[0])
+            if value > self.target_avl_:
+                lo = mid  # still too long: more weight on discriminability
+            else:
+                hi = mid
+        _, self.lambda_, self.avl_, top = best
+        self.scores_ = zeta(log_pr, log_df, self.lambda_)
+        self._support = np.zeros(X.shape[1], dtype=bool)
+        self._support[top] = True
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "_support")
+        return self._support
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.target_tags.required = True
+        return tags
