@@ -11,7 +11,7 @@ B. 20 Newsgroups and Reuters-21578: micro-F1 of a linear SVM (LinearSVC, C = 1) 
 C. Time of feature_probabilities("ss", k) (randomized range finder) against
    scipy.sparse.linalg.svds at equal k, and the Hellinger distance between their probabilities.
 
-    python benchmarks/bench_sampling.py [--data-home ../shared/data] [--samples 5]
+    python benchmarks/bench_sampling.py [--data-home ../shared/data] [--samples 5] [--plots docs/figures]
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ def part_a(news, samples):
     stats = textsel.term_stats(X, y)
     ranked = {"DF": np.argsort(-stats.df, kind="stable"),
               "IG": np.argsort(-textsel.score(stats, "ig").max(axis=0), kind="stable")}  # fmt: skip
+    curves = {name: [] for name in (*probabilities, *ranked)}
     print(f"   {'r':>6} " + "".join(f"{name:>18}" for name in (*probabilities, *ranked)))
     print(
         f"   {'':>6} " + "".join(f"{'rel. F1 (kept)':>18}" for _ in range(len(probabilities) + len(ranked)))
@@ -72,14 +73,17 @@ def part_a(news, samples):
                 rel.append(micro_f1(textsel.RLSClassifier(alpha=alpha), Xs, y, Xts, yt) / base)
                 kept.append(cols.size)
             cells.append(f"{np.mean(rel):.3f} ({np.mean(kept):.0f})")
+            curves[list(probabilities)[len(cells) - 1]].append((np.mean(kept), np.mean(rel)))
         for order in ranked.values():
             cols = order[:r]
             f1 = micro_f1(textsel.RLSClassifier(alpha=alpha), X[:, cols], y, Xt[:, cols], yt)
             cells.append(f"{f1 / base:.3f} ({r})")
+            curves[list(ranked)[len(cells) - len(probabilities) - 1]].append((r, f1 / base))
         print(f"   {r:>6} " + "".join(f"{c:>18}" for c in cells))
     for k in (20, 100):
         distance = hellinger(probabilities["WS"], probabilities[f"SS k={k}"])
         print(f"   Hellinger(WS, SS k={k}) = {distance:.3f}")
+    return curves
 
 
 def part_b(corpus):
@@ -88,6 +92,7 @@ def part_b(corpus):
     stats = textsel.term_stats(X, y)
     print(f"B. {corpus.name}: linear SVM micro-F1 (AVL of the selected set); all {X.shape[1]} terms: "
           f"{micro_f1(svm, X, y, Xt, yt):.4f} (AVL {stats.df.sum() / stats.n_docs:.1f})")  # fmt: skip
+    curves = {"STS": [], "chi2": [], "BNS": []}
     print(f"   {'k':>6} {'STS':>18} {'chi2':>18} {'BNS':>18}   lambda")
     for k in KS:
         if k > X.shape[1]:
@@ -100,7 +105,9 @@ def part_b(corpus):
             cols = np.flatnonzero(sel.get_support())
             f1 = micro_f1(svm, X[:, cols], y, Xt[:, cols], yt)
             cells.append(f"{f1:.4f} ({stats.df[cols].sum() / stats.n_docs:.1f})")
+            curves[list(curves)[len(cells) - 1]].append((k, f1))
         print(f"   {k:>6} " + "".join(f"{c:>18}" for c in cells) + f"   {sts.lambda_:.3f}")
+    return curves
 
 
 def part_c(news):
@@ -118,15 +125,56 @@ def part_c(news):
               f"Hellinger distance {hellinger(ours, ref):.4f}")  # fmt: skip
 
 
+def plot(curves_a, curves_b, directory):
+    """Fig. 5a (relative micro-F1 against kept terms) and Fig. 8 (micro-F1 against k) as PNGs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    def log_axis(ax, ticks):
+        # plain numbers at the measured points: log-axis minor labels collide at this width
+        ax.set_xscale("log")
+        ax.set_xticks(ticks)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, points in curves_a.items():
+        x, y = zip(*points, strict=True)
+        ax.plot(x, y, marker="o", label=name)
+    ax.set(xlabel="terms kept", ylabel="micro-F1 relative to all terms",
+           title="20 Newsgroups, RLSC: sampling against DF and IG")  # fmt: skip
+    log_axis(ax, BUDGETS)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{directory}/sampling_relative_f1.png", dpi=110)
+    fig, axes = plt.subplots(1, len(curves_b), figsize=(11, 4))
+    for ax, (corpus, curves) in zip(axes, curves_b.items(), strict=True):
+        for name, points in curves.items():
+            x, y = zip(*points, strict=True)
+            ax.plot(x, y, marker="o", label=name)
+        ax.set(xlabel="terms selected (k)", ylabel="micro-F1 (linear SVM)", title=corpus)
+        log_axis(ax, [k for k, _ in next(iter(curves.values()))])
+        ax.legend()
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{directory}/sts_micro_f1.png", dpi=110)
+
+
 def main():
     parser = argument_parser(__doc__.splitlines()[0], repeat=1)
     parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--plots", default=None, help="folder for the PNG figures (needs matplotlib)")
     args = parser.parse_args()
     reuters, news = list(benchmark_corpora(args.data_home))
     part_c(news)
-    part_a(news, args.samples)
-    part_b(news)
-    part_b(reuters)
+    curves_a = part_a(news, args.samples)
+    curves_b = {"20 Newsgroups": part_b(news), "Reuters-21578": part_b(reuters)}
+    if args.plots:
+        plot(curves_a, curves_b, args.plots)
 
 
 if __name__ == "__main__":
