@@ -26,9 +26,8 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 
-from ._ccore import dcd_svm_csr
 from ._validation import as_csr
-from .svm import DualLinearSVC
+from .svm import DualLinearSVC, fit_binary
 
 __all__ = ["METHODS", "evaluate_subsets", "mask_scores", "ranked_features", "subset_sizes", "svset_scores"]
 
@@ -269,20 +268,16 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
         test = X_test[:, cols]
         if norm == "l2":
             train, test = normalize(train), normalize(test)
-        train = sp.csr_matrix(train)
-        w_full, alpha, _, _ = dcd_svm_csr(
-            np.ascontiguousarray(train.data, dtype=np.float64), train.indices, train.indptr, n, signs,
-            model.loss, C * weights[1], C * weights[0], model.tol, model.max_iter,
-            bool(model.fit_intercept), scaling, True, seed, alpha,
+        w_n, b, alpha = fit_binary(
+            train, signs, C_pos=C * weights[1], C_neg=C * weights[0], loss=model.loss, tol=model.tol,
+            max_iter=model.max_iter, fit_intercept=model.fit_intercept, intercept_scaling=scaling,
+            seed=seed, alpha0=alpha,
         )  # fmt: skip
-        b = w_full[n] * scaling if model.fit_intercept else 0.0
-        scores = np.asarray(test @ w_full[:n]).ravel() + b
+        scores = np.asarray(test @ w_n).ravel() + b
         seconds = time.perf_counter() - start
-        exact_w[n] = w_full[:n]
+        exact_w[n] = w_n
         exact_sv[n] = np.flatnonzero(alpha > 0)
-        records[(n, "exact")] = _record(
-            truth, scores, w_full[:n], w_full[:n], exact_sv[n], exact_sv[n], seconds
-        )
+        records[(n, "exact")] = _record(truth, scores, w_n, w_n, exact_sv[n], exact_sv[n], seconds)
 
 
 def _first_columns(M_csc, n):

@@ -16,9 +16,34 @@ from ._linear import LinearScoresMixin
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import check_positive_int, check_real
 
-__all__ = ["DualLinearSVC"]
+__all__ = ["DualLinearSVC", "fit_binary"]
 
 LOSSES = ("hinge", "squared_hinge")
+
+
+def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_iter=1000, fit_intercept=True,
+               intercept_scaling=1.0, seed=0, alpha0=None):  # fmt: skip
+    """One binary SVM by dual coordinate descent on CSR ``X`` with ``signs`` in {-1, +1}.
+
+    The low-level path behind :class:`DualLinearSVC`, for callers that re-train on column subsets
+    of one matrix and warm-start each fit from the previous multipliers (they depend on the
+    documents, not the features): model masking and the study harness.  No input checks
+    beyond the C core's own.
+
+    Returns
+    -------
+    w : ndarray of shape (n_features,)
+    b : float
+    alpha : ndarray of shape (n_samples,)
+    """
+    X = sp.csr_matrix(X)
+    w, alpha, _, _ = dcd_svm_csr(
+        np.ascontiguousarray(X.data, dtype=np.float64), X.indices, X.indptr, X.shape[1],
+        np.ascontiguousarray(signs, dtype=np.float64), loss, C_pos, C_neg, tol, max_iter,
+        bool(fit_intercept), intercept_scaling, True, seed, alpha0,
+    )  # fmt: skip
+    b = w[X.shape[1]] * intercept_scaling if fit_intercept else 0.0
+    return w[: X.shape[1]], float(b), alpha
 
 
 class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
