@@ -6,6 +6,7 @@ pass over its CSR buffers), :func:`score` turns the statistics into a
 :class:`TermSelector` picks terms from it inside a scikit-learn pipeline.
 """
 
+from . import study
 from .lsqr import LSQRResult, lsqr
 from .metrics import METRICS, score
 from .proximal import ProximalSVC, RLSClassifier, WeightedProximalSVC
@@ -19,6 +20,7 @@ from .termstats import TermStats, term_stats
 __version__ = "0.1.0"
 
 __all__ = [
+    "study",
     "DualLinearSVC",
     "LSQRResult",
     "METRICS",

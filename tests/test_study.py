@@ -1,0 +1,83 @@
+"""Forman's protocol: records against a hand-written loop, determinism, writers."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.model_selection import StratifiedKFold
+from sklearn.svm import LinearSVC
+
+import textsel
+from textsel.selection import top_k
+from textsel.study import forman, macro_average, write_csv, write_json
+
+
+def corpus(seed, n=120, d=60, n_classes=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = (rng.random((n, d)) < 0.08).astype(float) * rng.integers(1, 4, (n, d))
+    X[np.arange(n), y] += 2  # class c leans on term c
+    return sp.csr_matrix(X), y
+
+
+@pytest.fixture(scope="module")
+def datasets():
+    return {"a": corpus(0), "b": corpus(1, n_classes=2)}
+
+
+def test_records_cover_every_task_metric_and_k(datasets):
+    records = forman(datasets, metrics=("bns", "ig"), ks=(5, 20, 1000), trials=1, folds=2)
+    # 3 classes + 2 classes, 2 metrics, k = 1000 skipped (60 terms)
+    assert len(records) == (3 + 2) * 2 * 2
+    for r in records:
+        assert 0 <= r["f1"] <= 1 and 0 <= r["accuracy"] <= 1
+        assert r["skew"] == pytest.approx((120 - r["positives"]) / r["positives"])
+
+
+def test_matches_a_hand_written_loop_with_a_user_estimator(datasets):
+    """With a scikit-learn estimator the protocol is selection on the training fold, fit, test."""
+    X, y = datasets["a"]
+    records = forman({"a": (X, y)}, metrics=("chi2",), ks=(10,), trials=2, folds=2, estimator=LinearSVC(),
+                     random_state=3)  # fmt: skip
+    record = next(r for r in records if r["class"] == 1)
+    Xb = X.copy()
+    Xb.data[:] = 1.0
+    target = (y == 1).astype(int)
+    seed = int(np.random.SeedSequence([3, 0, 1]).generate_state(1)[0])
+    f1s = []
+    for trial in range(2):
+        for train, test in StratifiedKFold(2, shuffle=True, random_state=seed + trial).split(Xb, target):
+            stats = textsel.term_stats(Xb[train], target[train], classes=[0, 1])
+            cols = top_k(textsel.score(stats, "chi2")[1], 10)
+            pred = LinearSVC().fit(Xb[train][:, cols], target[train]).predict(Xb[test][:, cols])
+            tp = ((pred == 1) & (target[test] == 1)).sum()
+            f1s.append(2 * tp / (pred.sum() + target[test].sum()))
+    assert record["f1"] == pytest.approx(np.mean(f1s))
+
+
+def test_same_seed_same_results_whatever_the_workers(datasets):
+    one = forman(datasets, metrics=("bns",), ks=(5, 10), trials=2, folds=2, n_jobs=1)
+    two = forman(datasets, metrics=("bns",), ks=(5, 10), trials=2, folds=2, n_jobs=2)
+    assert one == two
+
+
+def test_macro_average_and_writers(datasets, tmp_path):
+    records = forman(datasets, metrics=("bns", "dfreq"), ks=(5,), trials=1, folds=2)
+    rows = macro_average(records)
+    assert {(r["metric"], r["k"]) for r in rows} == {("bns", 5), ("dfreq", 5)}
+    bns = [r for r in records if r["metric"] == "bns"]
+    assert rows[0]["f1"] == pytest.approx(np.mean([r["f1"] for r in bns]))
+    write_csv(records, tmp_path / "r.csv")
+    assert (tmp_path / "r.csv").read_text().splitlines()[0].startswith("dataset,class,metric,k")
+    write_json(records, tmp_path / "r.json")
+    assert len(json.loads((tmp_path / "r.json").read_text())) == len(records)
+
+
+def test_bad_input(datasets):
+    with pytest.raises(ValueError, match="metrics must be drawn from"):
+        forman(datasets, metrics=("mi",))
+    with pytest.raises(ValueError, match="folds must be in"):
+        forman(datasets, folds=1)
+    with pytest.raises(ValueError, match="one label per document"):
+        forman({"x": (datasets["a"][0], np.zeros(3))})

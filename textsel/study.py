@@ -1,0 +1,196 @@
+"""Forman's (2003) feature-selection study as one function, for the user's own corpora.
+
+For each dataset and each class (one-vs-rest), ``trials`` runs of stratified ``folds``-fold
+cross-validation; in each fold the term statistics of the training part are counted once, every
+metric is scored from them, and for every k the top-k terms train a classifier that is tested on
+the held-out part.  The representation is Forman's: Boolean presence, no length normalisation
+(NOTES.md section 1).  One record per (dataset, class, metric, k), averaged over trials and folds.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from ._validation import as_csr, check_positive_int
+from .metrics import METRICS, score
+from .selection import top_k
+from .svm import fit_binary
+from .termstats import term_stats
+
+__all__ = ["FORMAN_KS", "forman", "macro_average", "to_dataframe", "write_csv", "write_json"]
+
+FORMAN_KS = (10, 20, 50, 100, 200, 500, 1000, 2000)
+MEASURES = ("accuracy", "precision", "recall", "f1")
+
+
+def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator=None, n_jobs=None,
+           random_state=0, boolean=True):  # fmt: skip
+    """Run Forman's protocol and return one record per (dataset, class, metric, k).
+
+    Parameters
+    ----------
+    datasets : mapping of str to (X, y)
+        Document-term matrices (non-negative) and single-label class labels.
+    metrics : sequence of str
+        Names from :data:`textsel.METRICS`.
+    ks : sequence of int
+        Numbers of terms to select; those above a dataset's vocabulary are skipped.
+    trials, folds : int
+        Repetitions of stratified ``folds``-fold cross-validation per task.
+    estimator : scikit-learn classifier, optional
+        Cloned and fitted per (fold, metric, k).  By default a linear SVM (squared hinge,
+        C = 1) by textsel's dual coordinate descent, warm-started across k from the previous
+        k's multipliers.
+    n_jobs : int, optional
+        Tasks (dataset, class) run in parallel with joblib; the results do not depend on it.
+    random_state : int
+        Seeds the fold splits (per task and trial) and the rand metric.
+    boolean : bool, default True
+        Forman's representation: a stored nonzero becomes 1.  False keeps the values.
+
+    Returns
+    -------
+    list of dict
+        ``dataset``, ``class``, ``metric``, ``k``, ``positives`` (class size), ``skew``
+        (negatives per positive), and the means over trials and folds of ``accuracy``,
+        ``precision``, ``recall`` and ``f1`` (zero where no document is predicted positive).
+    """
+    bad = [m for m in metrics if m not in METRICS]
+    if bad or not len(metrics):
+        raise ValueError(f"metrics must be drawn from {METRICS}, got {list(metrics)!r}")
+    ks = sorted({check_positive_int(k, "ks", 1) for k in ks})
+    trials = check_positive_int(trials, "trials", 1)
+    folds = check_positive_int(folds, "folds", 2)
+    if not isinstance(random_state, (int, np.integer)):
+        raise TypeError("random_state must be an integer (each task derives its own seeds from it)")
+    jobs = []
+    for d, (name, (X, y)) in enumerate(datasets.items()):
+        X = as_csr(X, f"datasets[{name!r}] X")
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"datasets[{name!r}]: y must have one label per document")
+        if boolean:
+            X = sp.csr_matrix((np.ones_like(X.data, dtype=np.float64), X.indices, X.indptr), shape=X.shape)
+        classes, counts = np.unique(y, return_counts=True)
+        for c, (label, count) in enumerate(zip(classes, counts, strict=True)):
+            if count < folds or X.shape[0] - count < folds:
+                continue  # too few positives (or negatives) to stratify
+            seed = np.random.SeedSequence([random_state, d, c]).generate_state(1)[0]
+            jobs.append((name, label, X, (y == label).astype(np.int64), int(seed)))
+    per_task = Parallel(n_jobs=n_jobs)(
+        delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator)
+        for name, label, X, target, seed in jobs
+    )
+    return [record for task in per_task for record in task]
+
+
+def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator):
+    n_terms = X.shape[1]
+    usable = [k for k in ks if k <= n_terms]
+    sums = {(m, k): np.zeros(4) for m in metrics for k in usable}
+    runs = 0
+    for trial in range(trials):
+        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=(seed + trial) % 2**32)
+        for train, test in splitter.split(np.zeros(len(target)), target):
+            runs += 1
+            X_train, X_test = X[train], X[test]
+            y_train, y_test = target[train], target[test]
+            stats = term_stats(X_train, y_train, classes=[0, 1])
+            signs = np.where(y_train == 1, 1.0, -1.0)
+            for metric in metrics:
+                scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
+                order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
+                alpha = None
+                for k in usable:
+                    cols = order[:k]
+                    if estimator is None:
+                        w, b, alpha = fit_binary(X_train[:, cols], signs, C_pos=1.0, C_neg=1.0, seed=seed,
+                                                 alpha0=alpha)  # fmt: skip
+                        predicted = (np.asarray(X_test[:, cols] @ w).ravel() + b > 0).astype(np.int64)
+                    else:
+                        model = clone(estimator).fit(X_train[:, cols], y_train)
+                        predicted = np.asarray(model.predict(X_test[:, cols])).astype(np.int64)
+                    sums[(metric, k)] += _measures(y_test, predicted)
+    positives = int(target.sum())
+    return [
+        {
+            "dataset": name,
+            "class": _plain(label),
+            "metric": metric,
+            "k": k,
+            "positives": positives,
+            "skew": (len(target) - positives) / positives,
+            **dict(zip(MEASURES, (sums[(metric, k)] / runs).tolist(), strict=True)),
+        }  # fmt: skip
+        for metric in metrics
+        for k in usable
+    ]
+
+
+def _measures(truth, predicted):
+    tp = int(((truth == 1) & (predicted == 1)).sum())
+    fp = int(((truth == 0) & (predicted == 1)).sum())
+    fn = int(((truth == 1) & (predicted == 0)).sum())
+    accuracy = (len(truth) - fp - fn) / len(truth)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return np.array([accuracy, precision, recall, f1])
+
+
+def _plain(label):
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def macro_average(records, by=("metric", "k")):
+    """Average the measures over tasks (datasets and classes), one row per ``by`` group."""
+    groups = {}
+    for r in records:
+        groups.setdefault(tuple(r[key] for key in by), []).append(r)
+    rows = []
+    for key, members in sorted(groups.items(), key=lambda item: tuple(map(str, item[0]))):
+        row = dict(zip(by, key, strict=True))
+        row["tasks"] = len(members)
+        for measure in MEASURES:
+            row[measure] = float(np.mean([m[measure] for m in members]))
+        rows.append(row)
+    return rows
+
+
+def write_csv(records, path):
+    """Write records (dicts sharing keys) as CSV with a header row."""
+    records = list(records)
+    if not records:
+        raise ValueError("no records to write")
+    with Path(path).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(records[0]))
+        writer.writeheader()
+        writer.writerows(records)
+
+
+def write_json(records, path):
+    """Write records as a JSON array (NaN as null)."""
+
+    def clean(value):
+        return None if isinstance(value, float) and math.isnan(value) else value
+
+    with Path(path).open("w") as fh:
+        json.dump([{k: clean(v) for k, v in r.items()} for r in records], fh, indent=1)
+
+
+def to_dataframe(records):
+    """The records as a pandas DataFrame (pandas is optional)."""
+    try:
+        import pandas as pd
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("to_dataframe needs pandas: pip install pandas") from exc
+    return pd.DataFrame.from_records(list(records))
