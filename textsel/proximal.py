@@ -35,8 +35,8 @@ __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weig
 def proximal_weights(T: np.ndarray) -> np.ndarray:
     """Zhuang et al.'s document weights for one-vs-rest targets ``T`` (documents x columns, +-1).
 
-    delta_- = 1 and delta_+ = 1 + (N-/N+ - 1) / 2 per column: half-way from no
-    reweighting to full balance (delta_+^2 N+ = N-), the paper's choice.  This
+    ``delta- = 1`` and ``delta+ = 1 + (N-/N+ - 1) / 2`` per column: half-way from no
+    reweighting to full balance (``delta+^2 N+ = N-``), the paper's choice.  This
     is our reading of a formula the extracted text garbles (NOTES.md section 5).
     """
     n_pos = (T > 0).sum(axis=0)
@@ -322,7 +322,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     """Weighted proximal SVM for skewed classes (Zhuang et al. 2006), one-vs-rest.
 
     ``min v/2 ||(w, b)||^2 + 1/2 ||Delta ([X, 1](w, b) - t)||^2`` per class, with
-    document weights delta_- = 1 for negatives and delta_+ for positives.
+    document weights ``delta- = 1`` for negatives and ``delta+`` for positives.
 
     Parameters
     ----------
@@ -330,7 +330,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         "auto" (default) is 2 mean_i(delta_i ||x_i||) per class, the best reading
         of the paper's garbled estimate (NOTES.md section 5).
     delta : "auto", float or array-like of shape (n_columns,)
-        delta_+; "auto" is 1 + (N-/N+ - 1)/2 per class (see :func:`proximal_weights`).
+        ``delta+``; "auto" is 1 + (N-/N+ - 1)/2 per class (see :func:`proximal_weights`).
     tol, max_iter, n_threads, threshold, cv, fbr
         As in :class:`RLSClassifier`.
 
@@ -339,7 +339,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     coef_, intercept_, classes_, n_iter_
         As in :class:`ProximalSVC`.
     v_, delta_ : ndarray
-        The v and delta_+ used for each class.
+        The v and ``delta+`` used for each class.
     """
 
     def __init__(

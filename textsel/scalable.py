@@ -91,7 +91,7 @@ class ScalableTermSelector(SelectorMixin, BaseEstimator):
     avl_all_ : float
         AVL_T.
     scores_ : ndarray of shape (n_features,)
-        zeta(t; lambda_).
+        zeta(t; ``lambda_``).
     """
 
     def __init__(self, k=1000, gamma=0.085, target_avl=None, pr_smoothing=0.5, max_bisections=40):
