@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import numpy as np
+
 from textsel.__main__ import main
 
 
@@ -30,3 +32,58 @@ def test_demo_missing_corpus_exits_2(tmp_path, capsys):
 def test_python_dash_m_entry_point():
     result = subprocess.run([sys.executable, "-m", "textsel", "--help"], capture_output=True, text=True)
     assert result.returncode == 0 and "demo" in result.stdout
+
+
+def _write_arff(path):
+    path.write_text(
+        "@relation t\n@attribute good integer\n@attribute bad integer\n@attribute film integer\n"
+        "@attribute class {pos,neg}\n@data\n{0 1,2 1}\n{1 1,2 1,3 neg}\n{0 2}\n{1 1,3 neg}\n"
+    )
+
+
+def test_select_writes_ranked_terms(tmp_path, capsys):
+    arff = tmp_path / "t.arff"
+    _write_arff(arff)
+    assert main(["select", str(arff), "--metric", "bns", "--k", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "rank\tcolumn\tterm\tscore"
+    assert {line.split("\t")[2] for line in lines[1:]} == {"good", "bad"}
+    out = tmp_path / "sel.tsv"
+    assert main(["select", str(arff), "--k", "all", "--output", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_select_svmlight_and_cluto(tmp_path, capsys):
+    from sklearn.datasets import dump_svmlight_file
+
+    X = np.array([[1, 0, 2], [0, 1, 1], [3, 0, 0], [0, 2, 0]], float)
+    y = np.array([1, 0, 1, 0])
+    dump_svmlight_file(X, y, str(tmp_path / "m.svm"))
+    assert main(["select", str(tmp_path / "m.svm"), "--k", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split("\t")[1] in {"0", "1"}
+    (tmp_path / "m.mat").write_text("4 3 6\n1 1 3 2\n2 1 3 1\n1 3\n2 2\n")
+    (tmp_path / "m.rclass").write_text("a\nb\na\nb\n")
+    assert main(["select", str(tmp_path / "m.mat"), "--labels", str(tmp_path / "m.rclass"), "--k", "1"]) == 0
+    assert main(["select", str(tmp_path / "m.mat"), "--k", "1"]) == 1  # CLUTO without labels
+    assert "needs --labels" in capsys.readouterr().err
+
+
+def test_select_errors_and_exit_codes(tmp_path, capsys):
+    assert main(["select", str(tmp_path / "missing.arff")]) == 2
+    arff = tmp_path / "t.arff"
+    _write_arff(arff)
+    assert main(["select", str(arff), "--k", "99"]) == 1
+    assert "k must be in" in capsys.readouterr().err
+
+
+def test_datasets_lists_the_data_home(tmp_path, capsys):
+    (tmp_path / "forman-arff").mkdir()
+    _write_arff(tmp_path / "forman-arff" / "x.wc.arff")
+    import hashlib
+
+    digest = hashlib.sha256((tmp_path / "forman-arff" / "x.wc.arff").read_bytes()).hexdigest()
+    (tmp_path / "SHA256SUMS").write_text(f"{digest}  forman-arff/x.wc.arff\n")
+    assert main(["datasets", "--data-home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "reuters21578.tar.gz" in out and "missing" in out
+    assert "forman-arff/x.wc.arff" in out and "checksum ok" in out

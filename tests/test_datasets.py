@@ -169,3 +169,33 @@ def test_real_arff_shapes(data_home, name):
     assert b.X.shape == (n_docs, n_terms)
     assert len(np.unique(b.y)) == n_classes
     assert b.X.data.min() >= 1 and float(b.X.data.max()).is_integer()
+
+
+def test_load_cluto(tmp_path):
+    from textsel.datasets import load_cluto
+
+    (tmp_path / "m.mat").write_text("3 4 4\n1 2.5 4 1\n\n2 3 3 1\n")
+    (tmp_path / "m.rclass").write_text("x\ny\nx\n")
+    (tmp_path / "m.clabel").write_text("w1\nw2\nw3\nw4\n")
+    b = load_cluto(tmp_path / "m.mat", tmp_path / "m.rclass", tmp_path / "m.clabel")
+    np.testing.assert_array_equal(b.X.toarray(), [[2.5, 0, 0, 1], [0, 0, 0, 0], [0, 3, 1, 0]])
+    np.testing.assert_array_equal(b.y, ["x", "y", "x"])
+    assert list(b.feature_names) == ["w1", "w2", "w3", "w4"]
+    (tmp_path / "bad.mat").write_text("2 4 1\n5 1\n\n")
+    with pytest.raises(ValueError, match="out of 1..4"):
+        load_cluto(tmp_path / "bad.mat")
+    (tmp_path / "short.mat").write_text("3 4 1\n1 1\n")
+    with pytest.raises(ValueError, match="the header says 3 rows"):
+        load_cluto(tmp_path / "short.mat")
+
+
+def test_load_svmlight_uses_scikit_learn(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    from textsel.datasets import load_svmlight
+
+    X = np.array([[0, 1.5], [2, 0]])
+    dump_svmlight_file(X, [1, -1], str(tmp_path / "f.svm"))
+    b = load_svmlight(tmp_path / "f.svm")
+    np.testing.assert_array_equal(b.X.toarray(), X)
+    np.testing.assert_array_equal(b.y, [1, -1])

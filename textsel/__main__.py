@@ -1,12 +1,14 @@
-"""Command line: ``textsel demo`` (also ``python -m textsel demo``)."""
+"""Command line: ``textsel demo | select | datasets`` (also ``python -m textsel ...``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from .cli_select import FORMATS, run_datasets, run_select
 from .demo import CORPORA, DEFAULT_METRICS, run_demo
 from .metrics import METRICS
+from .selection import MULTICLASS
 
 
 def _metric_list(text: str) -> list[str]:
@@ -43,17 +45,45 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--top", type=int, default=8, help="terms shown per class and metric")
     demo.add_argument("--classes", type=int, default=4, help="classes shown (the largest)")
+
+    select = sub.add_parser(
+        "select",
+        help="rank the terms of a labelled matrix file and write the selected ones",
+        description="Read an ARFF, SVMlight or CLUTO matrix with class labels, score every term "
+        "with a Forman metric and write the selected terms as tab-separated 'rank, column, term, "
+        "score' lines (to stdout or --output).",
+    )
+    select.add_argument("input", help="the matrix file (.arff, .arff.gz, SVMlight, or CLUTO .mat)")
+    select.add_argument("--format", choices=FORMATS, default="auto", help="file format (default: by name)")
+    select.add_argument("--labels", default=None, help="a CLUTO matrix's row classes (.rclass)")
+    select.add_argument("--metric", choices=METRICS, default="bns")
+    select.add_argument("--k", default="100", help="terms to keep, or 'all' (default 100)")
+    select.add_argument("--percentile", type=float, default=None, help="keep this share of the terms instead")
+    select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin")
+    select.add_argument("--output", default=None, help="write here instead of stdout")
+
+    datasets = sub.add_parser("datasets", help="list the corpora in the data home")
+    datasets.add_argument("--data-home", default=None,
+                          help="default: $TEXTSEL_DATA or ~/textsel_data")  # fmt: skip
     return parser
 
 
 def main(argv=None) -> int:
+    """Run a subcommand.  Exit codes: 0 done, 1 bad data or options, 2 usage or missing file."""
     args = build_parser().parse_args(argv)
-    if args.command == "demo":
-        try:
+    try:
+        if args.command == "demo":
             run_demo(args.corpus, args.data_home, args.metrics, args.top, args.classes)
-        except FileNotFoundError as exc:
-            print(f"textsel demo: {exc}", file=sys.stderr)
-            return 2
+        elif args.command == "select":
+            run_select(args)
+        elif args.command == "datasets":
+            run_datasets(args)
+    except FileNotFoundError as exc:
+        print(f"textsel {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        print(f"textsel {args.command}: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

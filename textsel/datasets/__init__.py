@@ -6,6 +6,7 @@ archive layouts (see ``docs/datasets.md``).
 
 from ._home import get_data_home
 from .arff import load_arff
+from .formats import load_cluto, load_svmlight
 from .newsgroups import load_20newsgroups
 from .reuters import load_reuters21578
 from .synthetic import make_synthetic_corpus
@@ -14,6 +15,8 @@ __all__ = [
     "get_data_home",
     "load_20newsgroups",
     "load_arff",
+    "load_cluto",
     "load_reuters21578",
+    "load_svmlight",
     "make_synthetic_corpus",
 ]

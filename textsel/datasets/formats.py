@@ -1,0 +1,71 @@
+"""Sparse matrix file formats beside ARFF: SVMlight (through scikit-learn) and CLUTO."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import load_svmlight_file
+from sklearn.utils import Bunch
+
+
+def load_svmlight(path):
+    """Read an SVMlight / libsvm file with scikit-learn's loader.
+
+    Returns
+    -------
+    Bunch
+        ``X`` (CSR, float64) and ``y`` (the labels as read).
+    """
+    X, y = load_svmlight_file(str(path))
+    return Bunch(X=sp.csr_matrix(X), y=y)
+
+
+def load_cluto(path, classes_path=None, terms_path=None):
+    """Read a CLUTO sparse matrix (``.mat``), with its row classes and column labels if given.
+
+    The format: a header line ``n_rows n_cols nnz``, then one line per row of
+    ``column value`` pairs with 1-based column numbers.  ``classes_path`` (CLUTO's
+    ``.mat.rclass``) holds one class label per row; ``terms_path`` (``.mat.clabel``) one term
+    per column.
+
+    Returns
+    -------
+    Bunch
+        ``X`` (CSR, float64), ``y`` (class labels, or None), ``feature_names`` (or None).
+    """
+    path = Path(path)
+    with path.open() as fh:
+        header = fh.readline().split()
+        if len(header) != 3 or not all(h.isdigit() for h in header):
+            raise ValueError(f"{path}: the first line must be 'n_rows n_cols nnz'")
+        n_rows, n_cols, nnz = map(int, header)
+        indptr, indices, values = [0], [], []
+        for lineno, line in enumerate(fh, 2):
+            tokens = line.split()
+            if len(tokens) % 2:
+                raise ValueError(f"{path}:{lineno}: expected 'column value' pairs")
+            cols = np.asarray(tokens[0::2], dtype=np.int64) - 1
+            if cols.size and (cols.min() < 0 or cols.max() >= n_cols):
+                raise ValueError(f"{path}:{lineno}: column number out of 1..{n_cols}")
+            indices.extend(cols.tolist())
+            values.extend(float(v) for v in tokens[1::2])
+            indptr.append(len(indices))
+    if len(indptr) - 1 != n_rows:
+        raise ValueError(f"{path}: the header says {n_rows} rows, the file has {len(indptr) - 1}")
+    if len(indices) != nnz:
+        raise ValueError(f"{path}: the header says {nnz} nonzeros, the file has {len(indices)}")
+    X = sp.csr_matrix((np.asarray(values), np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
+                      shape=(n_rows, n_cols))  # fmt: skip
+    y = None
+    if classes_path is not None:
+        y = np.asarray(Path(classes_path).read_text().split())
+        if y.size != n_rows:
+            raise ValueError(f"{classes_path}: {y.size} labels for {n_rows} rows")
+    names = None
+    if terms_path is not None:
+        names = np.asarray(Path(terms_path).read_text().split(), dtype=object)
+        if names.size != n_cols:
+            raise ValueError(f"{terms_path}: {names.size} labels for {n_cols} columns")
+    return Bunch(X=X, y=y, feature_names=names)
