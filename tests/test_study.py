@@ -81,3 +81,32 @@ def test_bad_input(datasets):
         forman(datasets, folds=1)
     with pytest.raises(ValueError, match="one label per document"):
         forman({"x": (datasets["a"][0], np.zeros(3))})
+
+
+def _records(table):
+    """Records from {(dataset, class, metric): [f1 at k=1, f1 at k=2]} with skew 10."""
+    return [{"dataset": d, "class": c, "metric": m, "k": k + 1, "skew": 10.0 if c != "rare" else 100.0,
+             "positives": 5, "accuracy": 0.9, "precision": 0.5, "recall": 0.5, "f1": f1}
+            for (d, c, m), values in table.items() for k, f1 in enumerate(values)]  # fmt: skip
+
+
+def test_tolerance_curve_and_pairs_by_hand():
+    from textsel.study import best_pairs, skew_split, tolerance_curve
+
+    records = _records({
+        ("d", "x", "bns"): [0.5, 0.8], ("d", "x", "ig"): [0.78, 0.6], ("d", "x", "chi2"): [0.4, 0.5],
+        ("d", "rare", "bns"): [0.3, 0.2], ("d", "rare", "ig"): [0.2, 0.2], ("d", "rare", "chi2"): [0.31, 0.1],
+    })  # fmt: skip
+    rows = {
+        (r["metric"], r["tolerance"]): r["share"] for r in tolerance_curve(records, tolerances=(0.0, 0.05))
+    }
+    # task x: best 0.8 (bns); task rare: best 0.31 (chi2)
+    assert rows[("bns", 0.0)] == 0.5 and rows[("bns", 0.05)] == 1.0  # 0.3 >= 0.95 * 0.31
+    assert rows[("ig", 0.0)] == 0.0 and rows[("ig", 0.05)] == 0.5  # 0.78 >= 0.76
+    assert rows[("chi2", 0.0)] == 0.5
+    pairs = best_pairs(records, tolerance=0.0)
+    assert pairs[0] == {"pair": ("bns", "chi2"), "share": 1.0}
+    split = skew_split(records, threshold=50)
+    assert {r["skew"] for r in split} == {"high", "low"}
+    high_bns_k1 = next(r for r in split if r["skew"] == "high" and r["metric"] == "bns" and r["k"] == 1)
+    assert high_bns_k1["f1"] == 0.3 and high_bns_k1["tasks"] == 1

@@ -26,7 +26,17 @@ from .selection import top_k
 from .svm import fit_binary
 from .termstats import term_stats
 
-__all__ = ["FORMAN_KS", "forman", "macro_average", "to_dataframe", "write_csv", "write_json"]
+__all__ = [
+    "FORMAN_KS",
+    "best_pairs",
+    "forman",
+    "macro_average",
+    "skew_split",
+    "to_dataframe",
+    "tolerance_curve",
+    "write_csv",
+    "write_json",
+]
 
 FORMAN_KS = (10, 20, 50, 100, 200, 500, 1000, 2000)
 MEASURES = ("accuracy", "precision", "recall", "f1")
@@ -163,6 +173,62 @@ def macro_average(records, by=("metric", "k")):
         for measure in MEASURES:
             row[measure] = float(np.mean([m[measure] for m in members]))
         rows.append(row)
+    return rows
+
+
+def _best_per_task(records, measure):
+    """{task: {metric: best value over k}} with task = (dataset, class)."""
+    best = {}
+    for r in records:
+        task = (r["dataset"], r["class"])
+        slot = best.setdefault(task, {})
+        slot[r["metric"]] = max(slot.get(r["metric"], -math.inf), r[measure])
+    return best
+
+
+def tolerance_curve(records, measure="f1", tolerances=(0.0, 0.01, 0.02, 0.05, 0.1, 0.2)):
+    """Forman's "best within x% tolerance" analysis.
+
+    For each task, each metric's best ``measure`` over k is compared with the best any metric
+    reached; a metric succeeds on the task when it is within the tolerance (relative).  Returns
+    one row per (metric, tolerance) with the share of tasks it succeeds on.
+    """
+    best = _best_per_task(records, measure)
+    metrics = sorted({m for per_task in best.values() for m in per_task})
+    rows = []
+    for metric in metrics:
+        for tol in tolerances:
+            hits = [per_task.get(metric, -math.inf) >= (1 - tol) * max(per_task.values())
+                    for per_task in best.values()]  # fmt: skip
+            rows.append({"metric": metric, "tolerance": tol, "share": float(np.mean(hits))})
+    return rows
+
+
+def best_pairs(records, measure="f1", tolerance=0.05):
+    """Forman's residual pair analysis: which two metrics together most often come within
+    ``tolerance`` of the best, taking the better of the two per task.  Rows sorted best first."""
+    best = _best_per_task(records, measure)
+    metrics = sorted({m for per_task in best.values() for m in per_task})
+    rows = []
+    for i, a in enumerate(metrics):
+        for b in metrics[i + 1 :]:
+            hits = [
+                max(per_task.get(a, -math.inf), per_task.get(b, -math.inf))
+                >= (1 - tolerance) * max(per_task.values())
+                for per_task in best.values()
+            ]
+            rows.append({"pair": (a, b), "share": float(np.mean(hits))})
+    return sorted(rows, key=lambda r: (-r["share"], r["pair"]))
+
+
+def skew_split(records, threshold=67.0, by=("metric", "k")):
+    """Macro-averages for high-skew tasks (more than ``threshold`` negatives per positive; Forman's
+    90th percentile was 1:67) and for the rest, one row per group and ``by`` value."""
+    rows = []
+    for group, members in (("high", [r for r in records if r["skew"] > threshold]),
+                           ("low", [r for r in records if r["skew"] <= threshold])):  # fmt: skip
+        for row in macro_average(members, by) if members else []:
+            rows.append({"skew": group, **row})
     return rows
 
 
