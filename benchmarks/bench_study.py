@@ -76,9 +76,8 @@ def main():
             fits = len(records) * args.trials * 4
             ref = f"straightforward {t_ref:.2f} s ({fits_ref} fits, {t_ref / fits_ref * 1e3:.2f} ms/fit)"
             ours = f"textsel n_jobs={n_jobs} {t_ours:.2f} s ({fits} fits, {t_ours / fits * 1e3:.2f} ms/fit)"
-            print(
-                f"{name}, BNS only, {args.trials} trial(s) x 4 folds: {ref}; {ours}; ratio {t_ref / t_ours:.1f}x"
-            )
+            head = f"{name}, BNS only, {args.trials} trial(s) x 4 folds"
+            print(f"{head}: {ref}; {ours}; ratio {t_ref / t_ours:.1f}x")
 
 
 if __name__ == "__main__":
