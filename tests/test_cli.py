@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from textsel.__main__ import main
 
@@ -87,3 +88,44 @@ def test_datasets_lists_the_data_home(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "reuters21578.tar.gz" in out and "missing" in out
     assert "forman-arff/x.wc.arff" in out and "checksum ok" in out
+
+
+def _write_corpus_arff(path, seed):
+    rng = np.random.default_rng(seed)
+    lines = (
+        ["@relation c"]
+        + [f"@attribute w{j} integer" for j in range(30)]
+        + ["@attribute class {a,b,c}", "@data"]
+    )
+    for i in range(60):
+        label = "abc"[i % 3]
+        cols = sorted(set(rng.choice(30, 6, replace=False).tolist()) | {"abc".index(label)})
+        lines.append("{" + ",".join(f"{j} 1" for j in cols) + f",30 {label}" + "}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_study_writes_tables_and_figures(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    _write_corpus_arff(tmp_path / "one.arff", 0)
+    _write_corpus_arff(tmp_path / "two.arff", 1)
+    out = tmp_path / "out"
+    code = main(["study", str(tmp_path / "one.arff"), str(tmp_path / "two.arff"), "--metrics", "bns,ig",
+                 "--ks", "5,10", "--trials", "1", "--folds", "2", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "macro-averaged F1 over 6 tasks" in printed and printed.count("\n") >= 4
+    for name in (
+        "records.csv",
+        "records.json",
+        "summary.csv",
+        "tolerance.csv",
+        "f1_vs_k.png",
+        "tolerance.png",
+    ):
+        assert (out / name).stat().st_size > 0
+    assert (out / "f1_vs_k.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_study_without_datasets_is_an_error(capsys):
+    assert main(["study"]) == 1
+    assert "no dataset" in capsys.readouterr().err

@@ -1,11 +1,11 @@
-"""Command line: ``textsel demo | select | datasets`` (also ``python -m textsel ...``)."""
+"""Command line: ``textsel demo | select | study | datasets`` (also ``python -m textsel ...``)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .cli_select import FORMATS, run_datasets, run_select
+from .cli_select import FORMATS, run_datasets, run_select, run_study
 from .demo import CORPORA, DEFAULT_METRICS, run_demo
 from .metrics import METRICS
 from .selection import MULTICLASS
@@ -62,6 +62,28 @@ def build_parser() -> argparse.ArgumentParser:
     select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin")
     select.add_argument("--output", default=None, help="write here instead of stdout")
 
+    study = sub.add_parser(
+        "study",
+        help="run Forman's feature-selection study on your datasets",
+        description="Forman's protocol: every class one-vs-rest, stratified cross-validation, each "
+        "metric and k selecting on the training folds only, a linear SVM on Boolean features.  "
+        "Prints the macro-averaged F1 table; with --out also writes the records (CSV, JSON), the "
+        "summary and tolerance tables and two PNG figures.",
+    )
+    study.add_argument("inputs", nargs="*", help="labelled matrix files (ARFF or SVMlight)")
+    study.add_argument("--forman-sets", action="store_true", help="add the ARFF sets of the data home")
+    study.add_argument("--data-home", default=None)
+    study.add_argument("--metrics", default=",".join(METRICS), help="comma-separated (default: all twelve)")
+    study.add_argument(
+        "--ks", default="10,20,50,100,200,500,1000,2000", help="comma-separated numbers of terms"
+    )
+    study.add_argument("--trials", type=int, default=5)
+    study.add_argument("--folds", type=int, default=4)
+    study.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: one)")
+    study.add_argument("--seed", type=int, default=0)
+    study.add_argument("--out", default=None, help="folder for the tables and figures")
+    study.add_argument("--no-plots", action="store_true", help="write the tables only")
+
     datasets = sub.add_parser("datasets", help="list the corpora in the data home")
     datasets.add_argument("--data-home", default=None,
                           help="default: $TEXTSEL_DATA or ~/textsel_data")  # fmt: skip
@@ -78,6 +100,8 @@ def main(argv=None) -> int:
             run_select(args)
         elif args.command == "datasets":
             run_datasets(args)
+        elif args.command == "study":
+            run_study(args)
     except FileNotFoundError as exc:
         print(f"textsel {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -85,3 +85,47 @@ def run_datasets(args, out=None):
             check = "  checksum ok" if _sha256(path) == sums[rel] else "  CHECKSUM MISMATCH"
         out.write(f"  {rel:<40} {path.stat().st_size / 2**20:8.1f} MB{check}\n")
     return 0
+
+
+def run_study(args, out=None):
+    """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
+    from . import study
+
+    out = out or sys.stdout
+    datasets = {}
+    paths = list(args.inputs)
+    if args.forman_sets:
+        home = get_data_home(args.data_home) / "forman-arff"
+        paths += sorted(str(p) for p in home.glob("*.arff*"))
+    if not paths:
+        raise ValueError("no dataset: name matrix files or pass --forman-sets")
+    for path in paths:
+        X, y, _ = read_matrix(path, "auto", None)
+        datasets[Path(path).name.split(".")[0]] = (X, y)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    ks = [int(k) for k in args.ks.split(",") if k.strip()]
+    records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
+                           n_jobs=args.n_jobs, random_state=args.seed)  # fmt: skip
+    summary = study.macro_average(records)
+    tolerance = study.tolerance_curve(records)
+    table_ks = sorted({r["k"] for r in summary})
+    out.write(f"macro-averaged F1 over {len({(r['dataset'], r['class']) for r in records})} tasks\n")
+    out.write("metric  " + "".join(f"{k:>8}" for k in table_ks) + "\n")
+    for metric in metrics:
+        values = {r["k"]: r["f1"] for r in summary if r["metric"] == metric}
+        out.write(f"{metric:<8}" + "".join(f"{values.get(k, float('nan')):>8.3f}" for k in table_ks) + "\n")
+    if args.out:
+        folder = Path(args.out)
+        folder.mkdir(parents=True, exist_ok=True)
+        study.write_csv(records, folder / "records.csv")
+        study.write_json(records, folder / "records.json")
+        study.write_csv(summary, folder / "summary.csv")
+        study.write_csv(tolerance, folder / "tolerance.csv")
+        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
+        if not args.no_plots:
+            from .plots import plot_measure_vs_k, plot_tolerance
+
+            plot_measure_vs_k(summary, folder / "f1_vs_k.png")
+            plot_tolerance(tolerance, folder / "tolerance.png")
+            written += ["f1_vs_k.png", "tolerance.png"]
+        out.write(f"wrote {', '.join(written)} to {folder}\n")
