@@ -110,3 +110,11 @@ def test_tolerance_curve_and_pairs_by_hand():
     assert {r["skew"] for r in split} == {"high", "low"}
     high_bns_k1 = next(r for r in split if r["skew"] == "high" and r["metric"] == "bns" and r["k"] == 1)
     assert high_bns_k1["f1"] == 0.3 and high_bns_k1["tasks"] == 1
+
+
+def test_progress_reports_every_task(datasets, capsys):
+    records = forman(datasets, metrics=("bns",), ks=(5,), trials=1, folds=2, progress=True)
+    err = capsys.readouterr().err
+    assert len(records) == 5
+    # tqdm draws a bar; without it, one line per task
+    assert "5/5" in err

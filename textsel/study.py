@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,7 @@ MEASURES = ("accuracy", "precision", "recall", "f1")
 
 
 def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator=None, n_jobs=None,
-           random_state=0, boolean=True):  # fmt: skip
+           random_state=0, boolean=True, progress=False):  # fmt: skip
     """Run Forman's protocol and return one record per (dataset, class, metric, k).
 
     Parameters
@@ -66,6 +67,9 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         Seeds the fold splits (per task and trial) and the rand metric.
     boolean : bool, default True
         Forman's representation: a stored nonzero becomes 1.  False keeps the values.
+    progress : bool, default False
+        Show a progress bar over the tasks (tqdm when installed, else a line per task on
+        stderr).  Ctrl-C stops the run, workers included.
 
     Returns
     -------
@@ -96,11 +100,25 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
                 continue  # too few positives (or negatives) to stratify
             seed = np.random.SeedSequence([random_state, d, c]).generate_state(1)[0]
             jobs.append((name, label, X, (y == label).astype(np.int64), int(seed)))
-    per_task = Parallel(n_jobs=n_jobs)(
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator)
         for name, label, X, target, seed in jobs
     )
-    return [record for task in per_task for record in task]
+    if progress:
+        results = _with_progress(results, len(jobs))
+    return [record for task in results for record in task]
+
+
+def _with_progress(results, total):
+    """Yield ``results`` while reporting how many of ``total`` tasks are done."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        for done, result in enumerate(results, 1):
+            print(f"textsel.study: {done}/{total} tasks", file=sys.stderr, flush=True)
+            yield result
+        return
+    yield from tqdm(results, total=total, desc="tasks", unit="task")
 
 
 def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator):
