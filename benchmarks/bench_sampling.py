@@ -18,96 +18,47 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 from corpora import argument_parser, benchmark_corpora
 from scipy.sparse.linalg import svds
-from sklearn.metrics import f1_score
-from sklearn.multiclass import OneVsRestClassifier
-from sklearn.svm import LinearSVC
 
-import textsel
-from textsel.sampling import feature_probabilities, hellinger, sample_features
+from textsel import study
+from textsel.sampling import feature_probabilities, hellinger
 
 BUDGETS = (250, 500, 1000, 2000, 4000, 8000)
 KS = (500, 1000, 2000, 4000, 8000, 16000)
 
 
-def micro_f1(model, X, y, X_test, y_test):
-    return f1_score(y_test, model.fit(X, y).predict(X_test), average="micro")
-
-
 def part_a(news, samples):
-    X, y, Xt, yt = news.X, news.y, news.X_test, news.y_test
-    alphas = (0.1, 0.3, 1.0, 3.0, 10.0)
-    full = {a: micro_f1(textsel.RLSClassifier(alpha=a), X, y, Xt, yt) for a in alphas}
-    alpha = max(full, key=full.get)
-    base = full[alpha]
-    print(f"A. 20 Newsgroups RLSC: alpha = {alpha} (tuned over {alphas}), micro-F1 with all "
-          f"{X.shape[1]} terms {base:.4f}")  # fmt: skip
-    probabilities = {}
-    for label, strategy, k in (
-        ("SS k=20", "ss", 20),
-        ("SS k=100", "ss", 100),
-        ("WS", "ws", None),
-        ("US", "us", None),
-    ):
-        start = time.perf_counter()
-        probabilities[label] = feature_probabilities(X, strategy, k, random_state=0)
-        if strategy == "ss":
-            print(f"   probabilities {label}: {time.perf_counter() - start:.1f} s")
-    stats = textsel.term_stats(X, y)
-    ranked = {"DF": np.argsort(-stats.df, kind="stable"),
-              "IG": np.argsort(-textsel.score(stats, "ig").max(axis=0), kind="stable")}  # fmt: skip
-    curves = {name: [] for name in (*probabilities, *ranked)}
-    print(f"   {'r':>6} " + "".join(f"{name:>18}" for name in (*probabilities, *ranked)))
+    """Relative micro-F1 table of textsel.study.sampling_curves; returns {method: [(kept, rel)]}."""
+    records = study.sampling_curves(
+        news.X, news.y, news.X_test, news.y_test, BUDGETS,
+        strategies=(("ss", 20), ("ss", 100), ("ws", None), ("us", None)), baselines=("dfreq", "ig"),
+        samples=samples,
+    )  # fmt: skip
+    methods = list(dict.fromkeys(r["method"] for r in records))
     print(
-        f"   {'':>6} " + "".join(f"{'rel. F1 (kept)':>18}" for _ in range(len(probabilities) + len(ranked)))
+        f"A. 20 Newsgroups RLSC, alpha = {records[0]['alpha']} (tuned on all terms): relative micro-F1 (kept)"
     )
+    print(f"   {'r':>6} " + "".join(f"{m:>18}" for m in methods))
     for r in BUDGETS:
-        cells = []
-        for p in probabilities.values():
-            rel, kept = [], []
-            for seed in range(samples):
-                cols, scales = sample_features(p, r, seed)
-                Xs, Xts = X[:, cols].multiply(scales).tocsr(), Xt[:, cols].multiply(scales).tocsr()
-                rel.append(micro_f1(textsel.RLSClassifier(alpha=alpha), Xs, y, Xts, yt) / base)
-                kept.append(cols.size)
-            cells.append(f"{np.mean(rel):.3f} ({np.mean(kept):.0f})")
-            curves[list(probabilities)[len(cells) - 1]].append((np.mean(kept), np.mean(rel)))
-        for order in ranked.values():
-            cols = order[:r]
-            f1 = micro_f1(textsel.RLSClassifier(alpha=alpha), X[:, cols], y, Xt[:, cols], yt)
-            cells.append(f"{f1 / base:.3f} ({r})")
-            curves[list(ranked)[len(cells) - len(probabilities) - 1]].append((r, f1 / base))
+        row = {x["method"]: x for x in records if x["budget"] == r}
+        cells = [f"{row[m]['relative_f1']:.3f} ({row[m]['kept']:.0f})" for m in methods]
         print(f"   {r:>6} " + "".join(f"{c:>18}" for c in cells))
-    for k in (20, 100):
-        distance = hellinger(probabilities["WS"], probabilities[f"SS k={k}"])
-        print(f"   Hellinger(WS, SS k={k}) = {distance:.3f}")
-    return curves
+    return {m: [(x["kept"], x["relative_f1"]) for x in records if x["method"] == m] for m in methods}
 
 
 def part_b(corpus):
-    X, y, Xt, yt = corpus.X, corpus.y, corpus.X_test, corpus.y_test
-    svm = OneVsRestClassifier(LinearSVC()) if y.ndim == 2 else LinearSVC()
-    stats = textsel.term_stats(X, y)
-    print(f"B. {corpus.name}: linear SVM micro-F1 (AVL of the selected set); all {X.shape[1]} terms: "
-          f"{micro_f1(svm, X, y, Xt, yt):.4f} (AVL {stats.df.sum() / stats.n_docs:.1f})")  # fmt: skip
-    curves = {"STS": [], "chi2": [], "BNS": []}
+    """Micro-F1 (AVL) table of textsel.study.selection_curves; returns {method: [(k, f1)]}."""
+    records = study.selection_curves(corpus.X, corpus.y, corpus.X_test, corpus.y_test, KS)
+    print(f"B. {corpus.name}: linear SVM micro-F1 (AVL of the selected set)")
     print(f"   {'k':>6} {'STS':>18} {'chi2':>18} {'BNS':>18}   lambda")
-    for k in KS:
-        if k > X.shape[1]:
-            continue
-        cells = []
-        sts = textsel.ScalableTermSelector(k=k).fit(X, y)
-        selectors = (sts, textsel.TermSelector("chi2", k=k, multiclass="max").fit(X, y),
-                     textsel.TermSelector("bns", k=k, multiclass="max").fit(X, y))  # fmt: skip
-        for sel in selectors:
-            cols = np.flatnonzero(sel.get_support())
-            f1 = micro_f1(svm, X[:, cols], y, Xt[:, cols], yt)
-            cells.append(f"{f1:.4f} ({stats.df[cols].sum() / stats.n_docs:.1f})")
-            curves[list(curves)[len(cells) - 1]].append((k, f1))
-        print(f"   {k:>6} " + "".join(f"{c:>18}" for c in cells) + f"   {sts.lambda_:.3f}")
-    return curves
+    for k in sorted({r["k"] for r in records}):
+        row = {x["method"]: x for x in records if x["k"] == k}
+        cells = "".join(
+            f"{row[m]['micro_f1']:.4f} ({row[m]['avl']:.1f})".rjust(18) for m in ("sts", "chi2", "bns")
+        )
+        print(f"   {k:>6} {cells}   {row['sts']['lambda']:.3f}")
+    return {m: [(x["k"], x["micro_f1"]) for x in records if x["method"] == m] for m in ("sts", "chi2", "bns")}
 
 
 def part_c(news):

@@ -118,3 +118,42 @@ def test_progress_reports_every_task(datasets, capsys):
     assert len(records) == 5
     # tqdm draws a bar; without it, one line per task
     assert "5/5" in err
+
+
+def _split(seed, n=200, d=80, n_classes=3):
+    X, y = corpus(seed, n=n, d=d, n_classes=n_classes)
+    return X[: n // 2], y[: n // 2], X[n // 2 :], y[n // 2 :]
+
+
+def test_sampling_curves_records_and_full_budget():
+    from textsel.study import sampling_curves
+
+    X, y, Xt, yt = _split(10)
+    records = sampling_curves(X, y, Xt, yt, budgets=(10, 80), strategies=(("ss", 5), ("ws", None)), samples=2)
+    assert {r["method"] for r in records} == {"ss k=5", "ws", "dfreq", "ig"}
+    # keeping all 80 terms by a ranking is the full model: relative F1 exactly 1
+    assert all(r["relative_f1"] == pytest.approx(1.0) for r in records if r["method"] == "ig" and r["budget"] == 80)
+
+
+def test_selection_curves_report_avl_and_lambda():
+    from textsel.study import selection_curves
+
+    X, y, Xt, yt = _split(11)
+    records = selection_curves(X, y, Xt, yt, ks=(10, 40, 1000))
+    assert {(r["method"], r["k"]) for r in records} == {(m, k) for m in ("sts", "chi2", "bns") for k in (10, 40)}
+    stats = textsel.term_stats(X, y)
+    assert all(0 < r["avl"] <= stats.df.sum() / stats.n_docs for r in records)
+    assert all("lambda" in r for r in records if r["method"] == "sts")
+
+
+def test_proximal_by_skew():
+    from textsel.study import proximal_by_skew
+
+    X, y, Xt, yt = _split(12, n_classes=4)
+    Y, Yt = np.eye(4, dtype=int)[y], np.eye(4, dtype=int)[yt]
+    records = proximal_by_skew(X, Y, Xt, Yt)
+    assert len(records) == 3 * 4
+    counts = Y.sum(axis=0)
+    for r in records:
+        assert r["skew"] == pytest.approx((len(Y) - counts[r["class"]]) / counts[r["class"]])
+        assert 0 <= r["f1"] <= 1
