@@ -129,3 +129,8 @@ def test_study_writes_tables_and_figures(tmp_path, capsys):
 def test_study_without_datasets_is_an_error(capsys):
     assert main(["study"]) == 1
     assert "no dataset" in capsys.readouterr().err
+
+
+def test_datasets_fetch_rejects_unknown_archives(tmp_path, capsys):
+    assert main(["datasets", "--data-home", str(tmp_path), "--fetch", "nonsense.tar.gz"]) == 1
+    assert "unknown archive" in capsys.readouterr().err

@@ -199,3 +199,32 @@ def test_load_svmlight_uses_scikit_learn(tmp_path):
     b = load_svmlight(tmp_path / "f.svm")
     np.testing.assert_array_equal(b.X.toarray(), X)
     np.testing.assert_array_equal(b.y, [1, -1])
+
+
+def test_fetch_from_a_local_copy_checks_the_checksum(tmp_path):
+    """Offline, through a file:// address: the checksum decides, and a bad download leaves nothing."""
+    import hashlib
+
+    from textsel.datasets import fetch
+
+    source = tmp_path / "src" / "archive.tar.gz"
+    source.parent.mkdir()
+    source.write_bytes(b"not really an archive")
+    good = hashlib.sha256(source.read_bytes()).hexdigest()
+    home = tmp_path / "home"
+    path = fetch("archive.tar.gz", home, url=source.as_uri(), sha256=good)
+    assert path == home / "archive.tar.gz" and path.read_bytes() == source.read_bytes()
+    source.write_bytes(b"changed")  # already present and intact: not downloaded again
+    assert fetch("archive.tar.gz", home, url=source.as_uri(), sha256=good).read_bytes() != b"changed"
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        fetch("other.tar.gz", home, url=source.as_uri(), sha256=good)
+    assert sorted(p.name for p in home.iterdir()) == ["archive.tar.gz"]
+    with pytest.raises(ValueError, match="no canonical address"):
+        fetch("unknown.tar.gz", home)
+
+
+def test_fetch_knows_the_shared_archives_checksums(data_home):
+    from textsel.datasets.fetch import ARCHIVES, _sha256
+
+    for name, (_, checksum) in ARCHIVES.items():
+        assert _sha256(data_home / name) == checksum

@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     except FileNotFoundError as exc:
         print(f"textsel {args.command}: {exc}", file=sys.stderr)
         return 2
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OSError) as exc:  # OSError: a download that failed
         print(f"textsel {args.command}: {exc}", file=sys.stderr)
         return 1
     return 0

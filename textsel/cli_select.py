@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
 
 from .datasets import get_data_home, load_arff, load_cluto, load_svmlight
+from .datasets.fetch import ARCHIVES, _sha256, fetch
 from .selection import TermSelector
 
 FORMATS = ("auto", "arff", "svmlight", "cluto")
@@ -51,17 +51,14 @@ def run_select(args, out=None):
         out.write(text)
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def run_datasets(args, out=None):
     """List the corpora in the data home, checking SHA256SUMS where the data home has one."""
     out = out or sys.stdout
+    wanted = list(ARCHIVES) if "all" in args.fetch else args.fetch
+    for name in wanted:
+        if name not in ARCHIVES:
+            raise ValueError(f"--fetch: unknown archive {name!r}; known: {', '.join(ARCHIVES)}")
+        out.write(f"fetched {fetch(name, args.data_home)}\n")
     home = get_data_home(args.data_home)
     out.write(f"data home: {home}{'' if home.is_dir() else ' (missing)'}\n")
     sums = {}

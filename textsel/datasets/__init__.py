@@ -6,12 +6,14 @@ archive layouts (see ``docs/datasets.md``).
 
 from ._home import get_data_home
 from .arff import load_arff
+from .fetch import fetch
 from .formats import load_cluto, load_svmlight
 from .newsgroups import load_20newsgroups
 from .reuters import load_reuters21578
 from .synthetic import make_synthetic_corpus
 
 __all__ = [
+    "fetch",
     "get_data_home",
     "load_20newsgroups",
     "load_arff",
