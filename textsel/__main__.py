@@ -86,8 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--progress", action="store_true", help="report progress on stderr")
 
     datasets = sub.add_parser("datasets", help="list the corpora in the data home")
-    datasets.add_argument("--data-home", default=None,
-                          help="default: $TEXTSEL_DATA or ~/textsel_data")  # fmt: skip
+    datasets.add_argument("--data-home", default=None, help="default: $TEXTSEL_DATA or ~/textsel_data")
+    datasets.add_argument(
+        "--fetch",
+        action="append",
+        default=[],
+        metavar="ARCHIVE",
+        help="first download a canonical archive (reuters21578.tar.gz, 20news-bydate.tar.gz, or 'all') "
+        "into the data home, checksummed; needs the network",
+    )
     return parser
 
 
