@@ -159,3 +159,13 @@ def test_proximal_by_skew():
     for r in records:
         assert r["skew"] == pytest.approx((len(Y) - counts[r["class"]]) / counts[r["class"]])
         assert 0 <= r["f1"] <= 1
+
+
+def test_masking_curves_per_class():
+    from textsel.study import masking_curves
+
+    X, y, Xt, yt = _split(13, n=240)
+    Y, Yt = np.eye(3, dtype=int)[y], np.eye(3, dtype=int)[yt]
+    records = masking_curves(X, Y, Xt, Yt, sizes=[0.25, 1.0], classes=[0, 2])
+    assert {r["class"] for r in records} == {0, 2}
+    assert len(records) == 2 * 2 * 3  # classes x sizes x methods

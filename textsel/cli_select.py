@@ -120,9 +120,11 @@ def run_study(args, out=None):
         study.write_csv(tolerance, folder / "tolerance.csv")
         written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
         if not args.no_plots:
-            from .plots import plot_measure_vs_k, plot_tolerance
+            from .plots import plot_measure_vs_k, plot_precision_recall, plot_tolerance
 
             plot_measure_vs_k(summary, folder / "f1_vs_k.png")
             plot_tolerance(tolerance, folder / "tolerance.png")
-            written += ["f1_vs_k.png", "tolerance.png"]
+            pr_k = min(table_ks, key=lambda k: abs(k - 100))  # Forman's Fig. 5 uses k = 100
+            plot_precision_recall(summary, folder / f"precision_recall_k{pr_k}.png", pr_k)
+            written += ["f1_vs_k.png", "tolerance.png", f"precision_recall_k{pr_k}.png"]
         out.write(f"wrote {', '.join(written)} to {folder}\n")

@@ -73,3 +73,30 @@ def plot_tolerance(rows, path, title=None):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot_precision_recall(rows, path, k, title=None):
+    """Macro-averaged precision against recall, one point per metric at a fixed k (Forman's Fig. 5).
+
+    ``rows`` are :func:`textsel.study.macro_average` rows.
+    """
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6, 5))
+    at_k = [r for r in rows if r["k"] == k]
+    if not at_k:
+        raise ValueError(f"no rows at k = {k}")
+    styles = _styles({r["metric"] for r in at_k})
+    for r in at_k:
+        style = dict(styles[r["metric"]])
+        style.pop("linewidth")
+        # a legend, not labels by the points: the good metrics cluster and their labels collide
+        ax.scatter(
+            r["recall"], r["precision"], s=90 if r["metric"] == "bns" else 45, label=r["metric"], **style
+        )
+    ax.set(xlabel="macro-averaged recall", ylabel="macro-averaged precision",
+           title=title or f"precision against recall at k = {k}")  # fmt: skip
+    ax.grid(alpha=0.3)
+    ax.legend(ncol=2, fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

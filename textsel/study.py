@@ -32,6 +32,7 @@ __all__ = [
     "best_pairs",
     "forman",
     "macro_average",
+    "masking_curves",
     "proximal_by_skew",
     "sampling_curves",
     "selection_curves",
@@ -306,6 +307,26 @@ def proximal_by_skew(X, Y, X_test, Y_test, models=None):
         for c in range(Y.shape[1]):
             f1 = f1_score(Y_test[:, c], predicted[:, c], zero_division=0)
             records.append({"class": c, "skew": float(skew[c]), "model": name, "f1": float(f1)})
+    return records
+
+
+def masking_curves(X, Y, X_test, Y_test, sizes, classes=None, estimator=None, norm="l2"):
+    """Kolcz & Chowdhury's experiment on several binary tasks: exact re-training, masking and the
+    SV set over feature-subset sizes (:func:`textsel.masking.evaluate_subsets` per task).
+
+    ``Y``/``Y_test`` are documents x classes indicator matrices; ``classes`` picks the columns
+    (default all).  Returns the records of every task, with its ``class`` added.
+    """
+    from .masking import evaluate_subsets
+    from .svm import DualLinearSVC
+
+    Y, Y_test = np.asarray(Y), np.asarray(Y_test)
+    estimator = DualLinearSVC(random_state=0) if estimator is None else estimator
+    records = []
+    for c in range(Y.shape[1]) if classes is None else classes:
+        model = clone(estimator).fit(X, Y[:, c])
+        for record in evaluate_subsets(model, X, Y[:, c], X_test, Y_test[:, c], sizes, norm=norm):
+            records.append({"class": c, **record})
     return records
 
 
