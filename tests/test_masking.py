@@ -36,7 +36,7 @@ def test_svset_scores_equal_brute_force(task):
     model, X_train, y_train, X_test, _ = task
     rank = ranked_features(model)
     sizes = [3, 25, 90]
-    scores, weights = svset_scores(model, X_train, y_train, X_test, sizes, chunk_size=40)
+    scores, weights = svset_scores(model, X_train, y_train, X_test, sizes)
     support = np.flatnonzero(model.alpha_[0] > 0)
     coeffs = model.alpha_[0][support] * np.where(y_train[support] == 1, 1.0, -1.0)
     for s, n in enumerate(sizes):

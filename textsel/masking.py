@@ -82,17 +82,15 @@ def _sv_agreement(support, reference):
     return overlap, containment
 
 
-def _block_sums(M_csc, bounds, values=None):
-    """Per column block [bounds[s], bounds[s+1]), the row sums of M (or of M times ``values``)."""
+def _block_sums(M_csc, bounds):
+    """Per column block [bounds[s], bounds[s+1]), the row sums of M (a CSC matrix)."""
     out = np.zeros((M_csc.shape[0], len(bounds) - 1))
     for s in range(len(bounds) - 1):
-        block = M_csc[:, bounds[s] : bounds[s + 1]]
-        out[:, s] = np.asarray(block.sum(axis=1)).ravel()
+        out[:, s] = np.asarray(_columns(M_csc, bounds[s], bounds[s + 1]).sum(axis=1)).ravel()
     return out
 
 
-def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=METHODS, norm="l2",
-                     chunk_size=1024):  # fmt: skip
+def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=METHODS, norm="l2"):
     """Evaluate the top-n subsets of a trained binary DualLinearSVC three ways.
 
     Parameters
@@ -108,9 +106,6 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
     norm : {"l2", None}, default "l2"
         How the caller's pipeline normalised document vectors; restricted documents are
         re-normalised the same way (Kolcz & Chowdhury use unit-length binary vectors).
-    chunk_size : int
-        Test documents per block of the svset kernel computation (memory: chunk_size times the
-        number of support vectors, in float64).
 
     Returns
     -------
@@ -166,7 +161,7 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
                                            exact_sv.get(n), per_size)  # fmt: skip
     if "svset" in methods:
         start = time.perf_counter()
-        scores, weights = svset_scores(model, X_train, y_train, X_test, counts, norm, chunk_size)
+        scores, weights = svset_scores(model, X_train, y_train, X_test, counts, norm)
         per_size = (time.perf_counter() - start) / counts.size
         for s, n in enumerate(counts):
             records[(n, "svset")] = _record(truth, scores[:, s], weights[s], exact_w.get(n), support,
@@ -202,7 +197,7 @@ def mask_scores(model, X_test, sizes) -> np.ndarray:
     return float(model.intercept_[0]) + np.cumsum(_block_sums(contributions, bounds), axis=1)
 
 
-def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2", chunk_size=1024):
+def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
     """Decision values of the SV-set models for every size, and their weight vectors.
 
     For the top-n features M: w_M = sum_j alpha_j y_j d_j|M / ||d_j|M|| over the original support
@@ -225,7 +220,7 @@ def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2", chunk_size=1
     support = np.flatnonzero(model.alpha_[0] > 0)
     coeffs = model.alpha_[0][support] * signs[support]
     return _svset_curve(X_train[support][:, rank], coeffs, sp.csc_matrix(X_test[:, rank]), bounds,
-                        float(model.intercept_[0]), norm, chunk_size)  # fmt: skip
+                        float(model.intercept_[0]), norm)  # fmt: skip
 
 
 def _check_binary_model(model):
@@ -268,7 +263,7 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
         test = X_test[:, cols]
         if norm == "l2":
             train, test = normalize(train), normalize(test)
-        w_n, b, alpha = fit_binary(
+        w_n, b, alpha, _, _ = fit_binary(
             train, signs, C_pos=C * weights[1], C_neg=C * weights[0], loss=model.loss, tol=model.tol,
             max_iter=model.max_iter, fit_intercept=model.fit_intercept, intercept_scaling=scaling,
             seed=seed, alpha0=alpha,
@@ -280,14 +275,14 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
         records[(n, "exact")] = _record(truth, scores, w_n, w_n, exact_sv[n], exact_sv[n], seconds)
 
 
-def _first_columns(M_csc, n):
-    """The first n columns of a CSC matrix as a view: they are a prefix of its arrays."""
-    end = M_csc.indptr[n]
-    return sp.csc_matrix((M_csc.data[:end], M_csc.indices[:end], M_csc.indptr[: n + 1]),
-                         shape=(M_csc.shape[0], n), copy=False)  # fmt: skip
+def _columns(M_csc, start, stop):
+    """Columns [start, stop) of a CSC matrix as a view: they are a contiguous run of its arrays."""
+    lo, hi = M_csc.indptr[start], M_csc.indptr[stop]
+    return sp.csc_matrix((M_csc.data[lo:hi], M_csc.indices[lo:hi], M_csc.indptr[start : stop + 1] - lo),
+                         shape=(M_csc.shape[0], stop - start), copy=False)  # fmt: skip
 
 
-def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm, chunk_size):
+def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm):
     """Scores of every test document, and the svset weight vectors, at every cutoff in ``bounds``.
 
     The norms of the restricted support vectors and test documents come from prefix sums over
@@ -298,7 +293,6 @@ def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm, chunk_size):
     (Accumulating the test x support-vector kernel by blocks of ranks instead visits each value
     once, but costs n_test x n_SV per size and measured 5-10x slower on Reuters-21578.)
     """
-    del chunk_size  # the kernel formulation's memory knob; kept for the signature
     n_sizes = len(bounds) - 1
     sv_csc = sp.csc_matrix(sv_ranked)
     sv_norms = np.sqrt(np.cumsum(_block_sums(sv_csc.multiply(sv_csc).tocsc(), bounds), axis=1))
@@ -311,9 +305,9 @@ def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm, chunk_size):
     weights = []
     for s in range(n_sizes):
         n = bounds[s + 1]
-        w_m = np.asarray(_first_columns(sv_csc, n).T @ scale[:, s]).ravel()
+        w_m = np.asarray(_columns(sv_csc, 0, n).T @ scale[:, s]).ravel()
         weights.append(w_m)
-        raw = np.asarray(_first_columns(test_ranked, n) @ w_m).ravel()
+        raw = np.asarray(_columns(test_ranked, 0, n) @ w_m).ravel()
         tn = test_norms[:, s]
         scores[:, s] = b + np.divide(raw, tn, out=np.zeros_like(raw), where=tn > 0)
     return scores, weights

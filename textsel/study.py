@@ -145,8 +145,10 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
                 for k in usable:
                     cols = order[:k]
                     if estimator is None:
-                        w, b, alpha = fit_binary(X_train[:, cols], signs, C_pos=1.0, C_neg=1.0, seed=seed,
-                                                 alpha0=alpha)  # fmt: skip
+                        fit = fit_binary(
+                            X_train[:, cols], signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha
+                        )
+                        w, b, alpha = fit.w, fit.b, fit.alpha
                         predicted = (np.asarray(X_test[:, cols] @ w).ravel() + b > 0).astype(np.int64)
                     else:
                         model = clone(estimator).fit(X_train[:, cols], y_train)

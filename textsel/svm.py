@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -16,34 +18,39 @@ from ._linear import LinearScoresMixin
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import check_positive_int, check_real
 
-__all__ = ["DualLinearSVC", "fit_binary"]
+__all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 
 LOSSES = ("hinge", "squared_hinge")
 
 
+class BinaryFit(NamedTuple):
+    """One binary SVM: weights, bias, multipliers (input order), passes made, convergence."""
+
+    w: np.ndarray
+    b: float
+    alpha: np.ndarray
+    n_iter: int
+    converged: bool
+
+
 def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_iter=1000, fit_intercept=True,
-               intercept_scaling=1.0, seed=0, alpha0=None):  # fmt: skip
+               intercept_scaling=1.0, seed=0, alpha0=None) -> BinaryFit:  # fmt: skip
     """One binary SVM by dual coordinate descent on CSR ``X`` with ``signs`` in {-1, +1}.
 
-    The low-level path behind :class:`DualLinearSVC`, for callers that re-train on column subsets
-    of one matrix and warm-start each fit from the previous multipliers (they depend on the
-    documents, not the features): model masking and the study harness.  No input checks
+    The low-level path behind :class:`DualLinearSVC`, also for callers that re-train on column
+    subsets of one matrix and warm-start each fit from the previous multipliers (they depend on
+    the documents, not the features): model masking and the study harness.  No input checks
     beyond the C core's own.
-
-    Returns
-    -------
-    w : ndarray of shape (n_features,)
-    b : float
-    alpha : ndarray of shape (n_samples,)
     """
     X = sp.csr_matrix(X)
-    w, alpha, _, _ = dcd_svm_csr(
-        np.ascontiguousarray(X.data, dtype=np.float64), X.indices, X.indptr, X.shape[1],
+    n = X.shape[1]
+    w, alpha, n_iter, converged = dcd_svm_csr(
+        np.ascontiguousarray(X.data, dtype=np.float64), X.indices, X.indptr, n,
         np.ascontiguousarray(signs, dtype=np.float64), loss, C_pos, C_neg, tol, max_iter,
         bool(fit_intercept), intercept_scaling, True, seed, alpha0,
     )  # fmt: skip
-    b = w[X.shape[1]] * intercept_scaling if fit_intercept else 0.0
-    return w[: X.shape[1]], float(b), alpha
+    b = w[n] * intercept_scaling if fit_intercept else 0.0
+    return BinaryFit(w[:n], float(b), alpha, int(n_iter), bool(converged))
 
 
 class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
@@ -151,7 +158,6 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         if self.class_weight is not None:
             weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
         X = sp.csr_matrix(X)
-        data = np.ascontiguousarray(X.data, dtype=np.float64)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         problems = [1] if n_classes == 2 else list(range(n_classes))
 
@@ -159,22 +165,20 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             signs = np.where(codes == k, 1.0, -1.0)
             # binary: both classes weighted; one-vs-rest: the positive class's weight (liblinear)
             c_neg = C * (weights[0] if n_classes == 2 else 1.0)
-            return dcd_svm_csr(
-                data, X.indices, X.indptr, X.shape[1], signs, self.loss, C * weights[k], c_neg,
-                tol, max_iter, bool(self.fit_intercept), scaling, True, seed + k,
+            return fit_binary(
+                X, signs, C_pos=C * weights[k], C_neg=c_neg, loss=self.loss, tol=tol, max_iter=max_iter,
+                fit_intercept=self.fit_intercept, intercept_scaling=scaling, seed=seed + k,
             )  # fmt: skip
 
         n_threads = min(effective_n_threads(self.n_threads), len(problems))
         groups = np.array_split(np.arange(len(problems)), n_threads)
         results = [r for part in run_blocks(lambda g: [train(problems[j]) for j in g], [(g,) for g in groups])
                    for r in part]  # fmt: skip
-        n_features = X.shape[1]
-        W = np.array([r[0] for r in results])
-        self.coef_ = np.ascontiguousarray(W[:, :n_features])
-        self.intercept_ = W[:, n_features] * scaling if self.fit_intercept else np.zeros(len(problems))
-        self.alpha_ = np.array([r[1] for r in results])
-        self.n_iter_ = int(max(r[2] for r in results))
-        self.converged_ = np.array([r[3] for r in results])
+        self.coef_ = np.array([r.w for r in results])
+        self.intercept_ = np.array([r.b for r in results])
+        self.alpha_ = np.array([r.alpha for r in results])
+        self.n_iter_ = max(r.n_iter for r in results)
+        self.converged_ = np.array([r.converged for r in results])
         signs = np.array([np.where(codes == k, 1.0, -1.0) for k in problems])
         self.support_ = np.flatnonzero((self.alpha_ > 0).any(axis=0))
         self.dual_coef_ = (signs * self.alpha_)[:, self.support_]
