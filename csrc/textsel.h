@@ -98,6 +98,8 @@ typedef struct {
     double intercept_scaling; /* ... of this value (the bias is regularized like any weight) */
     int shrinking;            /* drop bound-constrained variables unlikely to move */
     uint64_t seed;            /* the permutation RNG's state: same seed, same model */
+    const double *weights;    /* NULL, or n_rows non-negative multipliers of each document's C */
+    int newton;               /* finish with Newton steps on the free multipliers (see below) */
 } ts_svm_options;
 
 typedef struct {
@@ -109,7 +111,11 @@ typedef struct {
  * Train a linear SVM on X (n_rows x n_cols, CSR) with labels y (+1/-1) by dual coordinate
  * descent:  min_alpha 1/2 alpha' Qbar alpha - e' alpha,  0 <= alpha_i <= U_i,
  * Q_ij = y_i y_j x_i'x_j, Qbar = Q + D; hinge: U_i = C_i, D = 0; squared hinge: U_i = inf,
- * D_ii = 1/(2 C_i).  Random permutation per outer pass, shrinking, projected-gradient stopping.
+ * D_ii = 1/(2 C_i), C_i = C_pos or C_neg times weights[i].  Random permutation per outer pass,
+ * shrinking, projected-gradient stopping.  With options->newton, whenever a pass leaves every
+ * multiplier on the same side of its bounds, the solver also tries the exact minimiser on that
+ * face (one Cholesky solve on the free multipliers) and keeps it, or the feasible part of the
+ * way to it; the stopping test is the same, checked over every variable.
  *
  * alpha0  NULL (start from 0) or n_rows starting multipliers (a warm start).
  * w       out: n_cols + fit_intercept weights; the last is the constant feature's, and the

@@ -29,7 +29,59 @@ def primal(model, X, y, C, loss):
 
 
 def test_check_estimator():
-    check_estimator(textsel.DualLinearSVC())
+    # scikit-learn's repetition check compares at the default tol = 1e-4, where two runs of an
+    # iterative solver agree to about 1e-4 only; test_sample_weight_is_repetition below makes
+    # the same comparison at a tight tolerance
+    tolerance = "weighted and repeated fits agree to the solver tolerance (tested at tol=1e-10)"
+    check_estimator(
+        textsel.DualLinearSVC(),
+        expected_failed_checks={
+            "check_sample_weight_equivalence_on_dense_data": tolerance,
+            "check_sample_weight_equivalence_on_sparse_data": tolerance,
+        },
+    )
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("newton", [False, True])
+def test_sample_weight_is_repetition(loss, newton):
+    """Integer weights equal repeating documents, and zero weights dropping them, at tight tol."""
+    X, y = data(3, n=120, d=15, n_classes=3)
+    weights = np.arange(120) % 3
+    repeat = np.repeat(np.arange(120), weights)
+    params = dict(loss=loss, tol=1e-10, max_iter=200_000, random_state=0, newton=newton)
+    weighted = textsel.DualLinearSVC(**params).fit(X, y, sample_weight=weights)
+    repeated = textsel.DualLinearSVC(**params).fit(X[repeat], y[repeat])
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, rtol=1e-6, atol=1e-7)
+    assert (weighted.alpha_[:, weights == 0] == 0).all()
+
+
+def test_sample_weight_rejects_bad_values():
+    X, y = data(4)
+    with pytest.raises(ValueError, match="(?i)negative"):
+        textsel.DualLinearSVC().fit(X, y, sample_weight=-np.ones(X.shape[0]))
+    with pytest.raises(ValueError, match="sample_weight"):
+        textsel.DualLinearSVC().fit(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError):
+        textsel.DualLinearSVC().fit(X, y, sample_weight=np.full(X.shape[0], np.nan))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_newton_finish_reaches_the_same_optimum(loss):
+    """The Newton finish changes the path, not the problem: same objective, same KKT point."""
+    rng = np.random.default_rng(5)
+    X = sp.csr_matrix((rng.random((400, 300)) < 0.1).astype(float))  # Boolean, unnormalised
+    y = (X[:, :10].sum(axis=1).A.ravel() + rng.normal(0, 0.7, 400) > 1.2).astype(int)
+    plain = textsel.DualLinearSVC(loss=loss, tol=1e-6, max_iter=50_000, newton=False, random_state=0).fit(
+        X, y
+    )
+    finish = textsel.DualLinearSVC(loss=loss, tol=1e-6, max_iter=50_000, random_state=0).fit(X, y)
+    assert plain.converged_.all() and finish.converged_.all()
+    assert primal(finish, X, y, 1.0, loss) == pytest.approx(primal(plain, X, y, 1.0, loss), rel=1e-6)
+    np.testing.assert_allclose(finish.coef_, plain.coef_, atol=1e-3)
+    if loss == "squared_hinge":
+        assert finish.n_iter_ < plain.n_iter_
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

@@ -95,7 +95,7 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
 def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const double[::1] y,
                 str loss, double C_pos, double C_neg, double tol, int64_t max_iter,
                 bint fit_intercept, double intercept_scaling, bint shrinking, uint64_t seed,
-                alpha0=None):
+                alpha0=None, weights=None, bint newton=True):
     """Run ts_dcd_svm on CSR buffers; y holds +1/-1.  Returns (w, alpha, n_iter, converged)."""
     cdef ts_csr X
     cdef ts_svm_options options
@@ -103,6 +103,7 @@ def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const d
     cdef int status
     cdef const double[::1] a0
     cdef const double *a0ptr = NULL
+    cdef const double[::1] wts
     cdef int64_t m = y.shape[0]
     keep = _fill_csr(&X, data, indices, indptr, m, n_cols)
     w = np.zeros(n_cols + (1 if fit_intercept else 0), dtype=np.float64)
@@ -111,7 +112,18 @@ def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const d
     cdef double[::1] av = alpha
     if alpha0 is not None:
         a0 = alpha0
-        a0ptr = &a0[0]
+        if a0.shape[0] != m:
+            raise ValueError(f"alpha0 must hold one multiplier per document ({m}), got {a0.shape[0]}")
+        if m:
+            a0ptr = &a0[0]
+    options.weights = NULL
+    if weights is not None:
+        wts = weights
+        if wts.shape[0] != m:
+            raise ValueError(f"sample_weight must hold one weight per document ({m}), got {wts.shape[0]}")
+        if m:
+            options.weights = &wts[0]
+    options.newton = newton
     options.loss = TS_HINGE if loss == "hinge" else TS_SQUARED_HINGE
     options.C_pos = C_pos
     options.C_neg = C_neg

@@ -54,6 +54,8 @@ cdef extern from "textsel.h" nogil:
         double intercept_scaling
         int shrinking
         uint64_t seed
+        const double *weights
+        int newton
 
     ctypedef struct ts_svm_result:
         int64_t n_iter

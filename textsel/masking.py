@@ -26,6 +26,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 
+from ._ranked import rank_columns, top_columns
 from ._validation import as_csr
 from .svm import DualLinearSVC, fit_binary
 
@@ -256,11 +257,12 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
     alpha = model.alpha_[0]
     seed = int(check_random_state(model.random_state).randint(np.iinfo(np.int32).max)) + 1
     scaling = model.intercept_scaling
+    train_ranked = rank_columns(X_train, rank[: counts.max()])
+    test_ranked = rank_columns(X_test, rank[: counts.max()])
     for n in counts:
         start = time.perf_counter()
-        cols = rank[:n]
-        train = X_train[:, cols]
-        test = X_test[:, cols]
+        train = top_columns(train_ranked, n)
+        test = top_columns(test_ranked, n)
         if norm == "l2":
             train, test = normalize(train), normalize(test)
         w_n, b, alpha, _, _ = fit_binary(

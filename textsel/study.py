@@ -21,6 +21,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
+from ._ranked import rank_columns, top_columns
 from ._validation import as_csr, check_positive_int
 from .metrics import METRICS, score
 from .selection import top_k
@@ -141,18 +142,20 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
             for metric in metrics:
                 scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
                 order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
+                train_ranked = rank_columns(X_train, order)
+                test_ranked = rank_columns(X_test, order)
                 alpha = None
                 for k in usable:
-                    cols = order[:k]
+                    train_k = top_columns(train_ranked, k)
                     if estimator is None:
-                        fit = fit_binary(
-                            X_train[:, cols], signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha
-                        )
-                        w, b, alpha = fit.w, fit.b, fit.alpha
-                        predicted = (np.asarray(X_test[:, cols] @ w).ravel() + b > 0).astype(np.int64)
+                        fit = fit_binary(train_k, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha)
+                        alpha = fit.alpha
+                        w = np.zeros(order.size)
+                        w[:k] = fit.w
+                        predicted = (test_ranked @ w + fit.b > 0).astype(np.int64)
                     else:
-                        model = clone(estimator).fit(X_train[:, cols], y_train)
-                        predicted = np.asarray(model.predict(X_test[:, cols])).astype(np.int64)
+                        model = clone(estimator).fit(train_k, y_train)
+                        predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
                     sums[(metric, k)] += _measures(y_test, predicted)
     positives = int(target.sum())
     return [

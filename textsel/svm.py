@@ -11,7 +11,7 @@ from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._ccore import dcd_svm_csr
 from ._linear import LinearScoresMixin
@@ -34,20 +34,24 @@ class BinaryFit(NamedTuple):
 
 
 def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_iter=1000, fit_intercept=True,
-               intercept_scaling=1.0, seed=0, alpha0=None) -> BinaryFit:  # fmt: skip
+               intercept_scaling=1.0, seed=0, alpha0=None, sample_weight=None,
+               newton=True) -> BinaryFit:  # fmt: skip
     """One binary SVM by dual coordinate descent on CSR ``X`` with ``signs`` in {-1, +1}.
 
     The low-level path behind :class:`DualLinearSVC`, also for callers that re-train on column
     subsets of one matrix and warm-start each fit from the previous multipliers (they depend on
-    the documents, not the features): model masking and the study harness.  No input checks
-    beyond the C core's own.
+    the documents, not the features): model masking and the study harness.  ``sample_weight``
+    multiplies each document's C; ``newton`` turns on the solver's Newton finish (see
+    :class:`DualLinearSVC`).  No input checks beyond the C core's own.
     """
     X = sp.csr_matrix(X)
     n = X.shape[1]
+    if sample_weight is not None:
+        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
     w, alpha, n_iter, converged = dcd_svm_csr(
         np.ascontiguousarray(X.data, dtype=np.float64), X.indices, X.indptr, n,
         np.ascontiguousarray(signs, dtype=np.float64), loss, C_pos, C_neg, tol, max_iter,
-        bool(fit_intercept), intercept_scaling, True, seed, alpha0,
+        bool(fit_intercept), intercept_scaling, True, seed, alpha0, sample_weight, bool(newton),
     )  # fmt: skip
     b = w[n] * intercept_scaling if fit_intercept else 0.0
     return BinaryFit(w[:n], float(b), alpha, int(n_iter), bool(converged))
@@ -78,6 +82,12 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         Multiplies C per class (for one-vs-rest, the positive class's C, as liblinear does).
     random_state : int, RandomState or None
         Seeds the order of the coordinate updates; the same seed gives the same model.
+    newton : bool, default True
+        Once a pass leaves the support vectors' set nearly unchanged, also try a projected
+        Newton step on the free multipliers (conjugate gradients on their face of the dual,
+        started from the current point and limited to the work done so far).  The same optimum
+        and the same stopping test; on unnormalised Boolean text features it cuts the passes
+        several-fold.  False gives plain coordinate descent, liblinear's method.
     n_threads : int, optional
         Threads over the one-vs-rest problems; None or -1 uses every available core.
 
@@ -110,6 +120,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         intercept_scaling=1.0,
         class_weight=None,
         random_state=None,
+        newton=True,
         n_threads=None,
     ):
         self.C = C
@@ -120,15 +131,19 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.intercept_scaling = intercept_scaling
         self.class_weight = class_weight
         self.random_state = random_state
+        self.newton = newton
         self.n_threads = n_threads
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train one binary SVM, or one per class (one-vs-rest).
 
         Parameters
         ----------
         X : {sparse matrix, array-like} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative multipliers of each document's C (a weight of 2 counts the document
+            twice; 0 leaves it out, with multiplier 0).
 
         Returns
         -------
@@ -148,6 +163,8 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("intercept_scaling must be > 0")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_classification_targets(y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         encoder = LabelEncoder()
         codes = encoder.fit_transform(y)
         self.classes_ = encoder.classes_
@@ -168,6 +185,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             return fit_binary(
                 X, signs, C_pos=C * weights[k], C_neg=c_neg, loss=self.loss, tol=tol, max_iter=max_iter,
                 fit_intercept=self.fit_intercept, intercept_scaling=scaling, seed=seed + k,
+                sample_weight=sample_weight, newton=self.newton,
             )  # fmt: skip
 
         n_threads = min(effective_n_threads(self.n_threads), len(problems))
