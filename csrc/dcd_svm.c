@@ -61,6 +61,9 @@ static void row_axpy(const ts_csr *X, int64_t i, double d, double *w, double bia
         w[n] += d * bias_value;
 }
 
+/* Passes over which the convergence rate of the projected gradient's spread is measured. */
+#define RATE_WINDOW 8
+
 /* Work arrays of newton_step, allocated once per solve. */
 typedef struct {
     int64_t *free_idx;              /* m: the free multipliers */
@@ -279,6 +282,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
     double *qd = NULL, *diag = NULL, *upper = NULL, newton_budget, work = 0;
     double bias_value, pg_max_old = INFINITY, pg_min_old = -INFINITY;
     newton_ws ws = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    double spreads[RATE_WINDOW], predicted = 0;
     uint64_t rng;
     int status = check_inputs(X, y, o, alpha0, w, alpha, result);
     if (status != TS_OK)
@@ -399,7 +403,14 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
         }
         pg_max_old = pg_max > 0 ? pg_max : INFINITY;
         pg_min_old = pg_min < 0 ? pg_min : -INFINITY;
-        if (o->newton && crossings <= 2 && iter >= next_newton) {
+        /* passes still needed at the rate of the last RATE_WINDOW: a Newton attempt costs tens
+         * of passes over the free set, so it only pays against a slow tail */
+        spreads[iter % RATE_WINDOW] = pg_max - pg_min;
+        if (iter > RATE_WINDOW) {
+            const double rate = pow((pg_max - pg_min) / spreads[(iter + 1) % RATE_WINDOW], 1.0 / (RATE_WINDOW - 1));
+            predicted = rate < 1 ? log(o->tol / (pg_max - pg_min)) / log(rate) : INFINITY;
+        }
+        if (o->newton && crossings <= 2 && iter >= next_newton && predicted > 30) {
             const double budget = newton_budget > work ? newton_budget : work;
             const int step = newton_step(X, y, diag, upper, qd, bias_value, o->tol, budget, &ws, alpha, w);
             if (step == 1) {
