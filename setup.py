@@ -30,6 +30,7 @@ directives = {
 extensions = [
     Extension("textsel._termstats", ["textsel/_termstats.pyx"], extra_compile_args=compile_args),
     Extension("textsel._metrics", ["textsel/_metrics.pyx"], extra_compile_args=compile_args),
+    Extension("textsel._submatrix", ["textsel/_submatrix.pyx"], extra_compile_args=compile_args),
     Extension(
         "textsel._ccore",
         ["textsel/_ccore.pyx", "csrc/csr.c", "csrc/lsqr.c", "csrc/dcd_svm.c"],

@@ -9,12 +9,13 @@ Then model masking (Kolcz & Chowdhury 2007) on the same tasks: 20 subset sizes (
 features with nonzero weight, geometric from 0.5% to 100%), exact re-training against the mask
 and SV-set curves: time of each, and the mean absolute test-AUC difference from exact re-training.
 
-    python benchmarks/bench_svm.py [--data-home ../shared/data] [--repeat 3]
+    python benchmarks/bench_svm.py [--data-home ../shared/data] [--repeat 3] [--plots docs/figures]
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 from corpora import argument_parser, benchmark_corpora
@@ -39,7 +40,9 @@ def best_time(func, repeat):
 
 
 def main():
-    args = argument_parser(__doc__.splitlines()[0], repeat=3).parse_args()
+    parser = argument_parser(__doc__.splitlines()[0], repeat=3)
+    parser.add_argument("--plots", metavar="DIR", help="also draw the masking curves (needs matplotlib)")
+    args = parser.parse_args()
     for corpus in benchmark_corpora(args.data_home):
         sizes = corpus.Y.sum(axis=0)
         n_tasks = 10 if corpus.name.startswith("Reuters") else len(sizes)
@@ -66,18 +69,26 @@ def main():
               f"ratio (ours / LinearSVC) : {total['DualLinearSVC'] / total['LinearSVC']:.2f}")  # fmt: skip
         print(f"  primal objective, (ours - LinearSVC) / LinearSVC: mean {np.mean(gaps):+.2e}, "
               f"max |gap| {np.max(np.abs(gaps)):.2e}")  # fmt: skip
-        bench_masking(corpus, tasks)
+        records = bench_masking(corpus, tasks)
+        if args.plots:
+            from textsel.plots import plot_masking_curves
+
+            slug = corpus.name.split()[0].split("-")[0].lower()
+            plot_masking_curves(records, Path(args.plots) / f"masking_{slug}.png",
+                                title=f"{corpus.name}: {len(tasks)} binary tasks")  # fmt: skip
 
 
 def bench_masking(corpus, tasks):
     fractions = np.geomspace(0.005, 1.0, 20)
     seconds = {"exact": 0.0, "mask": 0.0, "svset": 0.0}
     auc_gap = {"mask": [], "svset": []}
+    pooled = []
     for k in tasks:
         y = corpus.Y[:, k].astype(int)
         y_test = (corpus.y_test[:, k] if corpus.y_test.ndim == 2 else corpus.y_test == k).astype(int)
         model = textsel.DualLinearSVC(random_state=0, n_threads=1).fit(corpus.X, y)
         records = evaluate_subsets(model, corpus.X, y, corpus.X_test, y_test, fractions)
+        pooled += records
         exact = {r["size"]: r["auc"] for r in records if r["method"] == "exact"}
         for r in records:
             seconds[r["method"]] += r["seconds"]
@@ -88,6 +99,7 @@ def bench_masking(corpus, tasks):
           f"svset {seconds['svset']:.3f} s ({seconds['exact'] / seconds['svset']:.0f}x faster)")  # fmt: skip
     gaps = ", ".join(f"{m} {np.mean(auc_gap[m]):.4f}" for m in ("mask", "svset"))
     print(f"  mean |AUC - exact AUC|: {gaps}")
+    return pooled
 
 
 if __name__ == "__main__":

@@ -30,15 +30,28 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* Uniform in [0, n) without modulo bias (n > 0). */
+/* Uniform in [0, n) without bias (n > 0).  Below 2^32 by Lemire's multiply-shift, since a
+ * 64-bit division per draw costs as much as a short document's whole coordinate step; the rare
+ * rejection (then one modulo) removes the bias. */
 static int64_t random_below(uint64_t *state, int64_t n)
 {
-    const uint64_t bound = (uint64_t)n, limit = UINT64_MAX - UINT64_MAX % bound;
-    uint64_t r;
-    do
-        r = next_random(state);
-    while (r >= limit);
-    return (int64_t)(r % bound);
+    const uint64_t bound = (uint64_t)n;
+    uint64_t product;
+    if (bound > 0xFFFFFFFFULL) {
+        const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+        uint64_t r;
+        do
+            r = next_random(state);
+        while (r >= limit);
+        return (int64_t)(r % bound);
+    }
+    product = (next_random(state) >> 32) * bound;
+    if ((product & 0xFFFFFFFFULL) < bound) {
+        const uint64_t threshold = (0x100000000ULL - bound) % bound;
+        while ((product & 0xFFFFFFFFULL) < threshold)
+            product = (next_random(state) >> 32) * bound;
+    }
+    return (int64_t)(product >> 32);
 }
 
 /* x_i' w over row i's stored values, plus the constant feature's share. */

@@ -121,6 +121,7 @@ def test_study_writes_tables_and_figures(tmp_path, capsys):
         "tolerance.csv",
         "f1_vs_k.png",
         "tolerance.png",
+        "decision_boundaries.png",
     ):
         assert (out / name).stat().st_size > 0
     assert (out / "f1_vs_k.png").read_bytes()[:4] == b"\x89PNG"

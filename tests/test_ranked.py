@@ -1,10 +1,11 @@
-"""The rank-relabelled column subsets equal scipy's fancy column slicing, for every k."""
+"""Rank-relabelled column subsets equal scipy slicing; identical rows are grouped exactly."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from textsel._submatrix import group_sorted
 
-from textsel._ranked import rank_columns, top_columns
+from textsel._ranked import distinct_rows, rank_columns, top_columns
 
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
@@ -36,3 +37,43 @@ def test_caller_matrix_untouched():
     top_columns(rank_columns(X, [3, 1, 4]), 2)
     for a, b in zip(before, (X.data, X.indices, X.indptr), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def _brute_force_groups(X, labels):
+    """Rows (with their label) grouped by np.unique on the dense matrix."""
+    dense = np.column_stack([X.toarray(), labels])
+    _, inverse = np.unique(dense, axis=0, return_inverse=True)
+    return inverse.ravel()
+
+
+def _same_partition(a, b):
+    # a[i] == a[j] exactly when b[i] == b[j]
+    pairs = {(x, y) for x, y in zip(a.tolist(), b.tolist(), strict=True)}
+    return len(pairs) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
+def test_distinct_rows_equal_brute_force_grouping():
+    rng = np.random.default_rng(3)
+    X = sp.csr_matrix((rng.random((300, 6)) < 0.25).astype(float))
+    labels = rng.choice([-1.0, 1.0], 300)
+    first, inverse, counts = distinct_rows(X, labels, max_share=1.0)
+    assert _same_partition(inverse, _brute_force_groups(X, labels))
+    np.testing.assert_array_equal((X[first][inverse] != X).nnz, 0)
+    np.testing.assert_array_equal(labels[first][inverse], labels)
+    assert counts.sum() == 300 and (counts == np.bincount(inverse)).all()
+
+
+def test_grouping_is_exact_even_when_every_hash_collides():
+    """With every hash forced equal, rows are still told apart by comparison."""
+    rng = np.random.default_rng(4)
+    X = sp.csr_matrix(rng.integers(0, 3, (80, 5)).astype(float) * (rng.random((80, 5)) < 0.4))
+    codes = rng.integers(0, 2, 80).astype(np.int64)
+    hashes = np.zeros(80, dtype=np.uint64)
+    inverse, first = group_sorted(X.data, X.indices, X.indptr, codes, hashes, np.arange(80), 5)
+    assert _same_partition(inverse, _brute_force_groups(X, codes))
+    assert (first == np.array([np.flatnonzero(inverse == g)[0] for g in range(first.size)])).all()
+
+
+def test_distinct_rows_declines_when_rows_are_mostly_distinct():
+    X = sp.identity(50, format="csr")
+    assert distinct_rows(X, np.ones(50)) is None

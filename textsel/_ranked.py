@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["rank_columns", "top_columns"]
+from ._submatrix import group_sorted, row_hashes, select_columns
+
+__all__ = ["distinct_rows", "rank_columns", "top_columns"]
 
 
 def rank_columns(X, order) -> sp.csr_matrix:
@@ -28,23 +30,55 @@ def rank_columns(X, order) -> sp.csr_matrix:
         Within a row the entries keep ``X``'s order (not sorted by rank).
     """
     order = np.asarray(order, dtype=np.intp)
-    rank = np.full(X.shape[1], -1, dtype=np.int64 if order.size >= 2**31 else np.int32)
+    rank = np.full(X.shape[1], -1, dtype=np.int64)
     rank[order] = np.arange(order.size)
-    ranks = rank[X.indices]
-    return _kept(X, ranks, ranks >= 0, order.size)
+    return _select(X, rank, order.size)
 
 
 def top_columns(R, k) -> sp.csr_matrix:
     """The first ``k`` columns of a matrix from :func:`rank_columns` (a fresh CSR, same row order)."""
-    return _kept(R, R.indices, R.indices < k, k)
+    keep = np.full(R.shape[1], -1, dtype=np.int64)
+    keep[:k] = np.arange(min(k, R.shape[1]))
+    return _select(R, keep, k)
 
 
-def _kept(X, new_indices, keep, n_cols):
-    """The stored values of ``X`` where ``keep``, with ``new_indices`` as their columns."""
-    pos = np.flatnonzero(keep)
-    indptr = np.searchsorted(pos, X.indptr)
-    dtype = np.int32 if pos.size < 2**31 and n_cols < 2**31 else np.int64
-    return sp.csr_matrix(
-        (X.data[pos], new_indices[pos].astype(dtype, copy=False), indptr.astype(dtype, copy=False)),
-        shape=(X.shape[0], n_cols),
-    )
+def _select(X, new_index, n_cols):
+    """The stored values of ``X`` in the columns ``new_index`` keeps (>= 0), moved there."""
+    data = X.data if X.data.dtype in (np.float32, np.float64) else X.data.astype(np.float64)
+    parts = select_columns(data, X.indices, X.indptr, new_index, n_cols)
+    return sp.csr_matrix(parts, shape=(X.shape[0], n_cols))
+
+
+def distinct_rows(X, labels, *, max_share=0.7):
+    """Groups of identical documents with the same label, when there are few enough to pay.
+
+    A linear SVM on documents that repeat is the same problem as on one copy of each with its C
+    multiplied by its copies (``sample_weight``), and on a few dozen top-k Boolean terms most
+    documents of a corpus repeat.  Rows are hashed, and rows of equal hash compared entry by
+    entry (:mod:`textsel._submatrix`), so the grouping is exact.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix
+    labels : 1-D array, one per row
+    max_share : float
+        Return None when the groups would be more than this share of the rows.
+
+    Returns
+    -------
+    (first, inverse, counts) or None
+        ``X[first]`` are the distinct rows, ``inverse`` maps each row to its group and
+        ``counts`` holds the group sizes.
+    """
+    m = X.shape[0]
+    codes = np.unique(np.asarray(labels), return_inverse=True)[1].ravel().astype(np.int64)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    hashes = row_hashes(data, X.indices, X.indptr, codes)
+    order = np.argsort(hashes)
+    # every distinct hash is at least one group: a cheap bound before any comparison
+    if m and 1 + np.count_nonzero(np.diff(hashes[order])) > max_share * m:
+        return None
+    inverse, first = group_sorted(data, X.indices, X.indptr, codes, hashes, order, X.shape[1])
+    if first.size > max_share * m:
+        return None
+    return first, inverse, np.bincount(inverse, minlength=first.size)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from .datasets import get_data_home, load_arff, load_cluto, load_svmlight
 from .datasets.fetch import ARCHIVES, _sha256, fetch
 from .selection import TermSelector
+from .termstats import term_stats
 
 FORMATS = ("auto", "arff", "svmlight", "cluto")
 KNOWN_ARCHIVES = ("reuters21578.tar.gz", "20news-bydate.tar.gz")
@@ -120,11 +123,29 @@ def run_study(args, out=None):
         study.write_csv(tolerance, folder / "tolerance.csv")
         written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
         if not args.no_plots:
-            from .plots import plot_measure_vs_k, plot_precision_recall, plot_tolerance
+            from .plots import (
+                plot_decision_boundaries,
+                plot_measure_vs_k,
+                plot_precision_recall,
+                plot_tolerance,
+            )
 
             plot_measure_vs_k(summary, folder / "f1_vs_k.png")
             plot_tolerance(tolerance, folder / "tolerance.png")
             pr_k = min(table_ks, key=lambda k: abs(k - 100))  # Forman's Fig. 5 uses k = 100
             plot_precision_recall(summary, folder / f"precision_recall_k{pr_k}.png", pr_k)
-            written += ["f1_vs_k.png", "tolerance.png", f"precision_recall_k{pr_k}.png"]
+            # Forman's Fig. 2 over the words of the first dataset, for its largest class
+            name, (X, y) = next(iter(datasets.items()))
+            labels, counts = np.unique(y, return_counts=True)
+            largest = labels[np.argmax(counts)]
+            stats = term_stats(X, (y == largest).astype(int), classes=[0, 1])
+            top = min(pr_k, X.shape[1])
+            title = f"{name}, class {largest}: boundaries of the top {top} words"
+            plot_decision_boundaries(stats, folder / "decision_boundaries.png", label=1, k=top, title=title)
+            written += [
+                "f1_vs_k.png",
+                "tolerance.png",
+                f"precision_recall_k{pr_k}.png",
+                "decision_boundaries.png",
+            ]
         out.write(f"wrote {', '.join(written)} to {folder}\n")

@@ -100,3 +100,104 @@ def plot_precision_recall(rows, path, k, title=None):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot_masking_curves(records, path, measures=("auc", "best_f1"), title=None):
+    """Exact re-training, masking and the SV set against the share of ranked features kept
+    (Kolcz & Chowdhury's Figs. 1-4), each measure averaged over the tasks.
+
+    ``records`` are :func:`textsel.masking.evaluate_subsets` records (or
+    :func:`textsel.study.masking_curves`' with a ``class`` key), several tasks pooled.
+    """
+    plt = _pyplot()
+    import numpy as np
+
+    fig, axes = plt.subplots(1, len(measures), figsize=(5.2 * len(measures), 4.2), squeeze=False)
+    methods = [m for m in ("exact", "mask", "svset") if any(r["method"] == m for r in records)]
+    styles = {"exact": ("k", "o", "-"), "mask": ("tab:orange", "s", "--"), "svset": ("tab:blue", "^", ":")}
+    for ax, measure in zip(axes[0], measures, strict=True):
+        for method in methods:
+            by_fraction = {}
+            for r in records:
+                if r["method"] == method:
+                    by_fraction.setdefault(round(r["fraction"], 6), []).append(r[measure])
+            fractions = sorted(by_fraction)
+            color, marker, line = styles[method]
+            ax.plot(fractions, [np.mean(by_fraction[f]) for f in fractions], color=color, marker=marker,
+                    linestyle=line, markersize=4, label=method)  # fmt: skip
+        ax.set_xscale("log")
+        ax.set(xlabel="share of the ranked features kept", ylabel=f"mean {measure}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.suptitle(title or "re-training against masking and the SV set")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+BOUNDARY_METRICS = ("bns", "ig", "chi2", "acc2", "odds", "pr", "f1", "dfreq")
+
+
+def plot_decision_boundaries(stats, path, *, label=1, k=100, metrics=BOUNDARY_METRICS, title=None):
+    """The metrics' decision boundaries in tp-fp space over a corpus's own words (Forman's Fig. 2).
+
+    Each word of ``stats`` is a dot at (documents of the other classes containing it, documents
+    of class ``label`` containing it); each metric's line is the level set of its score through
+    its k-th best word, so the words beyond a line (away from the diagonal) are the ones the
+    metric selects.
+
+    Parameters
+    ----------
+    stats : TermStats
+        Counts of the corpus (one-vs-rest for ``label``).
+    path : str or Path
+    label : class label in ``stats.classes``
+    k : int
+        The selection size whose boundary is drawn.
+    metrics : sequence of str
+    """
+    plt = _pyplot()
+    import numpy as np
+
+    from .metrics import score
+    from .termstats import TermStats
+
+    where = np.flatnonzero(np.asarray(stats.classes) == label)
+    if where.size != 1:
+        raise ValueError(f"label {label!r} is not one of the classes {list(stats.classes)}")
+    c = int(where[0])
+    tp = stats.class_df[c]
+    fp = stats.df - tp
+    pos = int(stats.class_sizes[c])
+    neg = int(stats.n_docs - pos)
+    if not 1 <= k <= stats.n_terms:
+        raise ValueError(f"k must be in [1, {stats.n_terms}], got {k}")
+    # a grid of every reachable (fp, tp) cell, thinned to at most 400 steps per axis
+    tp_axis = np.unique(np.linspace(0, pos, min(pos + 1, 400)).round().astype(np.int64))
+    fp_axis = np.unique(np.linspace(0, neg, min(neg + 1, 400)).round().astype(np.int64))
+    FP, TP = np.meshgrid(fp_axis, tp_axis)
+    sizes = {"class_sizes": np.array([neg, pos]), "n_docs": pos + neg, "classes": np.array([0, 1])}
+    grid = TermStats(class_df=np.stack((FP.ravel(), TP.ravel())), df=(FP + TP).ravel(), **sizes)
+    words = TermStats(class_df=np.stack((fp, tp)), df=stats.df, **sizes)
+    fig, ax = plt.subplots(figsize=(7, 5.5))
+    ax.scatter(fp, tp, s=5, color="0.55", label=f"words ({stats.n_terms})", zorder=1)
+    colors = plt.get_cmap("tab10")
+    reach_fp, reach_tp = 1, 1  # the extent of every metric's selected words, to zoom on them
+    for i, metric in enumerate(metrics):
+        word_scores = score(words, metric)[1]
+        chosen = np.argsort(-word_scores, kind="stable")[:k]
+        reach_fp, reach_tp = max(reach_fp, fp[chosen].max()), max(reach_tp, tp[chosen].max())
+        surface = score(grid, metric)[1].reshape(TP.shape)
+        color, width = ("k", 2.6) if metric == "bns" else (colors(i % 10), 1.3)
+        level = [word_scores[chosen[-1]]]
+        ax.contour(FP, TP, surface, levels=level, colors=[color], linewidths=width, zorder=2)
+        ax.plot([], [], color=color, linewidth=width, label=metric)
+    ax.plot([0, neg], [0, pos], color="0.3", linewidth=0.8, linestyle="--", label="tp rate = fp rate")
+    xlim, ylim = min(neg, 1.25 * reach_fp), min(pos, 1.1 * reach_tp)
+    ax.set(xlim=(0, xlim), ylim=(0, ylim), xlabel=f"false positives: other documents with it (of {neg})",
+           ylabel=f"true positives: class documents with it (of {pos})",
+           title=title or f"decision boundaries of the top {k} words")  # fmt: skip
+    ax.legend(fontsize="small", ncol=2, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -21,7 +21,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from ._ranked import rank_columns, top_columns
+from ._ranked import distinct_rows, rank_columns, top_columns
 from ._validation import as_csr, check_positive_int
 from .metrics import METRICS, score
 from .selection import top_k
@@ -143,16 +143,16 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
                 scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
                 order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
                 train_ranked = rank_columns(X_train, order)
-                test_ranked = rank_columns(X_test, order)
-                alpha = None
+                test_ranked = rank_columns(X_test, order) if estimator is not None else None
+                alpha = np.zeros(len(signs))  # per document, carried across k as a warm start
+                dedup = True  # groups of identical documents only split as k grows
                 for k in usable:
                     train_k = top_columns(train_ranked, k)
                     if estimator is None:
-                        fit = fit_binary(train_k, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha)
-                        alpha = fit.alpha
-                        w = np.zeros(order.size)
-                        w[:k] = fit.w
-                        predicted = (test_ranked @ w + fit.b > 0).astype(np.int64)
+                        fit, dedup = _fit_distinct(train_k, signs, seed, alpha, dedup)
+                        w = np.zeros(n_terms)  # scores the test fold without slicing it
+                        w[order[:k]] = fit.w
+                        predicted = (X_test @ w + fit.b > 0).astype(np.int64)
                     else:
                         model = clone(estimator).fit(train_k, y_train)
                         predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
@@ -171,6 +171,25 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
         for metric in metrics
         for k in usable
     ]
+
+
+def _fit_distinct(X, signs, seed, alpha, dedup):
+    """The study's SVM (squared hinge, C = 1) on the distinct documents of ``X`` weighted by
+    their copies: the same optimum (identical documents share their group's multiplier equally
+    there), on a fraction of the rows at small k.  Warm-starts from, and updates, the
+    per-document multipliers ``alpha``.  Returns the fit and whether grouping still paid."""
+    groups = distinct_rows(X, signs) if dedup else None
+    if groups is None:
+        fit = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha)
+        alpha[:] = fit.alpha
+        return fit, False
+    first, inverse, counts = groups
+    start = np.bincount(inverse, alpha, minlength=first.size)
+    fit = fit_binary(
+        X[first], signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start, sample_weight=counts
+    )
+    alpha[:] = (fit.alpha / counts)[inverse]
+    return fit, True
 
 
 def _measures(truth, predicted):

@@ -193,7 +193,7 @@ static void test_seeded_and_deterministic(void)
     free_data(&D);
 }
 
-/* Started from its own solution, the solver stops at once; without shrinking it agrees. */
+/* Started from its own solution, the solver stops within a few passes; without shrinking it agrees. */
 static void test_warm_start_and_no_shrinking(void)
 {
     dataset D = make_data(100, 12, 3);
@@ -204,7 +204,8 @@ static void test_warm_start_and_no_shrinking(void)
     int64_t i;
     CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_OK);
     CHECK(ts_dcd_svm(&X, D.y, &o, alpha, w2, alpha2, &r2) == TS_OK);
-    CHECK(r2.converged && r2.n_iter <= 2);
+    /* a few passes, not one: the last pass of the first solve met the test while still moving */
+    CHECK(r2.converged && r2.n_iter <= 10 && 20 * r2.n_iter < r.n_iter);
     o.shrinking = 0;
     CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w2, alpha2, &r2) == TS_OK);
     CHECK(r2.converged);
