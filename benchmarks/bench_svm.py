@@ -73,7 +73,7 @@ def main():
         if args.plots:
             from textsel.plots import plot_masking_curves
 
-            slug = corpus.name.split()[0].split("-")[0].lower()
+            slug = corpus.name.replace("-21578", "").replace(" ", "").lower()
             plot_masking_curves(records, Path(args.plots) / f"masking_{slug}.png",
                                 title=f"{corpus.name}: {len(tasks)} binary tasks")  # fmt: skip
 

@@ -119,6 +119,8 @@ def test_study_writes_tables_and_figures(tmp_path, capsys):
         "records.json",
         "summary.csv",
         "tolerance.csv",
+        "best_pairs.csv",
+        "skew.csv",
         "f1_vs_k.png",
         "tolerance.png",
         "decision_boundaries.png",

@@ -121,7 +121,15 @@ def run_study(args, out=None):
         study.write_json(records, folder / "records.json")
         study.write_csv(summary, folder / "summary.csv")
         study.write_csv(tolerance, folder / "tolerance.csv")
-        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
+        pairs = [{"measure": measure, "pair": "+".join(row["pair"]), "share": row["share"]}
+                 for measure in ("accuracy", "precision", "recall", "f1")
+                 for row in study.best_pairs(records, measure)]  # fmt: skip
+        study.write_csv(pairs, folder / "best_pairs.csv")
+        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv", "best_pairs.csv"]
+        skew = study.skew_split(records)
+        if skew:
+            study.write_csv(skew, folder / "skew.csv")
+            written.append("skew.csv")
         if not args.no_plots:
             from .plots import (
                 plot_decision_boundaries,

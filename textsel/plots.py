@@ -60,12 +60,10 @@ def plot_tolerance(rows, path, title=None):
     """
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for metric in sorted({r["metric"] for r in rows}):
+    for metric, style in _styles({r["metric"] for r in rows}).items():
         points = sorted((r["tolerance"], r["share"]) for r in rows if r["metric"] == metric)
         tol, share = zip(*points, strict=True)
-        ax.plot(
-            [100 * t for t in tol], share, marker="o", label=metric, linewidth=2.5 if metric == "bns" else 1.2
-        )
+        ax.plot([100 * t for t in tol], share, label=metric, **style)
     ax.set(xlabel="tolerance (% below the best)", ylabel="share of tasks within tolerance",
            title=title or "best within tolerance")  # fmt: skip
     ax.grid(alpha=0.3)
@@ -102,12 +100,13 @@ def plot_precision_recall(rows, path, k, title=None):
     plt.close(fig)
 
 
-def plot_masking_curves(records, path, measures=("auc", "best_f1"), title=None):
+def plot_masking_curves(records, path, measures=("auc", "best_f1"), n_sizes=20, title=None):
     """Exact re-training, masking and the SV set against the share of ranked features kept
     (Kolcz & Chowdhury's Figs. 1-4), each measure averaged over the tasks.
 
     ``records`` are :func:`textsel.masking.evaluate_subsets` records (or
     :func:`textsel.study.masking_curves`' with a ``class`` key), several tasks pooled.
+    ``n_sizes`` is the number of subset sizes each task was evaluated at.
     """
     plt = _pyplot()
     import numpy as np
@@ -115,16 +114,21 @@ def plot_masking_curves(records, path, measures=("auc", "best_f1"), title=None):
     fig, axes = plt.subplots(1, len(measures), figsize=(5.2 * len(measures), 4.2), squeeze=False)
     methods = [m for m in ("exact", "mask", "svset") if any(r["method"] == m for r in records)]
     styles = {"exact": ("k", "o", "-"), "mask": ("tab:orange", "s", "--"), "svset": ("tab:blue", "^", ":")}
+    # each task turns the same requested fractions into slightly different ones (its own count of
+    # ranked features), so the records are pooled by the nearest of n_sizes geometric bins
+    fractions = np.array([r["fraction"] for r in records])
+    centres = np.geomspace(fractions.min(), fractions.max(), n_sizes) if n_sizes > 1 else fractions[:1]
+    bins = np.abs(np.log(fractions)[:, None] - np.log(centres)[None, :]).argmin(axis=1)
     for ax, measure in zip(axes[0], measures, strict=True):
         for method in methods:
-            by_fraction = {}
-            for r in records:
-                if r["method"] == method:
-                    by_fraction.setdefault(round(r["fraction"], 6), []).append(r[measure])
-            fractions = sorted(by_fraction)
+            chosen = np.array([r["method"] == method for r in records])
+            values = np.array([r[measure] for r in records])
+            used = sorted(set(bins[chosen]))
+            means = [values[chosen & (bins == b)].mean() for b in used]
             color, marker, line = styles[method]
-            ax.plot(fractions, [np.mean(by_fraction[f]) for f in fractions], color=color, marker=marker,
-                    linestyle=line, markersize=4, label=method)  # fmt: skip
+            ax.plot(
+                centres[used], means, color=color, marker=marker, linestyle=line, markersize=4, label=method
+            )
         ax.set_xscale("log")
         ax.set(xlabel="share of the ranked features kept", ylabel=f"mean {measure}")
         ax.grid(alpha=0.3)

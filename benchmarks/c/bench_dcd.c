@@ -9,19 +9,9 @@
  *   cc -O3 -std=c99 -Icsrc benchmarks/c/bench_dcd.c csrc/dcd_svm.c csrc/csr.c -lm -o /tmp/bench_dcd
  *   /tmp/bench_dcd matrix.bin K [runs] [boolean]
  */
-#define _POSIX_C_SOURCE 199309L
+#include "matrix_file.h"
+
 #include "textsel.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* 1/2 ||w||^2 + C sum max(0, 1 - y w'x)^2 with the bias as a constant feature of value 1. */
 static double primal(const ts_csr *X, const double *y, const double *w)
@@ -42,45 +32,30 @@ static double primal(const ts_csr *X, const double *y, const double *w)
 
 int main(int argc, char **argv)
 {
-    int64_t hdr[3], m, n, nnz, K, runs, stored, j, r, i;
+    int64_t m, n, nnz, K, runs, stored, j, r, i;
     int32_t *indptr, *indices;
     double *data, *targets, *w, *alpha, total[2] = {0, 0};
     int64_t passes[2] = {0, 0};
-    FILE *f;
+    matrix_file M;
     if (argc < 3) {
         fprintf(stderr, "usage: %s matrix.bin K [runs] [boolean]\n", argv[0]);
         return 2;
     }
-    f = fopen(argv[1], "rb");
-    if (!f || fread(hdr, sizeof(int64_t), 3, f) != 3)
+    if (read_matrix_file(argv[1], &M) || M.stored < 1)
         return 2;
-    m = hdr[0];
-    n = hdr[1];
-    nnz = hdr[2];
+    m = M.m;
+    n = M.n;
+    nnz = M.nnz;
+    stored = M.stored;
+    indptr = M.indptr;
+    indices = M.indices;
+    data = M.data;
+    targets = M.targets;
     K = atoll(argv[2]);
+    K = K < stored ? K : stored;
     runs = argc > 3 ? atoll(argv[3]) : 3;
-    indptr = malloc(sizeof(int32_t) * (size_t)(m + 1));
-    indices = malloc(sizeof(int32_t) * (size_t)nnz);
-    data = malloc(sizeof(double) * (size_t)nnz);
     w = malloc(sizeof(double) * (size_t)(n + 1));
     alpha = malloc(sizeof(double) * (size_t)m);
-    if (fread(indptr, sizeof(int32_t), (size_t)(m + 1), f) != (size_t)(m + 1) ||
-        fread(indices, sizeof(int32_t), (size_t)nnz, f) != (size_t)nnz ||
-        fread(data, sizeof(double), (size_t)nnz, f) != (size_t)nnz)
-        return 2;
-    {
-        long pos = ftell(f);
-        fseek(f, 0, SEEK_END);
-        stored = (ftell(f) - pos) / (int64_t)sizeof(double) / m;
-        fseek(f, pos, SEEK_SET);
-    }
-    if (stored < 1)
-        return 2;
-    K = K < stored ? K : stored;
-    targets = malloc(sizeof(double) * (size_t)(m * stored));
-    if (fread(targets, sizeof(double), (size_t)(m * stored), f) != (size_t)(m * stored))
-        return 2;
-    fclose(f);
     if (argc > 4 && atoi(argv[4]))
         for (i = 0; i < nnz; i++)
             data[i] = 1.0;
@@ -116,10 +91,7 @@ int main(int argc, char **argv)
                (long long)passes[0], total[1] * 1e3, (long long)passes[1], total[0] / total[1]);
         free(y);
     }
-    free(indptr);
-    free(indices);
-    free(data);
-    free(targets);
+    free_matrix_file(&M);
     free(w);
     free(alpha);
     return 0;

@@ -6,71 +6,40 @@
  * Input: a binary file written by benchmarks/c/dump_matrix.py (m, n, nnz as int64; indptr and
  * indices as int32; data and an m x K row-major right-hand side block as float64).
  *
- *   cc -O3 -std=c99 -Icsrc benchmarks/c/bench_lsqr.c csrc/lsqr.c -lm -o /tmp/bench_lsqr
+ *   cc -O3 -std=c99 -Icsrc benchmarks/c/bench_lsqr.c csrc/lsqr.c csrc/csr.c -lm -o /tmp/bench_lsqr
  *   /tmp/bench_lsqr matrix.bin K [runs]
  */
-#define _POSIX_C_SOURCE 199309L
+#include "matrix_file.h"
+
 #include "textsel.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
-    int64_t hdr[3], m, n, nnz, K, runs, r, i, k, total_rhs;
+    int64_t m, n, nnz, K, runs, r, i, k, total_rhs;
     int32_t *indptr, *indices;
     double *data, *b, *x, *damp, best_plain = 1e30, best_iter = 1e30, checksum = 0;
     ts_lsqr_result *res;
-    FILE *f;
+    matrix_file M;
     if (argc < 3) {
         fprintf(stderr, "usage: %s matrix.bin K [runs]\n", argv[0]);
         return 2;
     }
-    f = fopen(argv[1], "rb");
-    if (!f || fread(hdr, sizeof(int64_t), 3, f) != 3)
+    if (read_matrix_file(argv[1], &M))
         return 2;
-    m = hdr[0];
-    n = hdr[1];
-    nnz = hdr[2];
+    m = M.m;
+    n = M.n;
+    nnz = M.nnz;
+    indptr = M.indptr;
+    indices = M.indices;
+    data = M.data;
     K = atoll(argv[2]);
     runs = argc > 3 ? atoll(argv[3]) : 5;
-    indptr = malloc(sizeof(int32_t) * (size_t)(m + 1));
-    indices = malloc(sizeof(int32_t) * (size_t)nnz);
-    data = malloc(sizeof(double) * (size_t)nnz);
-    if (fread(indptr, sizeof(int32_t), (size_t)(m + 1), f) != (size_t)(m + 1) ||
-        fread(indices, sizeof(int32_t), (size_t)nnz, f) != (size_t)nnz ||
-        fread(data, sizeof(double), (size_t)nnz, f) != (size_t)nnz)
-        return 2;
     /* the file's right-hand sides (if any) repeated to K columns */
-    {
-        int64_t stored = 0;
-        double *file_b;
-        long pos = ftell(f);
-        fseek(f, 0, SEEK_END);
-        stored = (ftell(f) - pos) / (int64_t)sizeof(double) / m;
-        fseek(f, pos, SEEK_SET);
-        total_rhs = stored > 0 ? stored : 1;
-        file_b = malloc(sizeof(double) * (size_t)(m * total_rhs));
-        if (stored > 0 && fread(file_b, sizeof(double), (size_t)(m * stored), f) != (size_t)(m * stored))
-            return 2;
-        if (stored == 0)
-            for (i = 0; i < m; i++)
-                file_b[i] = (i % 7 == 0) ? 1.0 : -1.0;
-        b = malloc(sizeof(double) * (size_t)(m * K));
-        for (i = 0; i < m; i++)
-            for (k = 0; k < K; k++)
-                b[i * K + k] = file_b[i * total_rhs + k % total_rhs];
-        free(file_b);
-    }
-    fclose(f);
+    total_rhs = M.stored > 0 ? M.stored : 1;
+    b = malloc(sizeof(double) * (size_t)(m * K));
+    for (i = 0; i < m; i++)
+        for (k = 0; k < K; k++)
+            b[i * K + k] = M.stored > 0 ? M.targets[i * total_rhs + k % total_rhs] : ((i % 7 == 0) ? 1.0 : -1.0);
     x = malloc(sizeof(double) * (size_t)((n + 1) * K));
     damp = malloc(sizeof(double) * (size_t)K);
     res = malloc(sizeof(ts_lsqr_result) * (size_t)K);
@@ -106,9 +75,7 @@ int main(int argc, char **argv)
     printf("one batched LSQR iteration: %8.3f ms  = %.1f plain passes, %.1f per right-hand side\n",
            best_iter * 1e3, best_iter / best_plain, best_iter / best_plain / (double)K);
     printf("checksum %g\n", checksum);
-    free(indptr);
-    free(indices);
-    free(data);
+    free_matrix_file(&M);
     free(b);
     free(x);
     free(damp);
