@@ -19,11 +19,10 @@ static double uniform(void)
     return (double)(lcg >> 11) / 9007199254740992.0;
 }
 
-/* Two noisy classes: positives lean on the first half of the features. */
-static dataset make_data(int64_t m, int64_t n, uint64_t seed)
+/* A dataset with room for a dense m x n matrix, no rows filled yet. */
+static dataset alloc_data(int64_t m, int64_t n, uint64_t seed)
 {
     dataset D;
-    int64_t i, j, k = 0;
     lcg = seed;
     D.m = m;
     D.n = n;
@@ -32,6 +31,14 @@ static dataset make_data(int64_t m, int64_t n, uint64_t seed)
     D.ptr = malloc(sizeof(int32_t) * (size_t)(m + 1));
     D.y = malloc(sizeof(double) * (size_t)m);
     D.ptr[0] = 0;
+    return D;
+}
+
+/* Two noisy classes: positives lean on the first half of the features. */
+static dataset make_data(int64_t m, int64_t n, uint64_t seed)
+{
+    dataset D = alloc_data(m, n, seed);
+    int64_t i, j, k = 0;
     for (i = 0; i < m; i++) {
         D.y[i] = uniform() < 0.3 ? 1.0 : -1.0;
         for (j = 0; j < n; j++) {
@@ -70,16 +77,8 @@ static ts_svm_options options(int loss, int intercept)
  * coordinate descent needs hundreds of passes (the study harness's Forman representation). */
 static dataset make_boolean_data(int64_t m, int64_t n, uint64_t seed)
 {
-    dataset D;
+    dataset D = alloc_data(m, n, seed);
     int64_t i, j, k = 0;
-    lcg = seed;
-    D.m = m;
-    D.n = n;
-    D.data = malloc(sizeof(double) * (size_t)(m * n));
-    D.ind = malloc(sizeof(int32_t) * (size_t)(m * n));
-    D.ptr = malloc(sizeof(int32_t) * (size_t)(m + 1));
-    D.y = malloc(sizeof(double) * (size_t)m);
-    D.ptr[0] = 0;
     for (i = 0; i < m; i++) {
         double fill = 0.1 + 0.2 * uniform();
         D.y[i] = uniform() < 0.2 ? 1.0 : -1.0;
