@@ -169,3 +169,27 @@ def test_masking_curves_per_class():
     records = masking_curves(X, Y, Xt, Yt, sizes=[0.25, 1.0], classes=[0, 2])
     assert {r["class"] for r in records} == {0, 2}
     assert len(records) == 2 * 2 * 3  # classes x sizes x methods
+
+
+def test_grouped_fit_is_the_fit_on_every_document():
+    """Training once per distinct document, weighted by its copies, reaches the optimum of the
+    fit on all documents: same weights and bias, and each copy gets an equal share of alpha."""
+    from textsel.study import _fit_distinct
+    from textsel.svm import fit_binary
+
+    rng = np.random.default_rng(7)
+    X = sp.csr_matrix((rng.random((400, 6)) < 0.3).astype(float))  # 6 Boolean terms: many repeats
+    signs = np.where(X[:, 0].toarray().ravel() + rng.random(400) > 0.9, 1.0, -1.0)
+    alpha = np.zeros(400)
+    grouped, used = _fit_distinct(X, signs, 0, alpha, True, tol=1e-10, max_iter=100_000)
+    assert used  # the grouping was taken (at most 2 * 2**6 distinct rows)
+    full = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, tol=1e-10, max_iter=100_000)
+
+    def objective(fit):  # the primal the two solve, the bias regularized as a constant feature
+        margins = np.maximum(0.0, 1 - signs * (X @ fit.w + fit.b))
+        return 0.5 * (fit.w @ fit.w + fit.b**2) + (margins**2).sum()
+
+    assert objective(grouped) == pytest.approx(objective(full), rel=1e-10)
+    np.testing.assert_allclose(grouped.w, full.w, atol=1e-5)
+    assert grouped.b == pytest.approx(full.b, abs=1e-5)
+    np.testing.assert_allclose(alpha, full.alpha, atol=1e-4)

@@ -173,14 +173,14 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
     ]
 
 
-def _fit_distinct(X, signs, seed, alpha, dedup):
+def _fit_distinct(X, signs, seed, alpha, dedup, **fit_params):
     """The study's SVM (squared hinge, C = 1) on the distinct documents of ``X`` weighted by
     their copies: the same optimum (identical documents share their group's multiplier equally
     there), on a fraction of the rows at small k.  Warm-starts from, and updates, the
     per-document multipliers ``alpha``.  Returns the fit and whether grouping still paid."""
     groups = distinct_rows(X, signs) if dedup else None
     if groups is None:
-        fit = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha)
+        fit = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha, **fit_params)
         alpha[:] = fit.alpha
         return fit, False
     first, inverse, counts = groups
