@@ -3,11 +3,13 @@
 1. One-vs-rest least squares for every class at once (the proximal SVM problem: intercept,
    damp = sqrt(v)) by textsel.lsqr, against a loop of scipy.sparse.linalg.lsqr over the classes
    on the explicitly built [X, 1] (built once, outside the timing), same tolerances.
-2. WeightedProximalSVC, ProximalSVC and LinearSVC (one-vs-rest), and the two proximal models
-   with SCut thresholds (threshold="scut", 5-fold, fbr=0.3): training time, micro- and macro-F1
-   on the test split.
-3. Zhuang et al.'s analysis by class skew (Reuters-21578, multi-label): textsel.study.proximal_by_skew,
-   the mean per-class F1 of each model in groups of classes by training negatives per positive.
+2. WeightedProximalSVC, ProximalSVC and LinearSVC (one-vs-rest), WPSVM with the other reading
+   of the paper's weights (delta+ = 1 + (N-/N+ - 1)/2), and the two proximal models with SCut
+   thresholds (threshold="scut", 5-fold, fbr=0.3): training time, micro- and macro-F1 on the
+   test split.
+3. Zhuang et al.'s analysis by class skew (Reuters-21578, multi-label):
+   textsel.study.proximal_by_skew, the mean per-class F1 of each model in groups of classes by
+   training negatives per positive.
 
 Matrices: TfidfVectorizer(sublinear_tf=True, min_df=2) fitted on the training split of
 Reuters-21578 ModApte (90 categories, multi-label) and 20 Newsgroups bydate (20 classes).
@@ -59,8 +61,13 @@ def bench_lsqr(name, X, T, repeat):
 
 def bench_classifiers(name, X, y, Xt, yt, repeat):
     multilabel = y.ndim == 2
+    Y = y if multilabel else (y[:, None] == np.unique(y)[None, :])
+    n_pos = Y.sum(axis=0)
+    # the other reading of the paper's garbled weight estimate (see textsel.proximal.proximal_weights)
+    linear_delta = 1 + ((len(y) - n_pos) / n_pos - 1) / 2
     models = {
         "WeightedProximalSVC": textsel.WeightedProximalSVC(),
+        "WPSVM, delta+ linear": textsel.WeightedProximalSVC(delta=linear_delta),
         "ProximalSVC": textsel.ProximalSVC(),
         "LinearSVC (one-vs-rest)": OneVsRestClassifier(LinearSVC()) if multilabel else LinearSVC(),
         "WeightedProximalSVC+SCut": textsel.WeightedProximalSVC(threshold="scut"),

@@ -60,7 +60,7 @@ def test_weighted_proximal_svc_is_weighted_ridge_with_the_papers_weights():
     T = targets(y, model.classes_)
     n_pos = (T > 0).sum(axis=0)
     n_neg = len(y) - n_pos
-    np.testing.assert_allclose(model.delta_, 1 + (n_neg / n_pos - 1) / 2)
+    np.testing.assert_allclose(model.delta_, 1 + (np.sqrt(n_neg / n_pos) - 1) / 2)
     norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
     for k in range(T.shape[1]):
         delta = np.where(T[:, k] > 0, model.delta_[k], 1.0)
@@ -156,8 +156,18 @@ def test_nan_in_x_is_rejected():
 
 
 def test_proximal_weights_formula():
+    """delta+ = 1 + (sqrt(N-/N+) - 1)/2: by hand, 1 on balanced data (WPSVM = PSVM), and short of
+    the full balance delta+^2 N+ = N- that the paper's Eq. 8 describes."""
     T = np.array([[1, -1], [-1, -1], [-1, 1], [-1, -1]], float)
-    np.testing.assert_allclose(proximal_weights(T), [1 + (3 - 1) / 2, 1 + (3 - 1) / 2])
+    np.testing.assert_allclose(proximal_weights(T), [1 + (np.sqrt(3) - 1) / 2] * 2)
+    T = -np.ones((100, 3))
+    T[:50, 0] = 1  # balanced
+    T[:10, 1] = 1  # N-/N+ = 9: delta+ = 1 + (3 - 1)/2 = 2
+    T[:1, 2] = 1  # N-/N+ = 99
+    delta = proximal_weights(T)
+    assert delta[0] == 1.0 and delta[1] == pytest.approx(2.0)
+    n_pos = (T > 0).sum(axis=0)
+    assert (delta[1:] > 1).all() and (delta**2 * n_pos < 100 - n_pos)[1:].all()
 
 
 def test_scut_thresholds_by_hand():

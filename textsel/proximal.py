@@ -35,13 +35,23 @@ __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weig
 def proximal_weights(T: np.ndarray) -> np.ndarray:
     """Zhuang et al.'s document weights for one-vs-rest targets ``T`` (documents x columns, +-1).
 
-    ``delta- = 1`` and ``delta+ = 1 + (N-/N+ - 1) / 2`` per column: half-way from no
-    reweighting to full balance (``delta+^2 N+ = N-``), the paper's choice.  This
-    is our reading of a formula the extracted text garbles (NOTES.md section 5).
+    ``delta- = 1`` and ``delta+ = 1 + (ratio - 1) / 2`` per column with
+    ``ratio = sqrt(N-/N+)``: half-way from no reweighting (1) to full balance.
+    The weights enter the objective squared, so full balance (the paper's
+    Eq. 8, equal expected error mass: ``delta+^2 N+ = delta-^2 N-``) is
+    ``delta+ = sqrt(N-/N+)``, and the paper sets ``delta+`` short of it on
+    purpose ("we do not set delta+ = ratio to exactly satisfy Equation (8)",
+    so that a minor class's precision stays a little above its recall).  The
+    extracted text lost the square root; reading ``ratio = N-/N+`` instead
+    (as NOTES.md section 5 and issue 3 do) puts ``delta+`` far *above* full
+    balance for rare classes (N-/N+ = 100: 50.5 against 10), contradicting that
+    sentence, and costs about 0.07 micro-F1 on Reuters-21578 (see
+    docs/benchmarks.md).  That reading stays available as an explicit
+    ``delta=1 + (N-/N+ - 1) / 2``.
     """
     n_pos = (T > 0).sum(axis=0)
     n_neg = T.shape[0] - n_pos
-    return 1.0 + (n_neg / n_pos - 1.0) / 2.0
+    return 1.0 + (np.sqrt(n_neg / n_pos) - 1.0) / 2.0
 
 
 def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) -> np.ndarray:
@@ -330,7 +340,8 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         "auto" (default) is 2 mean_i(delta_i ||x_i||) per class, the best reading
         of the paper's garbled estimate (NOTES.md section 5).
     delta : "auto", float or array-like of shape (n_columns,)
-        ``delta+``; "auto" is 1 + (N-/N+ - 1)/2 per class (see :func:`proximal_weights`).
+        ``delta+``; "auto" is 1 + (sqrt(N-/N+) - 1)/2 per class, half-way to full
+        balance (see :func:`proximal_weights` for the reading of the paper).
     tol, max_iter, n_threads, threshold, cv, fbr
         As in :class:`RLSClassifier`.
 
