@@ -77,3 +77,10 @@ def test_grouping_is_exact_even_when_every_hash_collides():
 def test_distinct_rows_declines_when_rows_are_mostly_distinct():
     X = sp.identity(50, format="csr")
     assert distinct_rows(X, np.ones(50)) is None
+
+
+def test_top_columns_refuses_unsorted_rows():
+    R = sp.csr_matrix((np.ones(2), np.array([1, 0]), np.array([0, 2])), shape=(1, 2))
+    R.has_sorted_indices = False
+    with pytest.raises(ValueError, match="sorted"):
+        top_columns(R, 1)

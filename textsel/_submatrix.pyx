@@ -1,12 +1,11 @@
 # cython: language_level=3
-"""Sub-matrices of CSR buffers: columns kept and relabelled, and identical rows found exactly.
+"""Sub-matrices of CSR buffers: the first k columns, and identical rows found exactly.
 
-``select_columns`` keeps the stored values of the columns a map sends to a new index, in one
-counting pass and one filling pass.  ``row_hashes`` and ``group_sorted`` group identical rows:
-they hash every row (an order-free sum of mixed (column, value) words, with the row's
-label code), sorts by hash, and compares each row of a run of equal hashes with the run's groups
-entry by entry, so a hash collision costs a comparison, never a wrong group.  It runs without
-the GIL; its scratch comes from the caller.
+``prefix_columns`` takes the first k columns of a CSR matrix whose rows are sorted, by bisection
+per row.  ``row_hashes`` and ``group_sorted`` group identical rows: they hash every row (an
+order-free sum of mixed (column, value) words, with the row's label code), sort by hash, and
+compare each row of a run of equal hashes with the run's groups entry by entry, so a hash
+collision costs a comparison, never a wrong group.  The loops run without the GIL.
 """
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
@@ -22,51 +21,48 @@ ctypedef fused floating:
     float
     double
 
-ctypedef fused out_integral:
-    int32_t
-    int64_t
+
+cdef inline Py_ssize_t _prefix_end(const integral[::1] indices, Py_ssize_t lo, Py_ssize_t hi,
+                                   int64_t k) noexcept nogil:
+    # the first position in [lo, hi) of a sorted row whose column is k or more
+    cdef Py_ssize_t mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
-cdef void _fill(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
-                const int64_t[::1] new_index, floating[::1] out_data, out_integral[::1] out_indices,
-                out_integral[::1] out_indptr) noexcept nogil:
-    cdef Py_ssize_t m = indptr.shape[0] - 1, i, p, q = 0
-    cdef int64_t j
-    out_indptr[0] = 0
-    for i in range(m):
-        for p in range(indptr[i], indptr[i + 1]):
-            j = new_index[indices[p]]
-            if j >= 0:
-                out_data[q] = data[p]
-                out_indices[q] = <out_integral>j
-                q += 1
-        out_indptr[i + 1] = <out_integral>q
-
-
-def select_columns(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
-                   const int64_t[::1] new_index, int64_t n_new):
-    """(data, indices, indptr) of the stored values whose column c has ``new_index[c] >= 0``,
-    moved to that column; int32 indices when they fit.  Row order and in-row order are kept."""
-    cdef Py_ssize_t m = indptr.shape[0] - 1, p
-    cdef int64_t kept = 0
+def prefix_columns(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
+                   int64_t k):
+    """(data, indices, indptr) of the columns below ``k`` of a CSR matrix whose rows are sorted by
+    column (as ``textsel._ranked.rank_columns`` makes them): one bisection per row and a copy of what is
+    kept, so the cost follows the kept values, not the whole matrix."""
+    cdef Py_ssize_t m = indptr.shape[0] - 1, i, p, q = 0, end
+    index_type = np.int32 if integral is int32_t else np.int64
+    out_indptr = np.empty(m + 1, dtype=index_type)
+    ends_array = np.empty(max(m, 1), dtype=np.int64)
+    cdef integral[::1] optr = out_indptr
+    cdef int64_t[::1] ends = ends_array
     with nogil:
-        for p in range(indptr[0], indptr[m]):
-            kept += new_index[indices[p]] >= 0
-    out_type = np.int32 if kept < 2**31 and n_new < 2**31 else np.int64
-    out_data = np.empty(kept, dtype=np.float32 if floating is float else np.float64)
-    out_indices = np.empty(kept, dtype=out_type)
-    out_indptr = np.empty(m + 1, dtype=out_type)
-    cdef int32_t[::1] i32, p32
-    cdef int64_t[::1] i64, p64
+        optr[0] = 0
+        for i in range(m):
+            ends[i] = _prefix_end(indices, indptr[i], indptr[i + 1], k)
+            q += ends[i] - indptr[i]
+            optr[i + 1] = <integral>q
+    out_data = np.empty(q, dtype=np.float32 if floating is float else np.float64)
+    out_indices = np.empty(q, dtype=index_type)
     cdef floating[::1] dv = out_data
-    if out_type is np.int32:
-        i32, p32 = out_indices, out_indptr
-        with nogil:
-            _fill(data, indices, indptr, new_index, dv, i32, p32)
-    else:
-        i64, p64 = out_indices, out_indptr
-        with nogil:
-            _fill(data, indices, indptr, new_index, dv, i64, p64)
+    cdef integral[::1] iv = out_indices
+    with nogil:
+        q = 0
+        for i in range(m):
+            for p in range(indptr[i], ends[i]):
+                dv[q] = data[p]
+                iv[q] = indices[p]
+                q += 1
     return out_data, out_indices, out_indptr
 
 

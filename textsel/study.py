@@ -138,11 +138,12 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
             X_train, X_test = X[train], X[test]
             y_train, y_test = target[train], target[test]
             stats = term_stats(X_train, y_train, classes=[0, 1])
+            train_columns = X_train.tocsc()  # ranked by every metric: converted once
             signs = np.where(y_train == 1, 1.0, -1.0)
             for metric in metrics:
                 scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
                 order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
-                train_ranked = rank_columns(X_train, order)
+                train_ranked = rank_columns(train_columns, order)
                 test_ranked = rank_columns(X_test, order) if estimator is not None else None
                 alpha = np.zeros(len(signs))  # per document, carried across k as a warm start
                 dedup = True  # groups of identical documents only split as k grows
