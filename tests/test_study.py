@@ -193,3 +193,9 @@ def test_grouped_fit_is_the_fit_on_every_document():
     np.testing.assert_allclose(grouped.w, full.w, atol=1e-5)
     assert grouped.b == pytest.approx(full.b, abs=1e-5)
     np.testing.assert_allclose(alpha, full.alpha, atol=1e-4)
+
+
+def test_a_single_class_dataset_is_a_clear_error():
+    X = sp.random(20, 10, density=0.3, format="csr", random_state=0)
+    with pytest.raises(ValueError, match="datasets: no class"):
+        forman({"one": (X, np.zeros(20, int))}, ks=(2,), trials=1)

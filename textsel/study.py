@@ -105,6 +105,11 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
                 continue  # too few positives (or negatives) to stratify
             seed = np.random.SeedSequence([random_state, d, c]).generate_state(1)[0]
             jobs.append((name, label, X, (y == label).astype(np.int64), int(seed)))
+    if not jobs:
+        raise ValueError(
+            f"datasets: no class has at least folds={folds} documents in it and {folds} outside it "
+            "(one class only, or classes too small to stratify)"
+        )
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator)
         for name, label, X, target, seed in jobs
