@@ -137,3 +137,22 @@ def test_study_without_datasets_is_an_error(capsys):
 def test_datasets_fetch_rejects_unknown_archives(tmp_path, capsys):
     assert main(["datasets", "--data-home", str(tmp_path), "--fetch", "nonsense.tar.gz"]) == 1
     assert "unknown archive" in capsys.readouterr().err
+
+
+def test_study_figure_skips_a_first_dataset_without_tasks(tmp_path, capsys):
+    """The decision-boundary figure is drawn for a task that was studied, even when the first
+    dataset has a single class (and so no task of its own)."""
+    pytest.importorskip("matplotlib")
+    lines = (
+        ["@relation one"]
+        + [f"@attribute w{j} integer" for j in range(30)]
+        + ["@attribute class {a}", "@data"]
+    )
+    lines += ["{" + f"{i % 30} 1,{(i + 7) % 30} 1,30 a" + "}" for i in range(20)]
+    (tmp_path / "a_single.arff").write_text("\n".join(lines) + "\n")
+    _write_corpus_arff(tmp_path / "b_three.arff", 2)
+    out = tmp_path / "out"
+    code = main(["study", str(tmp_path / "a_single.arff"), str(tmp_path / "b_three.arff"), "--metrics", "bns",
+                 "--ks", "5", "--trials", "1", "--folds", "2", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    assert (out / "decision_boundaries.png").read_bytes()[:4] == b"\x89PNG"

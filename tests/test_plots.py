@@ -39,3 +39,8 @@ def test_masking_curves_written(tmp_path):
     path = tmp_path / "masking.png"
     plot_masking_curves(records, path)
     assert path.read_bytes()[:4] == PNG
+
+
+def test_masking_curves_reject_empty_records(tmp_path):
+    with pytest.raises(ValueError, match="records is empty"):
+        plot_masking_curves([], tmp_path / "m.png")

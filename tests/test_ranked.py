@@ -55,7 +55,7 @@ def _same_partition(a, b):
 def test_distinct_rows_equal_brute_force_grouping():
     rng = np.random.default_rng(3)
     X = sp.csr_matrix((rng.random((300, 6)) < 0.25).astype(float))
-    labels = rng.choice([-1.0, 1.0], 300)
+    labels = rng.choice([0, 1], 300)
     first, inverse, counts = distinct_rows(X, labels, max_share=1.0)
     assert _same_partition(inverse, _brute_force_groups(X, labels))
     np.testing.assert_array_equal((X[first][inverse] != X).nnz, 0)
@@ -76,7 +76,7 @@ def test_grouping_is_exact_even_when_every_hash_collides():
 
 def test_distinct_rows_declines_when_rows_are_mostly_distinct():
     X = sp.identity(50, format="csr")
-    assert distinct_rows(X, np.ones(50)) is None
+    assert distinct_rows(X, np.ones(50, dtype=int)) is None
 
 
 def test_top_columns_refuses_unsorted_rows():

@@ -50,7 +50,7 @@ def top_columns(R, k) -> sp.csr_matrix:
     return sp.csr_matrix(parts, shape=(R.shape[0], k))
 
 
-def distinct_rows(X, labels, *, max_share=0.7):
+def distinct_rows(X, codes, *, max_share=0.7):
     """Groups of identical documents with the same label, when there are few enough to pay.
 
     A linear SVM on documents that repeat is the same problem as on one copy of each with its C
@@ -61,7 +61,7 @@ def distinct_rows(X, labels, *, max_share=0.7):
     Parameters
     ----------
     X : scipy.sparse.csr_matrix
-    labels : 1-D array, one per row
+    codes : 1-D array of non-negative integers (or bools), one label code per row
     max_share : float
         Return None when the groups would be more than this share of the rows.
 
@@ -72,7 +72,9 @@ def distinct_rows(X, labels, *, max_share=0.7):
         ``counts`` holds the group sizes.
     """
     m = X.shape[0]
-    codes = np.unique(np.asarray(labels), return_inverse=True)[1].ravel().astype(np.int64)
+    codes = np.asarray(codes, dtype=np.int64)
+    if codes.shape != (m,) or (codes < 0).any():
+        raise ValueError(f"codes must hold one non-negative integer per row ({m})")
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     hashes = row_hashes(data, X.indices, X.indptr, codes)
     order = np.argsort(hashes)

@@ -124,8 +124,10 @@ def run_study(args, out=None):
         pairs = [{"measure": measure, "pair": "+".join(row["pair"]), "share": row["share"]}
                  for measure in ("accuracy", "precision", "recall", "f1")
                  for row in study.best_pairs(records, measure)]  # fmt: skip
-        study.write_csv(pairs, folder / "best_pairs.csv")
-        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv", "best_pairs.csv"]
+        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
+        if pairs:  # one metric makes no pair
+            study.write_csv(pairs, folder / "best_pairs.csv")
+            written.append("best_pairs.csv")
         skew = study.skew_split(records)
         if skew:
             study.write_csv(skew, folder / "skew.csv")
@@ -142,11 +144,12 @@ def run_study(args, out=None):
             plot_tolerance(tolerance, folder / "tolerance.png")
             pr_k = min(table_ks, key=lambda k: abs(k - 100))  # Forman's Fig. 5 uses k = 100
             plot_precision_recall(summary, folder / f"precision_recall_k{pr_k}.png", pr_k)
-            # Forman's Fig. 2 over the words of the first dataset, for its largest class
-            name, (X, y) = next(iter(datasets.items()))
-            labels, counts = np.unique(y, return_counts=True)
-            largest = labels[np.argmax(counts)]
-            stats = term_stats(X, (y == largest).astype(int), classes=[0, 1])
+            # Forman's Fig. 2 over the words of the first dataset studied, for its largest task
+            # (a task of the records: both sides are non-empty)
+            name = records[0]["dataset"]
+            largest = max((r for r in records if r["dataset"] == name), key=lambda r: r["positives"])["class"]
+            X, y = datasets[name]
+            stats = term_stats(X, (np.asarray(y) == largest).astype(int), classes=[0, 1])
             top = min(pr_k, X.shape[1])
             title = f"{name}, class {largest}: boundaries of the top {top} words"
             plot_decision_boundaries(stats, folder / "decision_boundaries.png", label=1, k=top, title=title)

@@ -111,6 +111,9 @@ def plot_masking_curves(records, path, measures=("auc", "best_f1"), n_sizes=20, 
     plt = _pyplot()
     import numpy as np
 
+    records = list(records)
+    if not records:
+        raise ValueError("records is empty: nothing to plot")
     fig, axes = plt.subplots(1, len(measures), figsize=(5.2 * len(measures), 4.2), squeeze=False)
     methods = [m for m in ("exact", "mask", "svset") if any(r["method"] == m for r in records)]
     styles = {"exact": ("k", "o", "-"), "mask": ("tab:orange", "s", "--"), "svset": ("tab:blue", "^", ":")}

@@ -184,16 +184,15 @@ def _fit_distinct(X, signs, seed, alpha, dedup, **fit_params):
     their copies: the same optimum (identical documents share their group's multiplier equally
     there), on a fraction of the rows at small k.  Warm-starts from, and updates, the
     per-document multipliers ``alpha``.  Returns the fit and whether grouping still paid."""
-    groups = distinct_rows(X, signs) if dedup else None
+    groups = distinct_rows(X, signs > 0) if dedup else None
     if groups is None:
         fit = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha, **fit_params)
         alpha[:] = fit.alpha
         return fit, False
     first, inverse, counts = groups
     start = np.bincount(inverse, alpha, minlength=first.size)
-    fit = fit_binary(
-        X[first], signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start, sample_weight=counts
-    )
+    fit = fit_binary(X[first], signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start,
+                     sample_weight=counts, **fit_params)  # fmt: skip
     alpha[:] = (fit.alpha / counts)[inverse]
     return fit, True
 
