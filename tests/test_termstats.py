@@ -59,6 +59,45 @@ def test_multilabel_indicator_dense_and_sparse(seed, sparse_y):
     np.testing.assert_array_equal(stats.classes, np.arange(4))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 40), st.integers(0, 2**31 - 1), st.sampled_from([np.int8, np.uint8, np.bool_, np.float64])
+)
+def test_dense_indicator_of_any_width(n_classes, seed, dtype):
+    """A dense indicator is read eight cells at a time plus a tail: every class position, rows
+    with no label, one label or all of them, give the counts of X_bin' Y and of the sparse path."""
+    rng = np.random.default_rng(seed)
+    X, _ = random_corpus(seed=seed % 1000)
+    Y = rng.random((X.shape[0], n_classes)) < rng.choice([0.05, 0.3, 0.9])
+    Y[0] = True
+    Y[1] = False
+    stats = textsel.term_stats(X, Y.astype(dtype))
+    check_against_reference(stats, X, Y.astype(np.int64))
+    assert stats == textsel.term_stats(X, sp.csr_matrix(Y.astype(np.int8)))
+
+
+def test_duplicate_marks_survive_many_documents():
+    """Duplicate indices are caught by per-visit 16-bit stamps, which wrap after 65,535 visits.
+
+    70,000 documents visited in order, each holding term 0 twice; term 1 only in documents 0 and
+    65,536 and term 2 only in document 65,535, the visits where a stamp without its reset would
+    repeat an old one or equal the initial marks.  Every term is still counted once per document.
+    """
+    n_docs = 70_000
+    extra = {0: 1, 65_536: 1, 65_535: 2}
+    cols, indptr = [], [0]
+    for i in range(n_docs):
+        cols += [0, 0] + ([extra[i]] if i in extra else [])
+        indptr.append(len(cols))
+    X = sp.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(n_docs, 3))
+    assert not X.has_canonical_format
+    y = np.zeros(n_docs, dtype=int)
+    y[-1] = 1
+    stats = textsel.term_stats(X, y)
+    np.testing.assert_array_equal(stats.class_df, [[n_docs - 1, 2, 1], [1, 0, 0]])
+    np.testing.assert_array_equal(stats.df, [n_docs, 2, 1])
+
+
 def test_non_canonical_csr_counts_presence_once():
     """Duplicate and unsorted column indices, and stored zeros, change nothing."""
     data = np.array([1.0, 2.0, 0.0, 5.0, 1.0, 3.0])

@@ -13,7 +13,7 @@ lists.
 """
 
 from libc.math cimport isfinite
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 
 ctypedef fused floating:
@@ -35,8 +35,8 @@ cpdef enum Status:
 
 cdef inline int _count_row(const floating[::1] data, const integral[::1] indices,
                            const integral[::1] indptr, Py_ssize_t i, Py_ssize_t n_terms,
-                           bint check_values, int64_t *row, int64_t *df, int64_t *mark,
-                           int64_t stamp, Py_ssize_t *where) noexcept nogil:
+                           bint check_values, int64_t *row, int64_t *df, uint16_t *mark,
+                           uint16_t stamp, Py_ssize_t *where) noexcept nogil:
     # add document i's presence to row (and to df, if given) in one pass:
     # each column index is bounds-checked before it is used, a stored zero
     # is not presence, and a column repeated within the row counts once
@@ -81,7 +81,7 @@ def count_classes(const floating[::1] data,
                   const int64_t[::1] class_docs,
                   const unsigned char[::1] primary,
                   const int64_t[::1] class_list,
-                  int64_t[::1] mark,
+                  uint16_t[::1] mark,
                   int64_t[::1] df,
                   int64_t[:, ::1] class_df):
     """Fill the rows ``class_list`` of ``class_df``: ``class_df[c, t]`` documents of class ``c`` hold term ``t``.
@@ -93,8 +93,8 @@ def count_classes(const floating[::1] data,
     filled, for the same reason.  Threads may fill disjoint class lists of
     one table at once.  Where ``primary[l]`` is set for the entry
     ``class_docs[l]``, the document's values are checked and it is counted
-    into ``df`` too.  ``mark`` (one int64 per term, this caller's own, any
-    content) deduplicates column indices in rows that need it.
+    into ``df`` too.  ``mark`` (one uint16 per term, this caller's own, any
+    content; 16 bits keep it in the first-level cache) deduplicates column indices in rows that need it.
 
     Returns ``(status, where)``: ``Status.OK`` or the first problem found,
     and its position in ``data``/``indices`` (or the row, for ``ERR_INDPTR``).
@@ -103,19 +103,18 @@ def count_classes(const floating[::1] data,
     cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t nnz = indices.shape[0]
     cdef Py_ssize_t k, l, i, t, c
-    cdef int64_t stamp = 0
+    cdef uint16_t stamp = 0
     cdef int status = OK
     cdef Py_ssize_t where = -1
     cdef int64_t *row
     cdef int64_t *dfp = &df[0]
-    cdef int64_t *markp = &mark[0]
+    cdef uint16_t *markp = &mark[0]
     if data.shape[0] != nnz or mark.shape[0] < n_terms or df.shape[0] != n_terms:
         raise ValueError("count_classes: buffer lengths disagree")
     if primary.shape[0] != class_docs.shape[0] or class_ptr.shape[0] != n_classes + 1:
         raise ValueError("count_classes: label lists and class table disagree")
     with nogil:
-        for t in range(n_terms):
-            markp[t] = -1
+        memset(markp, 0, n_terms * sizeof(uint16_t))
         for k in range(class_list.shape[0]):
             c = class_list[k]
             if <uint64_t> c >= <uint64_t> n_classes:
@@ -126,6 +125,10 @@ def count_classes(const floating[::1] data,
             memset(row, 0, n_terms * sizeof(int64_t))
             for l in range(class_ptr[c], class_ptr[c + 1]):
                 i = class_docs[l]
+                if stamp == 65535:
+                    # the stamps wrap: forget every mark
+                    memset(markp, 0, n_terms * sizeof(uint16_t))
+                    stamp = 0
                 stamp += 1
                 if primary[l]:
                     status = _count_row(data, indices, indptr, i, n_terms, True, row, dfp, markp,
@@ -140,6 +143,28 @@ def count_classes(const floating[::1] data,
     return status, where
 
 
+# Eight indicator bytes at a time: masks for "which bytes of a word are nonzero", and the
+# multiplier that turns the lowest such byte's bit (1 << 8b, once shifted down) into b.
+cdef uint64_t _LOW7 = 0x7F7F7F7F7F7F7F7FULL
+cdef uint64_t _HIGH = 0x8080808080808080ULL
+cdef uint64_t _BYTE_INDEX = 0x0001020304050607ULL
+
+
+cdef inline bint _little_endian() noexcept nogil:
+    cdef uint64_t one = 1
+    return (<unsigned char *> &one)[0] == 1
+
+
+cdef inline uint64_t _byte_swap(uint64_t w) noexcept nogil:
+    # big-endian machines: put the word's first byte in its lowest bits
+    cdef uint64_t out = 0
+    cdef int b
+    for b in range(8):
+        out = (out << 8) | (w & 0xFF)
+        w >>= 8
+    return out
+
+
 def indicator_lists(const unsigned char[::1] cells, Py_ssize_t n_classes, Py_ssize_t n_pairs):
     """Per-class document lists of a dense indicator matrix, given as its flat row-major bytes.
 
@@ -147,7 +172,8 @@ def indicator_lists(const unsigned char[::1] cells, Py_ssize_t n_classes, Py_ssi
     class_docs, primary, n_unlabeled)``: class by class, the documents holding
     it (ascending) and whether it is the document's lowest class; and the
     number of documents with no class.  The bytes are scanned eight at a time
-    (an indicator matrix is mostly zeros), then the (document, class) pairs,
+    (an indicator matrix is mostly zeros; the nonzero bytes of a word are found by bit
+    arithmetic, not one by one), then the (document, class) pairs,
     found document by document, are placed class by class.
     """
     import numpy as np
@@ -170,34 +196,46 @@ def indicator_lists(const unsigned char[::1] cells, Py_ssize_t n_classes, Py_ssi
     cdef unsigned char[::1] primary = primary_arr
     cdef int64_t[::1] cursor
     cdef const unsigned char *row
-    cdef Py_ssize_t i, j, stop
+    cdef Py_ssize_t i, j, b
+    cdef uint64_t nonzero
+    cdef bint overflow = False
+    cdef bint little = _little_endian()
     with nogil:
         for i in range(n_docs):
             row = &cells[i * n_classes]
             j = 0
-            while j < n_classes:
-                stop = j + 8
-                if stop <= n_classes:
-                    memcpy(&word, row + j, 8)
-                    if word == 0:
-                        j = stop
-                        continue
-                else:
-                    stop = n_classes
-                while j < stop:
-                    if row[j] != 0:
+            while j + 8 <= n_classes and not overflow:
+                memcpy(&word, row + j, 8)
+                if word != 0:
+                    if not little:
+                        word = _byte_swap(word)
+                    # the high bit of every nonzero byte, then one byte index per set bit,
+                    # lowest first: a row holds a label or two among dozens of classes
+                    nonzero = (((word & _LOW7) + _LOW7) | word) & _HIGH
+                    while nonzero != 0:
+                        b = <Py_ssize_t> ((((nonzero & (~nonzero + 1)) >> 7) * _BYTE_INDEX) >> 56)
+                        nonzero &= nonzero - 1
                         if k == n_pairs:
+                            overflow = True
                             break
                         pair_doc[k] = i
-                        pair_class[k] = j
-                        class_ptr[j + 1] += 1
+                        pair_class[k] = j + b
+                        class_ptr[j + b + 1] += 1
                         k += 1
-                    j += 1
-                if j < stop:
-                    break
+                j += 8
+            while j < n_classes and not overflow:
+                if row[j] != 0:
+                    if k == n_pairs:
+                        overflow = True
+                        break
+                    pair_doc[k] = i
+                    pair_class[k] = j
+                    class_ptr[j + 1] += 1
+                    k += 1
+                j += 1
         for c in range(n_classes):
             class_ptr[c + 1] += class_ptr[c]
-    if k != n_pairs:
+    if overflow or k != n_pairs:
         raise ValueError("indicator_lists: n_pairs does not match the nonzero cells")
     cursor = class_ptr_arr[:n_classes].copy()
     with nogil:

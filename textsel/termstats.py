@@ -209,9 +209,10 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
         )
     if X.indptr[0] != 0:
         raise ValueError(_ERRORS[Status.ERR_INDPTR].format(where=0))
-    row_nnz = np.diff(X.indptr)
-    class_of = np.repeat(np.arange(n_classes), np.diff(labels.class_ptr))
-    class_nnz = np.bincount(class_of, weights=row_nnz[labels.class_docs], minlength=n_classes)
+    # stored values per class, to balance the threads: prefix sums over the class lists
+    visited = np.zeros(labels.class_docs.size + 1, dtype=np.int64)
+    np.cumsum(np.diff(X.indptr)[labels.class_docs], out=visited[1:])
+    class_nnz = np.diff(visited[labels.class_ptr])
     # np.empty, not np.zeros: the kernel zeroes each row just before filling
     # it, in cache and on its own thread, instead of calloc faulting in
     # zeroed pages up front
@@ -220,7 +221,7 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     def fill(class_list, class_ptr=labels.class_ptr, class_docs=labels.class_docs,
              primary=labels.primary, table=class_df):  # fmt: skip
         df = np.zeros(n_terms, dtype=np.int64)
-        mark = np.empty(n_terms, dtype=np.int64)
+        mark = np.empty(n_terms, dtype=np.uint16)
         status, where = _termstats.count_classes(
             X.data, X.indices, X.indptr, class_ptr, class_docs, primary, class_list, mark, df, table
         )
