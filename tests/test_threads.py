@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import random_corpus
+from textsel._termstats import class_loads, deal_longest_first
 
 import textsel
 from textsel import _parallel
@@ -60,6 +61,30 @@ def test_groups_balance_a_heavy_item():
     assert loads == [9e6, 10e6]
     # contiguous blocks cannot separate the heavy item from its neighbours
     assert split_blocks(weights, 2) == [(0, 2), (2, 10)]
+
+
+@pytest.mark.parametrize("n_groups", [1, 2, 3, 5])
+def test_dealing_is_greedy_longest_first(n_groups):
+    """The Cython dealer gives each item, heaviest first, to the least loaded group (as the plain
+    Python greedy rule does, ties to the lower index)."""
+    rng = np.random.default_rng(n_groups)
+    weights = np.round(rng.random(60) * 20)  # many ties
+    order = np.argsort(-weights, kind="stable")
+    loads, expected = [0.0] * n_groups, np.empty(60, dtype=np.int64)
+    for i in order:
+        g = loads.index(min(loads))
+        expected[i] = g
+        loads[g] += weights[i]
+    np.testing.assert_array_equal(deal_longest_first(weights, n_groups), expected)
+
+
+def test_class_loads_sum_row_lengths():
+    X = sp.random(50, 30, density=0.2, format="csr", random_state=0)
+    class_docs = np.array([3, 7, 7, 49, 0, 1, 2], dtype=np.int64)
+    class_ptr = np.array([0, 2, 2, 4, 7], dtype=np.int64)  # class 1 is empty
+    row_nnz = np.diff(X.indptr)
+    expected = [row_nnz[class_docs[a:b]].sum() for a, b in zip(class_ptr[:-1], class_ptr[1:], strict=True)]
+    np.testing.assert_array_equal(class_loads(X.indptr, class_ptr, class_docs), expected)
 
 
 def test_small_work_stays_on_one_thread():

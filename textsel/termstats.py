@@ -209,10 +209,7 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
         )
     if X.indptr[0] != 0:
         raise ValueError(_ERRORS[Status.ERR_INDPTR].format(where=0))
-    # stored values per class, to balance the threads: prefix sums over the class lists
-    visited = np.zeros(labels.class_docs.size + 1, dtype=np.int64)
-    np.cumsum(np.diff(X.indptr)[labels.class_docs], out=visited[1:])
-    class_nnz = np.diff(visited[labels.class_ptr])
+    class_nnz = _termstats.class_loads(X.indptr, labels.class_ptr, labels.class_docs)
     # np.empty, not np.zeros: the kernel zeroes each row just before filling
     # it, in cache and on its own thread, instead of calloc faulting in
     # zeroed pages up front
