@@ -23,7 +23,7 @@ def as_csr(X, name: str = "X") -> sp.csr_matrix:
     """Return ``X`` as a CSR matrix the Cython kernels accept.
 
     Dense arrays and any scipy.sparse format are converted (a copy); CSR input
-    whose buffers already fit is returned as it is (never written to).  Data becomes float32
+    whose buffers already fit is wrapped without copying.  Data becomes float32
     or float64 (integer and Boolean counts are promoted to float64), and
     ``indices``/``indptr`` share one dtype, int32 or int64.  Values are not
     inspected here: the kernels check finiteness and sign in the same pass
@@ -60,10 +60,6 @@ def as_csr(X, name: str = "X") -> sp.csr_matrix:
         raise ValueError(f"{name} must have at least one document and one term, got shape {X.shape}")
     if indptr.shape[0] != n_docs + 1:
         raise ValueError(f"{name}.indptr has length {indptr.shape[0]}, expected {n_docs + 1}")
-    if type(X) is sp.csr_matrix and data is X.data and indices is X.indices and indptr is X.indptr:
-        # nothing converted: the caller's matrix itself (no kernel writes to it), which spares
-        # scipy's constructor checks on every call
-        return X
     out = sp.csr_matrix((n_docs, n_terms), dtype=data.dtype)
     # assign the buffers directly: the constructor would re-check and may copy
     out.data, out.indices, out.indptr = data, indices, indptr
