@@ -48,6 +48,75 @@ def test_svset_scores_equal_brute_force(task):
         np.testing.assert_allclose(scores[:, s], expected, rtol=1e-10, atol=1e-12)
 
 
+def _shuffled_rows(X, seed):
+    """The same matrix with every row's entries in a random order (valid, non-canonical CSR)."""
+    rng = np.random.default_rng(seed)
+    order = np.concatenate(
+        [a + rng.permutation(b - a) for a, b in zip(X.indptr[:-1], X.indptr[1:], strict=True)]
+    )
+    return sp.csr_matrix((X.data[order], X.indices[order], X.indptr), shape=X.shape)
+
+
+@pytest.mark.parametrize("layout", ["float32", "int64 indices", "unsorted rows"])
+def test_curves_in_every_layout(task, layout):
+    """float32 values, int64 indices and unsorted rows give the curves of canonical float64 CSR."""
+    model, X_train, y_train, X_test, _ = task
+    sizes = [2, 11, 60, ranked_features(model).size]
+
+    def convert(X):
+        if layout == "float32":
+            return X.astype(np.float32)
+        if layout == "int64 indices":
+            return sp.csr_matrix(
+                (X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape
+            )
+        return _shuffled_rows(X, seed=1)
+
+    tol = 1e-6 if layout == "float32" else 1e-12
+    np.testing.assert_allclose(mask_scores(model, convert(X_test), sizes), mask_scores(model, X_test, sizes),
+                               rtol=tol, atol=tol)  # fmt: skip
+    got, got_w = svset_scores(model, convert(X_train), y_train, convert(X_test), sizes)
+    want, want_w = svset_scores(model, X_train, y_train, X_test, sizes)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    for a, b in zip(got_w, want_w, strict=True):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_svset_without_renormalisation_is_the_mask(task):
+    model, X_train, y_train, X_test, _ = task
+    sizes = [4, 30, 120]
+    scores, weights = svset_scores(model, X_train, y_train, X_test, sizes, norm=None)
+    np.testing.assert_allclose(scores, mask_scores(model, X_test, sizes), atol=1e-10)
+    rank = ranked_features(model)
+    for s, n in enumerate(sizes):
+        np.testing.assert_allclose(weights[s], model.coef_[0][rank[:n]], atol=1e-10)
+
+
+def test_group_by_size_keeps_every_ranked_entry_grouped():
+    """Each row keeps exactly its ranked entries, relabelled by rank, grouped by the first size
+    holding them, in ascending groups."""
+    from textsel._masking import group_by_size
+
+    X = sp.random(40, 30, density=0.3, format="csr", random_state=3)
+    X = _shuffled_rows(X, seed=2)
+    rank_of = np.full(30, -1, dtype=np.int64)
+    ranked = np.random.default_rng(4).permutation(30)[:20]
+    rank_of[ranked] = np.arange(20)
+    bounds = np.array([3, 8, 20], dtype=np.int64)
+    data, indices, indptr = group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+    for r in range(40):
+        lo, hi = X.indptr[r], X.indptr[r + 1]
+        keep = rank_of[X.indices[lo:hi]] >= 0
+        expected = sorted(
+            zip(rank_of[X.indices[lo:hi]][keep].tolist(), X.data[lo:hi][keep].tolist(), strict=True)
+        )
+        a, b = indptr[r], indptr[r + 1]
+        got = list(zip(indices[a:b].tolist(), data[a:b].tolist(), strict=True))
+        assert sorted(got) == expected
+        groups = np.searchsorted(bounds, [i for i, _ in got], side="right")
+        assert (np.diff(groups) >= 0).all()
+
+
 def test_all_features_reproduce_the_original_decision_values(task):
     model, X_train, y_train, X_test, _ = task
     everything = [ranked_features(model).size]

@@ -12,7 +12,7 @@ three models over the top-n features M:
 
 The mask curve over all sizes comes from prefix sums in rank order: every stored value of the test
 matrix is visited once for the whole curve; so do the svset curve's norms, while its weight vector,
-which changes in every coordinate with the size, is rebuilt per size (see ``_svset_curve``).
+which changes in every coordinate with the size, is rebuilt per size (``textsel/_masking.pyx``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.metrics import precision_recall_curve, roc_auc_score
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 
+from . import _masking as _curves
 from ._ranked import rank_columns, top_columns
 from ._validation import as_csr
 from .svm import DualLinearSVC, fit_binary
@@ -81,14 +81,6 @@ def _sv_agreement(support, reference):
     overlap = both / len(union) if union else 1.0
     containment = both / len(reference) if reference else 1.0
     return overlap, containment
-
-
-def _block_sums(M_csc, bounds):
-    """Per column block [bounds[s], bounds[s+1]), the row sums of M (a CSC matrix)."""
-    out = np.zeros((M_csc.shape[0], len(bounds) - 1))
-    for s in range(len(bounds) - 1):
-        out[:, s] = np.asarray(_columns(M_csc, bounds[s], bounds[s + 1]).sum(axis=1)).ravel()
-    return out
 
 
 def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=METHODS, norm="l2"):
@@ -193,9 +185,10 @@ def mask_scores(model, X_test, sizes) -> np.ndarray:
     _check_binary_model(model)
     X_test = as_csr(X_test, "X_test")
     rank = ranked_features(model)
-    bounds = np.r_[0, subset_sizes(sizes, rank.size)]
-    contributions = sp.csc_matrix(sp.csc_matrix(X_test[:, rank]).multiply(model.coef_[0][rank]))
-    return float(model.intercept_[0]) + np.cumsum(_block_sums(contributions, bounds), axis=1)
+    bounds = subset_sizes(sizes, rank.size)
+    test = _by_size(X_test, rank, bounds)
+    weights = np.ascontiguousarray(model.coef_[0][rank[: bounds[-1]]], dtype=np.float64)
+    return float(model.intercept_[0]) + _curves.prefix_row_sums(*test, weights, bounds, False)
 
 
 def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
@@ -204,7 +197,7 @@ def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
     For the top-n features M: w_M = sum_j alpha_j y_j d_j|M / ||d_j|M|| over the original support
     vectors d_j, and a test document x scores w_M . x|M / ||x|M|| + b (``norm=None``: no
     re-normalisation, which makes it the masked model).  The restricted norms come from prefix
-    sums over blocks of ranks; w_M and the dot products are rebuilt per size (see _svset_curve).
+    sums in rank order; w_M and the dot products are rebuilt per size (textsel/_masking.pyx).
 
     Returns
     -------
@@ -216,12 +209,36 @@ def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
     X_train = as_csr(X_train, "X_train")
     X_test = as_csr(X_test, "X_test")
     rank = ranked_features(model)
-    bounds = np.r_[0, subset_sizes(sizes, rank.size)]
     signs = np.where(np.asarray(y_train) == model.classes_[1], 1.0, -1.0)
     support = np.flatnonzero(model.alpha_[0] > 0)
     coeffs = model.alpha_[0][support] * signs[support]
-    return _svset_curve(X_train[support][:, rank], coeffs, sp.csc_matrix(X_test[:, rank]), bounds,
-                        float(model.intercept_[0]), norm)  # fmt: skip
+    bounds = subset_sizes(sizes, rank.size)
+    sv, test = _by_size(X_train[support], rank, bounds), _by_size(X_test, rank, bounds)
+    if norm == "l2":
+        sv_norms = _restricted_norms(sv, bounds)
+        test_norms = _restricted_norms(test, bounds)
+    else:
+        sv_norms = np.ones((support.size, bounds.size))
+        test_norms = np.ones((X_test.shape[0], bounds.size))
+    scale = np.divide(coeffs[:, None], sv_norms, out=np.zeros_like(sv_norms), where=sv_norms > 0)
+    raw, weights = _curves.svset_curve(*sv, scale, *test, bounds)
+    scores = float(model.intercept_[0]) + np.divide(
+        raw, test_norms, out=np.zeros_like(raw), where=test_norms > 0
+    )
+    return scores, weights
+
+
+def _by_size(X, rank, bounds):
+    """(data, indices, indptr) of ``X`` over its top ``bounds[-1]`` ranked columns, relabelled by
+    rank, each row grouped by size (see ``textsel/_masking.pyx``)."""
+    rank_of = np.full(X.shape[1], -1, dtype=np.int64)
+    rank_of[rank[: bounds[-1]]] = np.arange(bounds[-1])
+    return _curves.group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+
+
+def _restricted_norms(M, bounds):
+    """Norm of every row of :func:`_by_size` buffers over the top ``bounds[s]`` ranks, per size."""
+    return np.sqrt(_curves.prefix_row_sums(*M, np.empty(0), bounds, True))
 
 
 def _check_binary_model(model):
@@ -275,41 +292,3 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
         exact_w[n] = w_n
         exact_sv[n] = np.flatnonzero(alpha > 0)
         records[(n, "exact")] = _record(truth, scores, w_n, w_n, exact_sv[n], exact_sv[n], seconds)
-
-
-def _columns(M_csc, start, stop):
-    """Columns [start, stop) of a CSC matrix as a view: they are a contiguous run of its arrays."""
-    lo, hi = M_csc.indptr[start], M_csc.indptr[stop]
-    return sp.csc_matrix((M_csc.data[lo:hi], M_csc.indices[lo:hi], M_csc.indptr[start : stop + 1] - lo),
-                         shape=(M_csc.shape[0], stop - start), copy=False)  # fmt: skip
-
-
-def _svset_curve(sv_ranked, coeffs, test_ranked, bounds, b, norm):
-    """Scores of every test document, and the svset weight vectors, at every cutoff in ``bounds``.
-
-    The norms of the restricted support vectors and test documents come from prefix sums over
-    blocks of ranks (each stored value once).  The weight vector w_M changes in every coordinate
-    from one size to the next (each support vector's norm does), so it is rebuilt per size from
-    the support vectors restricted to M, and the test documents restricted to M are scored
-    against it: a cost of the stored values inside the top-n columns, summed over the sizes.
-    (Accumulating the test x support-vector kernel by blocks of ranks instead visits each value
-    once, but costs n_test x n_SV per size and measured 5-10x slower on Reuters-21578.)
-    """
-    n_sizes = len(bounds) - 1
-    sv_csc = sp.csc_matrix(sv_ranked)
-    sv_norms = np.sqrt(np.cumsum(_block_sums(sv_csc.multiply(sv_csc).tocsc(), bounds), axis=1))
-    test_norms = np.sqrt(np.cumsum(_block_sums(test_ranked.multiply(test_ranked).tocsc(), bounds), axis=1))
-    if norm is None:
-        sv_norms = np.ones_like(sv_norms)
-        test_norms = np.ones_like(test_norms)
-    scale = np.divide(coeffs[:, None], sv_norms, out=np.zeros_like(sv_norms), where=sv_norms > 0)
-    scores = np.empty((test_ranked.shape[0], n_sizes))
-    weights = []
-    for s in range(n_sizes):
-        n = bounds[s + 1]
-        w_m = np.asarray(_columns(sv_csc, 0, n).T @ scale[:, s]).ravel()
-        weights.append(w_m)
-        raw = np.asarray(_columns(test_ranked, 0, n) @ w_m).ravel()
-        tn = test_norms[:, s]
-        scores[:, s] = b + np.divide(raw, tn, out=np.zeros_like(raw), where=tn > 0)
-    return scores, weights

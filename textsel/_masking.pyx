@@ -1,0 +1,191 @@
+# cython: language_level=3
+"""The mask and SV-set curves of model masking, for every subset size in one call.
+
+Both take matrices whose column j is the j-th ranked feature and whose rows list their entries
+by size group (``group_by_size``; rows sorted by rank, as ``textsel._ranked.rank_columns`` makes
+them, also qualify), so "the top-n features of a row", n a size, is a prefix of it.
+``prefix_row_sums`` walks each row once and emits a running sum at every size bound (the mask
+curve's decision values, and the restricted norms).  ``svset_curve`` rebuilds the SV-set weight
+vector for each size, since every support vector's restricted norm, and so its share of every
+weight, changes with the size; the cost is the stored values inside the top-n columns summed over
+the sizes.  The loops run without the GIL.
+"""
+
+from libc.stdint cimport int32_t, int64_t
+
+import numpy as np
+
+ctypedef fused integral:
+    int32_t
+    int64_t
+
+ctypedef fused floating:
+    float
+    double
+
+
+def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
+                    const double[::1] weights, const int64_t[::1] bounds, bint square):
+    """Per row r and size s, the sum over the row's entries with column < ``bounds[s]`` of
+    ``value * weights[column]`` (or ``value ** 2`` with ``square``; ``weights`` is then unused).
+
+    ``bounds`` must ascend.  Returns an (n_rows, n_sizes) float64 array.
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t n_sizes = bounds.shape[0]
+    cdef Py_ssize_t r, s, p, end
+    cdef double total, v
+    cdef int64_t col
+    for s in range(1, n_sizes):
+        if bounds[s] < bounds[s - 1]:
+            raise ValueError("bounds must ascend")
+    if not square and n_sizes and weights.shape[0] < bounds[n_sizes - 1]:
+        raise ValueError("weights must cover the largest bound")
+    out_array = np.zeros((n_rows, n_sizes))
+    cdef double[:, ::1] out = out_array
+    if n_sizes == 0:
+        return out_array
+    with nogil:
+        for r in range(n_rows):
+            p = indptr[r]
+            end = indptr[r + 1]
+            total = 0.0
+            for s in range(n_sizes):
+                while p < end and indices[p] < bounds[s]:
+                    v = data[p]
+                    if square:
+                        total = total + v * v
+                    else:
+                        col = indices[p]
+                        if col >= 0:
+                            total = total + v * weights[col]
+                    p += 1
+                out[r, s] = total
+    return out_array
+
+
+def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, const integral[::1] sv_indptr,
+                const double[:, ::1] scale,
+                const floating[::1] test_data, const integral[::1] test_indices,
+                const integral[::1] test_indptr, const int64_t[::1] bounds):
+    """Raw SV-set decision values and weight vectors, for every size.
+
+    For size s (the top ``bounds[s]`` ranked features), w_s = sum_j scale[j, s] * sv_j restricted
+    to the top features, and the raw value of test row r is its restricted row dotted with w_s.
+    ``scale`` is (n_support_vectors, n_sizes); ``bounds`` must ascend.  Returns ``(raw, weights)``:
+    an (n_test, n_sizes) array and one array of length ``bounds[s]`` per size.
+    """
+    cdef Py_ssize_t n_sv = sv_indptr.shape[0] - 1
+    cdef Py_ssize_t n_test = test_indptr.shape[0] - 1
+    cdef Py_ssize_t n_sizes = bounds.shape[0]
+    cdef Py_ssize_t j, r, s, p, end
+    cdef int64_t n
+    cdef double c, total
+    if scale.shape[0] != n_sv or scale.shape[1] != n_sizes:
+        raise ValueError("scale must be (support vectors, sizes)")
+    for s in range(n_sizes):
+        if bounds[s] < 0 or (s and bounds[s] < bounds[s - 1]):
+            raise ValueError("bounds must be non-negative and ascend")
+    raw_array = np.zeros((n_test, n_sizes))
+    cdef double[:, ::1] raw = raw_array
+    weights = []
+    cdef double[::1] w
+    for s in range(n_sizes):
+        n = bounds[s]
+        w_array = np.zeros(n)
+        weights.append(w_array)
+        if n == 0:
+            continue
+        w = w_array
+        with nogil:
+            for j in range(n_sv):
+                c = scale[j, s]
+                if c == 0:
+                    continue
+                p = sv_indptr[j]
+                end = sv_indptr[j + 1]
+                while p < end and sv_indices[p] < n:
+                    if sv_indices[p] >= 0:
+                        w[sv_indices[p]] += c * sv_data[p]
+                    p += 1
+            for r in range(n_test):
+                p = test_indptr[r]
+                end = test_indptr[r + 1]
+                total = 0.0
+                while p < end and test_indices[p] < n:
+                    if test_indices[p] >= 0:
+                        total = total + test_data[p] * w[test_indices[p]]
+                    p += 1
+                raw[r, s] = total
+    return raw_array, weights
+
+
+def group_by_size(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
+                  const int64_t[::1] rank_of, const int64_t[::1] bounds):
+    """The entries of a CSR matrix whose columns are ranked below ``bounds[-1]``, relabelled by rank
+    and grouped in each row by the first size that holds them (a counting sort over the sizes).
+
+    ``rank_of[column]`` is the column's rank, or -1 if it is not ranked.  Within a group the order
+    is the input's; that is all ``prefix_row_sums`` and ``svset_curve`` need, and it costs two
+    passes over the row instead of a full sort.  Returns ``(data, indices, indptr)`` (int64).
+    """
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
+    cdef Py_ssize_t n_cols = rank_of.shape[0]
+    cdef Py_ssize_t n_sizes = bounds.shape[0]
+    cdef Py_ssize_t r, p, s, q = 0, lo, hi, mid
+    cdef int64_t col, rank, top
+    if n_sizes == 0:
+        raise ValueError("bounds must not be empty")
+    for s in range(1, n_sizes):
+        if bounds[s] < bounds[s - 1]:
+            raise ValueError("bounds must ascend")
+    top = bounds[n_sizes - 1]
+    # the size group of every rank below top, by bisection once per column
+    group_arr = np.full(n_cols, -1, dtype=np.int64)
+    cdef int64_t[::1] group = group_arr
+    counts_arr = np.zeros(n_sizes + 1, dtype=np.int64)
+    cdef int64_t[::1] counts = counts_arr
+    out_indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    cdef int64_t[::1] optr = out_indptr
+    with nogil:
+        for col in range(n_cols):
+            rank = rank_of[col]
+            if 0 <= rank < top:
+                lo = 0
+                hi = n_sizes - 1
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if rank < bounds[mid]:
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                group[col] = lo
+        for r in range(n_rows):
+            for p in range(indptr[r], indptr[r + 1]):
+                col = indices[p]
+                if 0 <= col < n_cols and group[col] >= 0:
+                    q += 1
+            optr[r + 1] = q
+    out_data = np.empty(q, dtype=np.float32 if floating is float else np.float64)
+    out_indices = np.empty(q, dtype=np.int64)
+    cdef floating[::1] od = out_data
+    cdef int64_t[::1] oi = out_indices
+    with nogil:
+        for r in range(n_rows):
+            for s in range(n_sizes + 1):
+                counts[s] = 0
+            for p in range(indptr[r], indptr[r + 1]):
+                col = indices[p]
+                if 0 <= col < n_cols and group[col] >= 0:
+                    counts[group[col] + 1] += 1
+            counts[0] = optr[r]
+            for s in range(1, n_sizes + 1):
+                counts[s] += counts[s - 1]
+            for p in range(indptr[r], indptr[r + 1]):
+                col = indices[p]
+                if 0 <= col < n_cols and group[col] >= 0:
+                    q = counts[group[col]]
+                    od[q] = data[p]
+                    oi[q] = rank_of[col]
+                    counts[group[col]] += 1
+    return out_data, out_indices, out_indptr
