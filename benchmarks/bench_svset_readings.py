@@ -2,7 +2,8 @@
 
 The paper's text is garbled where it defines the SV-set output (NOTES.md section 4).  This script
 measures every reading of it against exact re-training, on the tasks and the 20 subset sizes of
-bench_svm.py, for both losses and for tf-idf rows and the paper's binary unit-length rows:
+bench_svm.py, for both losses, for tf-idf rows and the paper's binary unit-length rows, and for
+several regularisation constants:
 
 - ``svset``: SV-set as textsel implements it (each support vector restricted to the top-n
   features and re-normalised; test documents restricted and re-normalised);
@@ -12,9 +13,10 @@ bench_svm.py, for both losses and for tf-idf rows and the paper's binary unit-le
 - ``mask``: the original weights restricted, test documents as they are.
 
 Prints the mean absolute test-AUC difference from exact re-training of each, and its mean over
-the sizes below 10% of the ranked features; and, for tf-idf rows and the squared hinge, the
-median norm of the support vectors restricted to the top 1%, 5% and 20% of the features (the
-factor the SV-set re-normalisation divides by).
+the sizes below 10% of the ranked features; then the same for tf-idf rows and the squared hinge
+at other regularisation constants C.  For tf-idf rows, the squared hinge and C = 1 it also prints
+the median norm of the support vectors restricted to the top 1%, 5% and 20% of the features
+(the factor the SV-set re-normalisation divides by).
 
     python benchmarks/bench_svset_readings.py [--data-home ../shared/data]
 """
@@ -71,6 +73,39 @@ def restricted_sv_norms(model, X, fractions=(0.01, 0.05, 0.2)):
     return medians
 
 
+# (rows, loss, C): both losses and both representations at the benchmarks' C = 1, then the
+# regularisation swept for tf-idf rows and the squared hinge
+CONFIGS = [
+    (rows, loss, 1.0) for rows in ("tf-idf", "binary unit-length") for loss in ("squared_hinge", "hinge")
+]
+CONFIGS += [("tf-idf", "squared_hinge", C) for C in (0.01, 0.1, 10.0)]
+
+
+def measure(corpus, tasks, X, X_test, loss, C, fractions):
+    """Mean |AUC - exact| of every reading (all sizes, sizes below 10%), and restricted SV norms."""
+    gaps = {r: [] for r in READINGS}
+    small = {r: [] for r in READINGS}
+    norms = []
+    for k in tasks:
+        y = corpus.Y[:, k].astype(int)
+        y_test = corpus.y_test[:, k] if corpus.y_test.ndim == 2 else corpus.y_test == k
+        truth = np.asarray(y_test, dtype=int)
+        model = textsel.DualLinearSVC(C=C, loss=loss, random_state=0, n_threads=1).fit(X, y)
+        records = evaluate_subsets(model, X, y, X_test, truth, fractions)
+        counts = np.array(sorted({r["size"] for r in records}))
+        frac = {r["size"]: r["fraction"] for r in records}
+        auc = {(r["size"], r["method"]): r["auc"] for r in records}
+        extra = reading_aucs(model, X, y, X_test, truth, counts)
+        norms.append(restricted_sv_norms(model, X))
+        for s, n in enumerate(counts):
+            for reading in READINGS:
+                value = extra[reading][s] if reading in extra else auc[(n, reading)]
+                gaps[reading].append(abs(value - auc[(n, "exact")]))
+                if frac[n] < 0.1:
+                    small[reading].append(abs(value - auc[(n, "exact")]))
+    return gaps, small, np.mean(norms, axis=0)
+
+
 def main():
     args = argument_parser(__doc__.splitlines()[0], repeat=1).parse_args()
     fractions = np.geomspace(0.005, 1.0, 20)
@@ -82,40 +117,16 @@ def main():
             f"\n{corpus.name}: {n_tasks} binary tasks x 20 sizes; "
             "mean |AUC - exact AUC| (all sizes / sizes below 10%)"
         )
-        print(f"{'rows, loss':<36}" + "".join(f"{r:>24}" for r in READINGS))
-        for rows in ("tf-idf", "binary unit-length"):
-            X, X_test = corpus.X, corpus.X_test
-            if rows != "tf-idf":
-                X, X_test = binary_unit_rows(X), binary_unit_rows(X_test)
-            for loss in ("squared_hinge", "hinge"):
-                gaps = {r: [] for r in READINGS}
-                norms = []
-                small = {r: [] for r in READINGS}
-                for k in tasks:
-                    y = corpus.Y[:, k].astype(int)
-                    y_test = corpus.y_test[:, k] if corpus.y_test.ndim == 2 else corpus.y_test == k
-                    truth = np.asarray(y_test, dtype=int)
-                    model = textsel.DualLinearSVC(loss=loss, random_state=0, n_threads=1).fit(X, y)
-                    records = evaluate_subsets(model, X, y, X_test, truth, fractions)
-                    counts = np.array(sorted({r["size"] for r in records}))
-                    frac = {r["size"]: r["fraction"] for r in records}
-                    auc = {(r["size"], r["method"]): r["auc"] for r in records}
-                    extra = reading_aucs(model, X, y, X_test, truth, counts)
-                    if rows == "tf-idf" and loss == "squared_hinge":
-                        norms.append(restricted_sv_norms(model, X))
-                    for s, n in enumerate(counts):
-                        exact = auc[(n, "exact")]
-                        for reading in READINGS:
-                            value = extra[reading][s] if reading in extra else auc[(n, reading)]
-                            gaps[reading].append(abs(value - exact))
-                            if frac[n] < 0.1:
-                                small[reading].append(abs(value - exact))
-                cells = "".join(f"{np.mean(gaps[r]):>15.4f} / {np.mean(small[r]):.4f}" for r in READINGS)
-                print(f"{rows + ', ' + loss:<36}{cells}")
-                if norms:
-                    medians = np.mean(norms, axis=0)
-                    shown = " / ".join(f"{m:.2f}" for m in medians)
-                    print(f"{'':<36}median restricted SV norm at 1% / 5% / 20% of the features: {shown}")
+        print(f"{'rows, loss, C':<40}" + "".join(f"{r:>24}" for r in READINGS))
+        binary = (binary_unit_rows(corpus.X), binary_unit_rows(corpus.X_test))
+        for rows, loss, C in CONFIGS:
+            X, X_test = (corpus.X, corpus.X_test) if rows == "tf-idf" else binary
+            gaps, small, norms = measure(corpus, tasks, X, X_test, loss, C, fractions)
+            cells = "".join(f"{np.mean(gaps[r]):>15.4f} / {np.mean(small[r]):.4f}" for r in READINGS)
+            print(f"{f'{rows}, {loss}, {C:g}':<40}{cells}")
+            if (rows, loss, C) == ("tf-idf", "squared_hinge", 1.0):
+                shown = " / ".join(f"{m:.2f}" for m in norms)
+                print(f"{'':<40}median restricted SV norm at 1% / 5% / 20% of the features: {shown}")
 
 
 if __name__ == "__main__":
