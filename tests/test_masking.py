@@ -57,9 +57,20 @@ def _shuffled_rows(X, seed):
     return sp.csr_matrix((X.data[order], X.indices[order], X.indptr), shape=X.shape)
 
 
-@pytest.mark.parametrize("layout", ["float32", "int64 indices", "unsorted rows"])
+def _split_entries(X):
+    """The same matrix with every stored value split into two halves stored under one column."""
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    data = np.concatenate([X.data / 2, X.data / 2])
+    cols = np.concatenate([X.indices, X.indices])
+    order = np.argsort(np.concatenate([rows, rows]), kind="stable")
+    indptr = np.r_[0, np.cumsum(2 * np.diff(X.indptr))]
+    return sp.csr_matrix((data[order], cols[order], indptr), shape=X.shape)
+
+
+@pytest.mark.parametrize("layout", ["float32", "int64 indices", "unsorted rows", "duplicate indices"])
 def test_curves_in_every_layout(task, layout):
-    """float32 values, int64 indices and unsorted rows give the curves of canonical float64 CSR."""
+    """float32 values, int64 indices, unsorted rows and values split over repeated indices (which
+    scipy adds up) give the curves of canonical float64 CSR."""
     model, X_train, y_train, X_test, _ = task
     sizes = [2, 11, 60, ranked_features(model).size]
 
@@ -70,6 +81,8 @@ def test_curves_in_every_layout(task, layout):
             return sp.csr_matrix(
                 (X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape
             )
+        if layout == "duplicate indices":
+            return _split_entries(X)
         return _shuffled_rows(X, seed=1)
 
     tol = 1e-6 if layout == "float32" else 1e-12
@@ -80,6 +93,19 @@ def test_curves_in_every_layout(task, layout):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
     for a, b in zip(got_w, want_w, strict=True):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_evaluate_subsets_sums_repeated_columns(task):
+    """Values split over repeated column indices give the records of the canonical matrices,
+    exact re-training (whose re-normalisation needs the summed values) included."""
+    model, X_train, y_train, X_test, y_test = task
+    sizes = [5, 30, 100]
+    want = evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes)
+    got = evaluate_subsets(model, _split_entries(X_train), y_train, _split_entries(X_test), y_test, sizes)
+    for a, b in zip(got, want, strict=True):
+        assert (a["size"], a["method"]) == (b["size"], b["method"])
+        for key in ("auc", "best_f1", "cosine", "pearson", "sv_overlap"):
+            assert a[key] == pytest.approx(b[key], abs=1e-6), (a["method"], a["size"], key)
 
 
 def test_svset_without_renormalisation_is_the_mask(task):
@@ -103,7 +129,8 @@ def test_group_by_size_keeps_every_ranked_entry_grouped():
     ranked = np.random.default_rng(4).permutation(30)[:20]
     rank_of[ranked] = np.arange(20)
     bounds = np.array([3, 8, 20], dtype=np.int64)
-    data, indices, indptr = group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+    data, indices, indptr, duplicates = group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+    assert not duplicates
     for r in range(40):
         lo, hi = X.indptr[r], X.indptr[r + 1]
         keep = rank_of[X.indices[lo:hi]] >= 0

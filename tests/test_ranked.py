@@ -31,6 +31,16 @@ def test_empty_rows_and_unranked_documents():
     np.testing.assert_array_equal(top_columns(R, 1).toarray(), [[0], [2], [0]])
 
 
+def test_repeated_columns_are_summed():
+    """A column stored twice in a row is one value split in two (scipy adds them): the ranked
+    matrix holds the sum once, so its row norms are the values' norms."""
+    X = sp.csr_matrix((np.array([1.0, 2.0, 0.5, 0.5, 3.0]), np.array([2, 0, 2, 1, 1]), np.array([0, 3, 5])),
+                      shape=(2, 3))  # fmt: skip
+    R = rank_columns(X, [2, 1, 0])
+    np.testing.assert_array_equal(R.toarray(), [[1.5, 0, 2], [0, 3.5, 0]])
+    assert R.has_canonical_format
+
+
 def test_caller_matrix_untouched():
     X = sp.random(20, 10, density=0.3, format="csr", random_state=2)
     before = (X.data.copy(), X.indices.copy(), X.indptr.copy())

@@ -195,6 +195,27 @@ def test_grouped_fit_is_the_fit_on_every_document():
     np.testing.assert_allclose(alpha, full.alpha, atol=1e-4)
 
 
+def test_boolean_features_count_presence_of_the_summed_values():
+    """Boolean features are presence: a stored zero is absent and a column stored twice is present
+    once, as in the canonical matrix."""
+    X, y = corpus(4)
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    zero_rows = np.arange(0, X.shape[0], 3)
+    zero_cols = (zero_rows * 7 + 1) % X.shape[1]
+    keep = X[zero_rows, zero_cols].A1 == 0  # explicit zeros only where nothing is stored
+    data = np.concatenate([X.data / 2, X.data / 2, np.zeros(keep.sum())])
+    cols = np.concatenate([X.indices, X.indices, zero_cols[keep]])
+    all_rows = np.concatenate([rows, rows, zero_rows[keep]])
+    order = np.argsort(all_rows, kind="stable")
+    indptr = np.r_[0, np.cumsum(np.bincount(all_rows, minlength=X.shape[0]))]
+    messy = sp.csr_matrix((data[order], cols[order], indptr), shape=X.shape)
+    assert not messy.has_canonical_format and (messy.data == 0).any()
+    kwargs = dict(metrics=("bns",), ks=(5, 20), trials=1, folds=2, random_state=3)
+    want = forman({"a": (X, y)}, **kwargs)
+    got = forman({"a": (messy, y)}, **kwargs)
+    assert [(r["class"], r["k"], r["f1"]) for r in got] == [(r["class"], r["k"], r["f1"]) for r in want]
+
+
 def test_a_single_class_dataset_is_a_clear_error():
     X = sp.random(20, 10, density=0.3, format="csr", random_state=0)
     with pytest.raises(ValueError, match="datasets: no class"):

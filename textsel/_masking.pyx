@@ -127,7 +127,9 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
 
     ``rank_of[column]`` is the column's rank, or -1 if it is not ranked.  Within a group the order
     is the input's; that is all ``prefix_row_sums`` and ``svset_curve`` need, and it costs two
-    passes over the row instead of a full sort.  Returns ``(data, indices, indptr)`` (int64).
+    passes over the row instead of a full sort.  Returns ``(data, indices, indptr, duplicates)``
+    (int64 arrays, and whether some row repeats a ranked column: sums of squares would then
+    not be the squared norms, so the caller sums the duplicates first).
     """
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t n_cols = rank_of.shape[0]
@@ -147,6 +149,9 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
     cdef int64_t[::1] counts = counts_arr
     out_indptr = np.zeros(n_rows + 1, dtype=np.int64)
     cdef int64_t[::1] optr = out_indptr
+    mark_arr = np.full(n_cols, -1, dtype=np.int64)
+    cdef int64_t[::1] mark = mark_arr
+    cdef bint duplicates = False
     with nogil:
         for col in range(n_cols):
             rank = rank_of[col]
@@ -165,6 +170,8 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
                 col = indices[p]
                 if 0 <= col < n_cols and group[col] >= 0:
                     q += 1
+                    duplicates |= mark[col] == r
+                    mark[col] = r
             optr[r + 1] = q
     out_data = np.empty(q, dtype=np.float32 if floating is float else np.float64)
     out_indices = np.empty(q, dtype=np.int64)
@@ -188,4 +195,4 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
                     od[q] = data[p]
                     oi[q] = rank_of[col]
                     counts[group[col]] += 1
-    return out_data, out_indices, out_indptr
+    return out_data, out_indices, out_indptr, duplicates

@@ -32,9 +32,10 @@ def rank_columns(X, order) -> sp.csr_matrix:
     """
     order = np.asarray(order, dtype=np.intp)
     columns = X if X.format == "csc" else X.tocsc()
-    # CSC to CSR visits the columns in order, so every row comes out sorted by rank
+    # CSC to CSR visits the columns in order, so every row comes out sorted by rank; a column
+    # stored twice in a row is summed (scipy's meaning), so row norms are those of the values
     R = sp.csr_matrix(columns[:, order].tocsr())
-    R.sort_indices()
+    R.sum_duplicates()
     return R
 
 

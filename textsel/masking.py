@@ -230,10 +230,16 @@ def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
 
 def _by_size(X, rank, bounds):
     """(data, indices, indptr) of ``X`` over its top ``bounds[-1]`` ranked columns, relabelled by
-    rank, each row grouped by size (see ``textsel/_masking.pyx``)."""
+    rank, each row grouped by size (see ``textsel/_masking.pyx``); repeated columns summed."""
     rank_of = np.full(X.shape[1], -1, dtype=np.int64)
     rank_of[rank[: bounds[-1]]] = np.arange(bounds[-1])
-    return _curves.group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+    *buffers, duplicates = _curves.group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+    if duplicates:
+        # a repeated column stores parts of one value: add them up (on a copy) before squaring
+        X = X.copy()
+        X.sum_duplicates()
+        *buffers, _ = _curves.group_by_size(X.data, X.indices, X.indptr, rank_of, bounds)
+    return tuple(buffers)
 
 
 def _restricted_norms(M, bounds):

@@ -98,7 +98,12 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         if y.shape != (X.shape[0],):
             raise ValueError(f"datasets[{name!r}]: y must have one label per document")
         if boolean:
-            X = sp.csr_matrix((np.ones_like(X.data, dtype=np.float64), X.indices, X.indptr), shape=X.shape)
+            if not X.has_canonical_format:
+                # presence is a nonzero value: add up a column stored twice first (on a copy)
+                X = X.copy()
+                X.sum_duplicates()
+            X = sp.csr_matrix(((X.data != 0).astype(np.float64), X.indices, X.indptr), shape=X.shape)
+            X.eliminate_zeros()
         classes, counts = np.unique(y, return_counts=True)
         for c, (label, count) in enumerate(zip(classes, counts, strict=True)):
             if count < folds or X.shape[0] - count < folds:
