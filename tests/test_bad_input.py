@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from conftest import random_corpus
 
 import textsel
+from textsel.masking import evaluate_subsets
 
 
 @pytest.fixture
@@ -78,6 +79,51 @@ def test_broken_csr_buffers_raise_instead_of_crashing():
     )
     with pytest.raises(ValueError, match="indptr"):
         textsel.term_stats(past_end, [0, 1, 1])
+
+
+def _malformed(X, kind):
+    """A copy of X whose buffers scipy would read past: a row running beyond the stored values, a
+    decreasing row pointer, or a column index out of range."""
+    X = X.copy()
+    X.indptr, X.indices = X.indptr.copy(), X.indices.copy()
+    if kind == "indptr past the end":
+        X.indptr[-1] = X.indices.size + 40
+    elif kind == "decreasing indptr":
+        X.indptr[2] = X.indptr[-1] + 5
+    else:
+        X.indices[1] = X.shape[1] + 1000
+    return X
+
+
+ENTRY_POINTS = {
+    "TermSelector.fit": lambda X, y, good: textsel.TermSelector(k=3).fit(X, y),
+    "TermSelector.transform": lambda X, y, good: textsel.TermSelector(k=3).fit(good, y).transform(X),
+    "ScalableTermSelector.fit": lambda X, y, good: textsel.ScalableTermSelector(k=3).fit(X, y),
+    "DualLinearSVC.fit": lambda X, y, good: textsel.DualLinearSVC().fit(X, y),
+    "DualLinearSVC.decision_function": lambda X, y, good: (
+        textsel.DualLinearSVC().fit(good, y).decision_function(X)
+    ),
+    "WeightedProximalSVC.fit": lambda X, y, good: textsel.WeightedProximalSVC().fit(X, y),
+    "WeightedProximalSVC.predict": lambda X, y, good: textsel.WeightedProximalSVC().fit(good, y).predict(X),
+    "SRLSClassifier.fit": lambda X, y, good: textsel.sampling.SRLSClassifier(r=5, random_state=0).fit(X, y),
+    "lsqr": lambda X, y, good: textsel.lsqr(X, np.ones(X.shape[0])),
+    "feature_probabilities": lambda X, y, good: textsel.sampling.feature_probabilities(X, "ss", 2),
+    "evaluate_subsets": lambda X, y, good: evaluate_subsets(
+        textsel.DualLinearSVC().fit(good, y), good, y, X, y, [2]
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", ["indptr past the end", "decreasing indptr", "index out of range"])
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_malformed_sparse_input_is_refused_everywhere(Xy, entry, kind):
+    """Every public entry point refuses a malformed CSR before scipy or scikit-learn reads it
+    (they would read past the buffers: a crash, or garbage)."""
+    X, y = Xy
+    y = (np.asarray(y) == np.asarray(y)[0]).astype(int)
+    # "row pointer" and "column index": the C core's wording (lsqr leaves the check to it)
+    with pytest.raises(ValueError, match="indptr|indices|row pointer|column index"):
+        ENTRY_POINTS[entry](_malformed(X, kind), y, X)
 
 
 def test_int64_indices_work(Xy):

@@ -183,6 +183,17 @@ def test_records(task):
     assert all(r["cosine"] == pytest.approx(1.0) and r["sv_overlap"] == 1.0 for r in exact)
 
 
+def test_malformed_csr_is_an_error_not_a_crash(task):
+    model, X_train, y_train, X_test, _ = task
+    bad = X_test.copy()
+    bad.indptr = bad.indptr.copy()
+    bad.indptr[-1] = bad.indices.size + 50  # the last row runs past the stored values
+    with pytest.raises(ValueError, match="indptr"):
+        mask_scores(model, bad, [3])
+    with pytest.raises(ValueError, match="indptr"):
+        svset_scores(model, X_train, y_train, bad, [3])
+
+
 def test_subset_sizes():
     np.testing.assert_array_equal(subset_sizes([0.5, 0.1, 1.0], 10), [1, 5, 10])
     np.testing.assert_array_equal(subset_sizes([3, 3, 1], 10), [1, 3])

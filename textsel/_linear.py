@@ -6,6 +6,8 @@ import numpy as np
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import check_sparse_structure
+
 
 class LinearScoresMixin:
     """``decision_function`` for estimators with ``coef_`` (n_problems x n_features) and ``intercept_``."""
@@ -13,6 +15,7 @@ class LinearScoresMixin:
     def decision_function(self, X):
         """Signed distances: (n_samples,) for a single problem, else (n_samples, n_problems)."""
         check_is_fitted(self, "coef_")
+        X = check_sparse_structure(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
         scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores

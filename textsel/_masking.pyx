@@ -142,6 +142,12 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
         if bounds[s] < bounds[s - 1]:
             raise ValueError("bounds must ascend")
     top = bounds[n_sizes - 1]
+    # the caller's buffers: every row's range must lie inside both arrays (a malformed CSR is an
+    # error here, not a read past their ends)
+    for r in range(n_rows):
+        if indptr[r] < 0 or indptr[r + 1] < indptr[r] or indptr[r + 1] > indices.shape[0] \
+                or indptr[r + 1] > data.shape[0]:
+            raise ValueError(f"the matrix's indptr is malformed at row {r}")
     # the size group of every rank below top, by bisection once per column
     group_arr = np.full(n_cols, -1, dtype=np.int64)
     cdef int64_t[::1] group = group_arr

@@ -19,7 +19,7 @@ from . import _termstats
 _FLOAT_DTYPES = (np.float32, np.float64)
 
 
-def as_csr(X, name: str = "X") -> sp.csr_matrix:
+def as_csr(X, name: str = "X", check_structure: bool = True) -> sp.csr_matrix:
     """Return ``X`` as a CSR matrix the Cython kernels accept.
 
     Dense arrays and any scipy.sparse format are converted (a copy); CSR input
@@ -27,7 +27,11 @@ def as_csr(X, name: str = "X") -> sp.csr_matrix:
     or float64 (integer and Boolean counts are promoted to float64), and
     ``indices``/``indptr`` share one dtype, int32 or int64.  Values are not
     inspected here: the kernels check finiteness and sign in the same pass
-    that reads them.
+    that reads them.  ``check_structure`` checks that ``indptr`` starts at 0
+    and never decreases, that the rows lie inside ``indices`` and ``data``, and
+    that every column index is in range (vectorised; scipy and scikit-learn
+    would read past the arrays of a malformed matrix).  Callers whose kernel
+    checks every row and index as it reads them switch it off.
     """
     if sp.issparse(X):
         if X.ndim != 2:
@@ -60,10 +64,53 @@ def as_csr(X, name: str = "X") -> sp.csr_matrix:
         raise ValueError(f"{name} must have at least one document and one term, got shape {X.shape}")
     if indptr.shape[0] != n_docs + 1:
         raise ValueError(f"{name}.indptr has length {indptr.shape[0]}, expected {n_docs + 1}")
+    if check_structure:
+        _check_structure(data, indices, indptr, n_terms, name)
     out = sp.csr_matrix((n_docs, n_terms), dtype=data.dtype)
     # assign the buffers directly: the constructor would re-check and may copy
     out.data, out.indices, out.indptr = data, indices, indptr
     return out
+
+
+def check_sparse_structure(X, name: str = "X"):
+    """Refuse a malformed scipy CSR or CSC matrix with a ``ValueError`` naming ``name``.
+
+    scipy does not check the buffers a matrix is built around, and its kernels (and so
+    scikit-learn's) read past them when ``indptr`` or ``indices`` are out of range; every public
+    entry point that hands ``X`` to them checks it here first.  Other inputs pass untouched.
+    Returns ``X``.
+    """
+    if sp.issparse(X) and X.format in ("csr", "csc"):
+        n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
+        if X.indptr.shape != (n_major + 1,):
+            raise ValueError(f"{name}.indptr has length {X.indptr.size}, expected {n_major + 1}")
+        _check_structure(X.data, X.indices, X.indptr, n_minor, name)
+    return X
+
+
+class CheckedSelectorMixin:
+    """Put before scikit-learn's ``SelectorMixin``: ``transform`` and ``inverse_transform`` refuse a
+    malformed sparse ``X`` (see :func:`check_sparse_structure`) before scikit-learn slices it."""
+
+    def transform(self, X):
+        """Keep the selected columns of ``X`` (scikit-learn's ``SelectorMixin.transform``)."""
+        return super().transform(check_sparse_structure(X))
+
+    def inverse_transform(self, X):
+        """Put the selected columns back in place (``SelectorMixin.inverse_transform``)."""
+        return super().inverse_transform(check_sparse_structure(X))
+
+
+def _check_structure(data, indices, indptr, n_minor: int, name: str) -> None:
+    if indptr[0] != 0 or (indptr.size > 1 and np.diff(indptr).min() < 0):
+        raise ValueError(f"{name}.indptr must start at 0 and never decrease")
+    nnz = int(indptr[-1])
+    if nnz > indices.size or nnz > data.size:
+        raise ValueError(
+            f"{name}.indptr ends at {nnz}, past the {min(indices.size, data.size)} stored values"
+        )
+    if nnz and (indices[:nnz].min() < 0 or indices[:nnz].max() >= n_minor):
+        raise ValueError(f"{name}.indices holds an index outside [0, {n_minor})")
 
 
 def _check_numeric(dtype: np.dtype, name: str) -> None:

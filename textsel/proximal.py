@@ -26,7 +26,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from ._linear import LinearScoresMixin
-from ._validation import check_positive_int, check_real
+from ._validation import check_positive_int, check_real, check_sparse_structure
 from .lsqr import lsqr
 
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
@@ -124,7 +124,12 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True
+            self,
+            check_sparse_structure(X),
+            y,
+            accept_sparse="csr",
+            dtype=(np.float64, np.float32),
+            multi_output=True,
         )
         T = self._targets(y)
         if self.threshold not in (None, "scut"):

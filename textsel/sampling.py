@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import randomized_svd
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import as_csr, check_positive_int, check_real
+from ._validation import as_csr, check_positive_int, check_real, check_sparse_structure
 from .proximal import RLSClassifier
 
 __all__ = ["STRATEGIES", "SRLSClassifier", "feature_probabilities", "hellinger", "sample_features"]
@@ -176,7 +176,12 @@ class SRLSClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True
+            self,
+            check_sparse_structure(X),
+            y,
+            accept_sparse="csr",
+            dtype=(np.float64, np.float32),
+            multi_output=True,
         )
         rng = check_random_state(self.random_state)
         self.probabilities_ = feature_probabilities(X, self.strategy, self.k, random_state=rng)
@@ -195,13 +200,17 @@ class SRLSClassifier(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """The RLS scores of the sampled, rescaled query documents."""
         check_is_fitted(self, "classifier_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        X = validate_data(
+            self, check_sparse_structure(X), accept_sparse="csr", dtype=(np.float64, np.float32), reset=False
+        )
         return self.classifier_.decision_function(self._transform(X))
 
     def predict(self, X):
         """Class labels (an indicator matrix for multi-label y)."""
         check_is_fitted(self, "classifier_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        X = validate_data(
+            self, check_sparse_structure(X), accept_sparse="csr", dtype=(np.float64, np.float32), reset=False
+        )
         return self.classifier_.predict(self._transform(X))
 
     def __sklearn_tags__(self):

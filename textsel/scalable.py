@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_positive_int, check_real
+from ._validation import CheckedSelectorMixin, check_positive_int, check_real, check_sparse_structure
 from .termstats import TermStats, term_stats
 
 __all__ = ["ScalableTermSelector", "average_vector_length", "probability_ratio", "target_avl", "zeta"]
@@ -61,7 +61,7 @@ def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
     return np.argpartition(-scores, k - 1)[:k]
 
 
-class ScalableTermSelector(SelectorMixin, BaseEstimator):
+class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     """Li & Sun's (2007) scalable term selection, as a scikit-learn selector.
 
     Each term scores zeta(t; lam), the weighted harmonic mean of its discriminability
@@ -113,8 +113,8 @@ class ScalableTermSelector(SelectorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
-                             multi_output=True)  # fmt: skip
+        X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
+                             dtype=(np.float64, np.float32), multi_output=True)  # fmt: skip
         stats = term_stats(X, y)
         eligible = int((stats.df >= 2).sum())
         if eligible == 0:

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_positive_int
+from ._validation import CheckedSelectorMixin, check_positive_int, check_sparse_structure
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
@@ -90,7 +90,7 @@ def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str) -> 
     return np.asarray(chosen, dtype=np.intp)
 
 
-class TermSelector(SelectorMixin, BaseEstimator):
+class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     """Select the k best terms by one of Forman's filter metrics.
 
     A scikit-learn feature selector: put it in a Pipeline after a vectorizer.
@@ -179,7 +179,7 @@ class TermSelector(SelectorMixin, BaseEstimator):
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
         X, y = validate_data(
             self,
-            X,
+            check_sparse_structure(X),
             y,
             accept_sparse=("csr", "csc", "coo"),
             dtype=(np.float64, np.float32),

@@ -16,7 +16,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from ._ccore import dcd_svm_csr
 from ._linear import LinearScoresMixin
 from ._parallel import effective_n_threads, run_blocks
-from ._validation import check_positive_int, check_real
+from ._validation import check_positive_int, check_real, check_sparse_structure
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 
@@ -161,7 +161,9 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         scaling = check_real(self.intercept_scaling, "intercept_scaling", 0.0, None)
         if self.fit_intercept and scaling == 0:
             raise ValueError("intercept_scaling must be > 0")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
+        X, y = validate_data(
+            self, check_sparse_structure(X), y, accept_sparse="csr", dtype=(np.float64, np.float32)
+        )
         check_classification_targets(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
