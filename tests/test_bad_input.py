@@ -126,6 +126,19 @@ def test_malformed_sparse_input_is_refused_everywhere(Xy, entry, kind):
         ENTRY_POINTS[entry](_malformed(X, kind), y, X)
 
 
+def test_malformed_csc_is_refused_before_conversion(Xy):
+    """A CSC matrix is checked as it is, before scipy converts it (the conversion would read past
+    a malformed one)."""
+    X, y = Xy
+    csc = X.tocsc()
+    csc.indices = csc.indices.copy()
+    csc.indices[0] = X.shape[0] + 7
+    with pytest.raises(ValueError, match="indices"):
+        textsel.sampling.feature_probabilities(csc, "ss", 2)
+    with pytest.raises(ValueError, match="indices"):
+        textsel.TermSelector(k=3).fit(csc, y)
+
+
 def test_int64_indices_work(Xy):
     X, y = Xy
     X64 = sp.csr_matrix(X.shape)  # assigned directly: the constructor would downcast to int32

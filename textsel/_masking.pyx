@@ -13,15 +13,9 @@ the sizes.  The loops run without the GIL.
 
 from libc.stdint cimport int32_t, int64_t
 
+from ._fused cimport floating, integral
+
 import numpy as np
-
-ctypedef fused integral:
-    int32_t
-    int64_t
-
-ctypedef fused floating:
-    float
-    double
 
 
 def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,

@@ -11,15 +11,9 @@ collision costs a comparison, never a wrong group.  The loops run without the GI
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy
 
+from ._fused cimport floating, integral
+
 import numpy as np
-
-ctypedef fused integral:
-    int32_t
-    int64_t
-
-ctypedef fused floating:
-    float
-    double
 
 
 cdef inline Py_ssize_t _prefix_end(const integral[::1] indices, Py_ssize_t lo, Py_ssize_t hi,

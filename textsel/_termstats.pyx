@@ -16,13 +16,7 @@ from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 
-ctypedef fused floating:
-    float
-    double
-
-ctypedef fused integral:
-    int32_t
-    int64_t
+from ._fused cimport floating, integral
 
 # Status codes; the Python layer turns them into errors.
 cpdef enum Status:

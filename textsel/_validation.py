@@ -29,13 +29,18 @@ def as_csr(X, name: str = "X", check_structure: bool = True) -> sp.csr_matrix:
     inspected here: the kernels check finiteness and sign in the same pass
     that reads them.  ``check_structure`` checks that ``indptr`` starts at 0
     and never decreases, that the rows lie inside ``indices`` and ``data``, and
-    that every column index is in range (vectorised; scipy and scikit-learn
-    would read past the arrays of a malformed matrix).  Callers whose kernel
-    checks every row and index as it reads them switch it off.
+    that every column index is in range, on CSR or CSC input before it is
+    converted (vectorised; scipy and scikit-learn would read past the arrays
+    of a malformed matrix; what scipy builds from dense or COO input is well
+    formed).  Callers whose kernel checks every row and index as it reads
+    them switch it off.
     """
     if sp.issparse(X):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D, got {X.ndim}-D")
+        if check_structure:
+            # before any conversion: scipy's CSC to CSR would read past a malformed matrix too
+            check_sparse_structure(X, name)
         X = X.tocsr() if X.format != "csr" else X
         data, indices, indptr = X.data, X.indices, X.indptr
     else:
@@ -64,8 +69,6 @@ def as_csr(X, name: str = "X", check_structure: bool = True) -> sp.csr_matrix:
         raise ValueError(f"{name} must have at least one document and one term, got shape {X.shape}")
     if indptr.shape[0] != n_docs + 1:
         raise ValueError(f"{name}.indptr has length {indptr.shape[0]}, expected {n_docs + 1}")
-    if check_structure:
-        _check_structure(data, indices, indptr, n_terms, name)
     out = sp.csr_matrix((n_docs, n_terms), dtype=data.dtype)
     # assign the buffers directly: the constructor would re-check and may copy
     out.data, out.indices, out.indptr = data, indices, indptr
