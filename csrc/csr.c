@@ -65,3 +65,79 @@ int ts_csr_has_nonfinite(const ts_csr *X)
             return 1;
     return 0;
 }
+
+/* Y = X V and G = X' U on row-major n_vec-column matrices, once per index width (the width
+ * must be known in the inner loops for them to vectorize over the columns). */
+#define DEFINE_MATMAT(SUFFIX, ITYPE)                                                           \
+    static void matmat_##SUFFIX(const ts_csr *X, const ITYPE *indptr, const ITYPE *indices,   \
+                                int64_t n_vec, const double *V, double *Y)                     \
+    {                                                                                          \
+        int64_t i, k, q;                                                                       \
+        for (i = 0; i < X->n_rows; i++) {                                                      \
+            double *y = Y + i * n_vec;                                                         \
+            for (q = 0; q < n_vec; q++)                                                        \
+                y[q] = 0.0;                                                                    \
+            for (k = indptr[i]; k < indptr[i + 1]; k++) {                                      \
+                const double xv = X->data[k];                                                  \
+                const double *v = V + (int64_t)indices[k] * n_vec;                             \
+                for (q = 0; q < n_vec; q++)                                                    \
+                    y[q] += xv * v[q];                                                         \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    static void rmatmat_##SUFFIX(const ts_csr *X, const ITYPE *indptr, const ITYPE *indices,  \
+                                 int64_t n_vec, const double *U, double *G)                    \
+    {                                                                                          \
+        int64_t i, k, q;                                                                       \
+        for (i = 0; i < X->n_cols * n_vec; i++)                                                \
+            G[i] = 0.0;                                                                        \
+        for (i = 0; i < X->n_rows; i++) {                                                      \
+            const double *u = U + i * n_vec;                                                   \
+            for (k = indptr[i]; k < indptr[i + 1]; k++) {                                      \
+                const double xv = X->data[k];                                                  \
+                double *g = G + (int64_t)indices[k] * n_vec;                                   \
+                for (q = 0; q < n_vec; q++)                                                    \
+                    g[q] += xv * u[q];                                                         \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+DEFINE_MATMAT(i32, int32_t)
+DEFINE_MATMAT(i64, int64_t)
+
+static int check_matmat(const ts_csr *X, int64_t n_vec, const double *in, const double *out)
+{
+    int status = ts_csr_check(X);
+    if (status != TS_OK)
+        return status;
+    if (n_vec < 1 || in == NULL || out == NULL)
+        return TS_ERR_ARG;
+    if ((X->n_rows > 0 && n_vec > INT64_MAX / X->n_rows) ||
+        (X->n_cols > 0 && n_vec > INT64_MAX / X->n_cols))
+        return TS_ERR_ARG;
+    return TS_OK;
+}
+
+int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
+{
+    int status = check_matmat(X, n_vec, V, Y);
+    if (status != TS_OK)
+        return status;
+    if (X->indices32)
+        matmat_i32(X, X->indptr32, X->indices32, n_vec, V, Y);
+    else
+        matmat_i64(X, X->indptr64, X->indices64, n_vec, V, Y);
+    return TS_OK;
+}
+
+int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
+{
+    int status = check_matmat(X, n_vec, U, G);
+    if (status != TS_OK)
+        return status;
+    if (X->indices32)
+        rmatmat_i32(X, X->indptr32, X->indices32, n_vec, U, G);
+    else
+        rmatmat_i64(X, X->indptr64, X->indices64, n_vec, U, G);
+    return TS_OK;
+}

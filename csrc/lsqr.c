@@ -66,7 +66,9 @@ static void sym_ortho(double a, double b, double *c, double *s, double *r)
 }
 
 typedef struct {
-    const ts_csr *X;
+    const ts_csr *X;         /* the CSR operator (fused kernels below), or NULL ... */
+    const ts_linop *op;      /* ... and this one instead, through its callbacks */
+    double *in, *out;        /* the callbacks' row-major vectors: max(m, n) x K each */
     int fit_intercept;
     int64_t m, n, active; /* n counts the intercept unknown */
     int64_t n_rhs;        /* the caller's right-hand sides: b, weights and x have n_rhs columns */
@@ -154,20 +156,88 @@ static double weight(const solver *S, int64_t i, int64_t p)
 DEFINE_PRODUCTS(i32, int32_t)
 DEFINE_PRODUCTS(i64, int64_t)
 
-static void matvec_update(solver *S)
+/*
+ * The same two updates through a ts_linop's plain products: the running positions' v (as
+ * stored) or D u are packed row-major, handed to the callback, and its result is unpacked with
+ * the weights, the intercept column, vscale and alfa applied here as the fused kernels apply
+ * them.  A non-finite product is refused: the recurrences would turn it into a silent NaN.
+ */
+static int callback_status(int status)
 {
+    return status > 0 ? TS_ERR_CALLBACK : status;
+}
+
+static int op_matvec_update(solver *S)
+{
+    const int64_t P = S->active, m = S->m, n = S->n, nx = S->op->n_cols;
+    int64_t i, p;
+    int status;
+    for (i = 0; i < nx; i++)
+        for (p = 0; p < P; p++)
+            S->in[i * P + p] = AT(S->v, n, i, p);
+    status = callback_status(S->op->matvec(S->op->ctx, P, S->in, S->out));
+    if (status != TS_OK)
+        return status;
+    for (i = 0; i < m; i++)
+        for (p = 0; p < P; p++) {
+            const column *c = &S->cols[p];
+            double acc = S->out[i * P + p];
+            if (!isfinite(acc))
+                return TS_ERR_NONFINITE;
+            if (S->fit_intercept)
+                acc += AT(S->v, n, n - 1, p);
+            AT(S->u, m, i, p) = weight(S, i, p) * (acc * c->vscale) - c->alfa * AT(S->u, m, i, p);
+        }
+    return TS_OK;
+}
+
+static int op_rmatvec(solver *S)
+{
+    const int64_t P = S->active, m = S->m, n = S->n, nx = S->op->n_cols;
+    int64_t i, p;
+    int status;
+    for (i = 0; i < m; i++)
+        for (p = 0; p < P; p++)
+            S->in[i * P + p] = weight(S, i, p) * AT(S->u, m, i, p);
+    status = callback_status(S->op->rmatvec(S->op->ctx, P, S->in, S->out));
+    if (status != TS_OK)
+        return status;
+    for (i = 0; i < nx; i++)
+        for (p = 0; p < P; p++) {
+            if (!isfinite(S->out[i * P + p]))
+                return TS_ERR_NONFINITE;
+            AT(S->v, n, i, p) += S->out[i * P + p];
+        }
+    if (S->fit_intercept)
+        for (p = 0; p < P; p++) {
+            double sum = 0.0;
+            for (i = 0; i < m; i++)
+                sum += S->in[i * P + p];
+            AT(S->v, n, n - 1, p) += sum;
+        }
+    return TS_OK;
+}
+
+static int matvec_update(solver *S)
+{
+    if (S->op)
+        return op_matvec_update(S);
     if (S->X->indices32)
         matvec_i32(S, S->X->indptr32, S->X->indices32);
     else
         matvec_i64(S, S->X->indptr64, S->X->indices64);
+    return TS_OK;
 }
 
-static void rmatvec(solver *S)
+static int rmatvec(solver *S)
 {
+    if (S->op)
+        return op_rmatvec(S);
     if (S->X->indices32)
         rmatvec_i32(S, S->X->indptr32, S->X->indices32);
     else
         rmatvec_i64(S, S->X->indptr64, S->X->indices64);
+    return TS_OK;
 }
 
 /* Euclidean norms of the first P positions of a block-major array, into out (K entries). */
@@ -340,21 +410,18 @@ static void step(solver *S, int64_t p, double ctol, double atol, double btol, in
         c->istop = 1;
 }
 
-static int check_inputs(const ts_csr *X, int64_t n_rhs, const double *b, const double *weights,
+/* Checks what both entry points share (the matrix itself is checked by each). */
+static int check_inputs(int64_t n_rows, int64_t n_rhs, const double *b, const double *weights,
                         const double *damp, const ts_lsqr_options *o)
 {
-    int64_t i, status = ts_csr_check(X);
-    if (status != TS_OK)
-        return (int)status;
+    int64_t i;
     if (n_rhs < 1 || b == NULL || damp == NULL || o == NULL)
         return TS_ERR_ARG;
     if (!(o->atol >= 0) || !(o->btol >= 0) || !(o->conlim >= 0))
         return TS_ERR_ARG;
-    if (ts_csr_has_nonfinite(X))
-        return TS_ERR_NONFINITE;
-    if (X->n_rows > 0 && n_rhs > INT64_MAX / X->n_rows)
+    if (n_rows > 0 && n_rhs > INT64_MAX / n_rows)
         return TS_ERR_ARG;
-    for (i = 0; i < X->n_rows * n_rhs; i++) {
+    for (i = 0; i < n_rows * n_rhs; i++) {
         if (!isfinite(b[i]) || (weights && !isfinite(weights[i])))
             return TS_ERR_NONFINITE;
         if (weights && weights[i] < 0)
@@ -369,24 +436,23 @@ static int check_inputs(const ts_csr *X, int64_t n_rhs, const double *b, const d
     return TS_OK;
 }
 
-int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
-            const double *row_weights, const double *damp, const ts_lsqr_options *options,
-            double *x, ts_lsqr_result *result)
+/* The recurrences, on S's operator (S.X or S.op set, the rest zero). */
+static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, int64_t n_rhs,
+                 const double *b, const double *row_weights, const double *damp,
+                 const ts_lsqr_options *options, double *x, ts_lsqr_result *result)
 {
-    solver S;
+    solver S = *pS;
     int64_t i, p, K = n_rhs, iter_lim;
     double ctol, *norms = NULL, *factor = NULL, *vscale = NULL;
-    int status = check_inputs(X, n_rhs, b, row_weights, damp, options);
+    int status = check_inputs(n_rows, n_rhs, b, row_weights, damp, options);
     if (status != TS_OK)
         return status;
     if (x == NULL || result == NULL)
         return TS_ERR_ARG;
 
-    memset(&S, 0, sizeof S);
-    S.X = X;
     S.fit_intercept = fit_intercept != 0;
-    S.m = X->n_rows;
-    S.n = X->n_cols + S.fit_intercept;
+    S.m = n_rows;
+    S.n = n_cols + S.fit_intercept;
     S.n_rhs = K;
     S.K = (K + BLOCK - 1) / BLOCK * BLOCK;
     S.active = K;
@@ -408,6 +474,19 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         status = TS_ERR_NOMEM;
         goto done;
     }
+    if (S.op) {
+        const int64_t rows = S.m > S.n ? S.m : S.n;
+        if (rows > 0 && S.K > INT64_MAX / rows) {
+            status = TS_ERR_ARG;
+            goto done;
+        }
+        S.in = ts_calloc((size_t)(rows * S.K), sizeof(double));
+        S.out = ts_calloc((size_t)(rows * S.K), sizeof(double));
+        if (!S.in || !S.out) {
+            status = TS_ERR_NOMEM;
+            goto done;
+        }
+    }
 
     /* start: beta u = D b, alfa v = A'D u, w = v */
     for (p = 0; p < K; p++) {
@@ -426,7 +505,9 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
     }
     scale_columns(S.u, S.m, K, factor);
-    rmatvec(&S); /* into the zeroed v; columns with beta = 0 have u = 0, hence v = 0, as in the paper */
+    /* into the zeroed v; columns with beta = 0 have u = 0, hence v = 0, as in the paper */
+    if ((status = rmatvec(&S)) != TS_OK)
+        goto done;
     column_norms(S.v, S.n, K, norms);
     for (p = 0; p < K; p++)
         factor[p] = S.cols[p].beta > 0 && norms[p] > 0 ? 1 / norms[p] : 1.0;
@@ -456,7 +537,8 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         for (p = 0; p < P; p++)
             S.cols[p].itn++;
         /* beta u = A v - alfa u */
-        matvec_update(&S);
+        if ((status = matvec_update(&S)) != TS_OK)
+            goto done;
         column_norms(S.u, S.m, P, norms);
         for (p = 0; p < P; p++) {
             column *c = &S.cols[p];
@@ -471,7 +553,8 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
         for (p = 0; p < P; p++)
             factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta * S.cols[p].vscale : 1.0;
         scale_columns(S.v, S.n, P, factor);
-        rmatvec(&S);
+        if ((status = rmatvec(&S)) != TS_OK)
+            goto done;
         /* the norms of the new v (alfa) and of w (for the step) in one pass; v is not
          * rescaled: 1/alfa becomes its vscale */
         two_norms(S.v, S.w, S.n, P, factor, norms);
@@ -520,5 +603,36 @@ done:
     free(norms);
     free(factor);
     free(vscale);
+    free(S.in);
+    free(S.out);
     return status;
+}
+
+int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
+            const double *row_weights, const double *damp, const ts_lsqr_options *options,
+            double *x, ts_lsqr_result *result)
+{
+    solver S;
+    int status = ts_csr_check(X);
+    if (status != TS_OK)
+        return status;
+    if (ts_csr_has_nonfinite(X))
+        return TS_ERR_NONFINITE;
+    memset(&S, 0, sizeof S);
+    S.X = X;
+    return solve(&S, fit_intercept, X->n_rows, X->n_cols, n_rhs, b, row_weights, damp, options, x,
+                 result);
+}
+
+int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
+               const double *row_weights, const double *damp, const ts_lsqr_options *options,
+               double *x, ts_lsqr_result *result)
+{
+    solver S;
+    if (A == NULL || A->matvec == NULL || A->rmatvec == NULL || A->n_rows < 0 || A->n_cols < 0)
+        return TS_ERR_ARG;
+    memset(&S, 0, sizeof S);
+    S.op = A;
+    return solve(&S, fit_intercept, A->n_rows, A->n_cols, n_rhs, b, row_weights, damp, options, x,
+                 result);
 }

@@ -20,7 +20,8 @@ enum ts_status {
     TS_ERR_ARG = -1,       /* a size, pointer or option is invalid */
     TS_ERR_NOMEM = -2,     /* workspace could not be allocated */
     TS_ERR_INDEX = -3,     /* a CSR column index or row pointer is out of range */
-    TS_ERR_NONFINITE = -4  /* a value, weight or right-hand side is NaN or infinite */
+    TS_ERR_NONFINITE = -4, /* a value, weight or right-hand side is NaN or infinite */
+    TS_ERR_CALLBACK = -5   /* an operator's callback failed (its caller knows why) */
 };
 
 /* A CSR matrix (n_rows x n_cols) with float64 values and int32 or int64
@@ -83,6 +84,42 @@ typedef struct {
 int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
             const double *row_weights, const double *damp, const ts_lsqr_options *options,
             double *x, ts_lsqr_result *result);
+
+/*
+ * A linear operator A (n_rows x n_cols) given by its two products, for LSQR on a matrix that is
+ * not one CSR buffer of this process (row blocks held by other processes, say).  Vectors are
+ * dense and row-major with n_vec columns:
+ *
+ *   matvec(ctx, n_vec, x, y)    y = A x,   x: n_cols x n_vec, y: n_rows x n_vec (overwritten)
+ *   rmatvec(ctx, n_vec, y, x)   x = A' y,  y: n_rows x n_vec, x: n_cols x n_vec (overwritten)
+ *
+ * Each returns TS_OK or a negative status, which ts_lsqr_op passes on (TS_ERR_CALLBACK for a
+ * failure the caller records in ctx).  The callbacks may be called with any n_vec from 1 to the
+ * number of right-hand sides still running.
+ */
+typedef struct {
+    int64_t n_rows;
+    int64_t n_cols;
+    int (*matvec)(void *ctx, int64_t n_vec, const double *x, double *y);
+    int (*rmatvec)(void *ctx, int64_t n_vec, const double *y, double *x);
+    void *ctx;
+} ts_linop;
+
+/*
+ * ts_lsqr on an operator: the same recurrences, stopping tests and reports, with the row
+ * weights, the intercept column and LSQR's scalings applied here around the operator's plain
+ * products.  Arguments and returns as ts_lsqr, plus whatever status a callback returns.
+ */
+int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
+               const double *row_weights, const double *damp, const ts_lsqr_options *options,
+               double *x, ts_lsqr_result *result);
+
+/* Plain products with a CSR matrix and a dense row-major n_vec-column matrix (the kernels a
+ * ts_linop over row blocks runs on each block): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec)
+ * and G = X' U (U: n_rows x n_vec, G: n_cols x n_vec), outputs overwritten.  Each row is summed
+ * in stored order.  Return TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is checked first). */
+int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y);
+int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G);
 
 /* Losses of the linear SVM: hinge (L1-loss) or squared hinge (L2-loss). */
 enum ts_svm_loss { TS_HINGE = 1, TS_SQUARED_HINGE = 2 };

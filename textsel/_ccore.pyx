@@ -5,8 +5,10 @@ import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
-from ._core cimport (TS_HINGE, TS_SQUARED_HINGE, ts_csr, ts_dcd_svm, ts_lsqr, ts_lsqr_options,
+from ._core cimport (TS_ERR_CALLBACK, TS_HINGE, TS_SQUARED_HINGE, ts_csr, ts_csr_matmat,
+                    ts_csr_rmatmat, ts_dcd_svm, ts_linop, ts_lsqr, ts_lsqr_op, ts_lsqr_options,
                     ts_lsqr_result, ts_svm_options, ts_svm_result)
 from ._errors import check_status
 
@@ -43,6 +45,29 @@ cdef _Buffers _fill_csr(ts_csr *X, const double[::1] data, indices, indptr, int6
     return keep
 
 
+cdef ts_lsqr_options _lsqr_options(double atol, double btol, double conlim, int64_t iter_lim):
+    cdef ts_lsqr_options options
+    options.atol = atol
+    options.btol = btol
+    options.conlim = conlim
+    options.iter_lim = iter_lim
+    return options
+
+
+cdef dict _lsqr_report(ts_lsqr_result *res, int64_t K):
+    cdef int64_t k
+    return {
+        "istop": np.array([res[k].istop for k in range(K)], dtype=np.int64),
+        "itn": np.array([res[k].itn for k in range(K)], dtype=np.int64),
+        "r1norm": np.array([res[k].r1norm for k in range(K)]),
+        "r2norm": np.array([res[k].r2norm for k in range(K)]),
+        "anorm": np.array([res[k].anorm for k in range(K)]),
+        "acond": np.array([res[k].acond for k in range(K)]),
+        "arnorm": np.array([res[k].arnorm for k in range(K)]),
+        "xnorm": np.array([res[k].xnorm for k in range(K)]),
+    }
+
+
 def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_intercept,
              const double[:, ::1] b, row_weights, const double[::1] damp,
              double atol, double btol, double conlim, int64_t iter_lim):
@@ -52,8 +77,8 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
     Returns ``x`` ((n_cols + fit_intercept), K) and a dict of per-column arrays.
     """
     cdef ts_csr X
-    cdef ts_lsqr_options options
-    cdef int64_t K = b.shape[1], k
+    cdef ts_lsqr_options options = _lsqr_options(atol, btol, conlim, iter_lim)
+    cdef int64_t K = b.shape[1]
     cdef int status
     cdef const double[:, ::1] weights
     cdef const double *wptr = NULL
@@ -65,10 +90,6 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
     if row_weights is not None:
         weights = row_weights
         wptr = &weights[0, 0]
-    options.atol = atol
-    options.btol = btol
-    options.conlim = conlim
-    options.iter_lim = iter_lim
     res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
     if res == NULL:
         raise MemoryError("lsqr: could not allocate the result records")
@@ -77,19 +98,137 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
             status = ts_lsqr(&X, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options,
                              &xv[0, 0], res)
         check_status(status, "lsqr")
-        report = {
-            "istop": np.array([res[k].istop for k in range(K)], dtype=np.int64),
-            "itn": np.array([res[k].itn for k in range(K)], dtype=np.int64),
-            "r1norm": np.array([res[k].r1norm for k in range(K)]),
-            "r2norm": np.array([res[k].r2norm for k in range(K)]),
-            "anorm": np.array([res[k].anorm for k in range(K)]),
-            "acond": np.array([res[k].acond for k in range(K)]),
-            "arnorm": np.array([res[k].arnorm for k in range(K)]),
-            "xnorm": np.array([res[k].xnorm for k in range(K)]),
-        }
+        report = _lsqr_report(res, K)
     finally:
         free(res)
     return x, report
+
+
+cdef class _Operator:
+    """What the C callbacks reach through their context: the Python operator and what it raised."""
+    cdef object op
+    cdef object error
+    cdef int64_t n_rows, n_cols
+
+
+cdef int _product(_Operator c, bint transpose, int64_t n_vec, const double *src,
+                  double *dst) noexcept with gil:
+    """One callback: copy the C vectors into numpy, call the operator, copy its result back."""
+    cdef int64_t rows_in = c.n_rows if transpose else c.n_cols
+    cdef int64_t rows_out = c.n_cols if transpose else c.n_rows
+    cdef const double[:, ::1] out
+    try:
+        if rows_in:
+            arr = np.asarray(<double[:rows_in, :n_vec]> <double *> src).copy()
+        else:
+            arr = np.zeros((0, n_vec))
+        result = (c.op.rmatvec if transpose else c.op.matvec)(arr)
+        result = np.ascontiguousarray(result, dtype=np.float64)
+        if result.shape != (rows_out, n_vec):
+            raise ValueError(
+                f"the operator's {'rmatvec' if transpose else 'matvec'} returned shape "
+                f"{result.shape}, expected {(rows_out, n_vec)}"
+            )
+        if rows_out:
+            out = result
+            memcpy(dst, &out[0, 0], rows_out * n_vec * sizeof(double))
+        return 0
+    except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
+        c.error = exc
+        return TS_ERR_CALLBACK
+
+
+cdef int _matvec(void *ctx, int64_t n_vec, const double *x, double *y) noexcept:
+    return _product(<_Operator> ctx, False, n_vec, x, y)
+
+
+cdef int _rmatvec(void *ctx, int64_t n_vec, const double *y, double *x) noexcept:
+    return _product(<_Operator> ctx, True, n_vec, y, x)
+
+
+def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const double[:, ::1] b,
+                  row_weights, const double[::1] damp, double atol, double btol, double conlim,
+                  int64_t iter_lim):
+    """Run ts_lsqr_op on a Python operator: ``op.matvec(V)`` returns A V ((n_rows, P) from
+    (n_cols, P)) and ``op.rmatvec(U)`` returns A' U, float64.  The solver runs without the GIL
+    and takes it only for these calls; an exception they raise is raised here.  Other arguments
+    and the return value as :func:`lsqr_csr`."""
+    cdef ts_linop A
+    cdef _Operator c = _Operator()
+    cdef ts_lsqr_options options = _lsqr_options(atol, btol, conlim, iter_lim)
+    cdef int64_t K = b.shape[1]
+    cdef int status
+    cdef const double[:, ::1] weights
+    cdef const double *wptr = NULL
+    cdef ts_lsqr_result *res
+    if b.shape[0] != n_rows:
+        raise ValueError(f"b has {b.shape[0]} rows, the operator {n_rows}")
+    c.op, c.n_rows, c.n_cols = op, n_rows, n_cols
+    A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
+    x = np.zeros((n_cols + (1 if fit_intercept else 0), K), dtype=np.float64)
+    cdef double[:, ::1] xv = x
+    if row_weights is not None:
+        weights = row_weights
+        wptr = &weights[0, 0]
+    res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
+    if res == NULL:
+        raise MemoryError("lsqr: could not allocate the result records")
+    try:
+        with nogil:
+            status = ts_lsqr_op(&A, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options,
+                                &xv[0, 0], res)
+        if status == TS_ERR_CALLBACK and c.error is not None:
+            raise c.error
+        check_status(status, "lsqr")
+        report = _lsqr_report(res, K)
+    finally:
+        free(res)
+    return x, report
+
+
+def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V):
+    """X V for CSR buffers and a dense (n_cols, P) V, without the GIL."""
+    cdef ts_csr X
+    cdef int64_t n_rows = indptr.shape[0] - 1, P = V.shape[1]
+    cdef int status = 0
+    if V.shape[0] != n_cols:
+        raise ValueError(f"V has {V.shape[0]} rows, X {n_cols} columns")
+    Y = np.empty((n_rows, P), dtype=np.float64)
+    cdef double[:, ::1] yv = Y
+    if n_rows == 0 or P == 0:
+        return Y
+    keep = _fill_csr(&X, data, indices, indptr, n_rows, n_cols)
+    with nogil:
+        status = ts_csr_matmat(&X, P, &V[0, 0], &yv[0, 0])
+    check_status(status, "csr_matmat")
+    return Y
+
+
+def csr_rmatmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] U,
+                double[:, ::1] out=None):
+    """X' U for CSR buffers and a dense (n_rows, P) U, without the GIL; added to ``out`` if given."""
+    cdef ts_csr X
+    cdef int64_t n_rows = indptr.shape[0] - 1, P = U.shape[1], i, q
+    cdef int status = 0
+    if U.shape[0] != n_rows:
+        raise ValueError(f"U has {U.shape[0]} rows, X {n_rows}")
+    if out is not None and (out.shape[0] != n_cols or out.shape[1] != P):
+        raise ValueError(f"out has shape {(out.shape[0], out.shape[1])}, expected {(n_cols, P)}")
+    G = np.zeros((n_cols, P), dtype=np.float64)
+    cdef double[:, ::1] gv = G
+    if n_rows == 0 or P == 0 or n_cols == 0:
+        if out is not None:
+            return out
+        return G
+    keep = _fill_csr(&X, data, indices, indptr, n_rows, n_cols)
+    with nogil:
+        status = ts_csr_rmatmat(&X, P, &U[0, 0], &gv[0, 0])
+        if status == 0 and out is not None:
+            for i in range(n_cols):
+                for q in range(P):
+                    out[i, q] += gv[i, q]
+    check_status(status, "csr_rmatmat")
+    return G if out is None else out
 
 
 def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const double[::1] y,

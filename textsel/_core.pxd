@@ -8,6 +8,7 @@ cdef extern from "textsel.h" nogil:
         TS_ERR_NOMEM
         TS_ERR_INDEX
         TS_ERR_NONFINITE
+        TS_ERR_CALLBACK
 
     ctypedef struct ts_csr:
         int64_t n_rows
@@ -37,6 +38,18 @@ cdef extern from "textsel.h" nogil:
     int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
                 const double *row_weights, const double *damp, const ts_lsqr_options *options,
                 double *x, ts_lsqr_result *result)
+    ctypedef struct ts_linop:
+        int64_t n_rows
+        int64_t n_cols
+        int (*matvec)(void *ctx, int64_t n_vec, const double *x, double *y) noexcept
+        int (*rmatvec)(void *ctx, int64_t n_vec, const double *y, double *x) noexcept
+        void *ctx
+
+    int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
+                   const double *row_weights, const double *damp, const ts_lsqr_options *options,
+                   double *x, ts_lsqr_result *result)
+    int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
+    int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
     int ts_csr_check(const ts_csr *X)
     void ts_debug_fail_alloc_at(int64_t k)
 

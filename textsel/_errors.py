@@ -38,7 +38,7 @@ _MESSAGES = {
     -1: "invalid argument",
     -2: "out of memory",
     -3: "a CSR column index or row pointer is out of range",
-    -4: "a value, weight or right-hand side is NaN or infinite",
+    -4: "a value, weight, right-hand side or product is NaN or infinite",
 }
 
 
