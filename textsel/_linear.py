@@ -6,14 +6,17 @@ import numpy as np
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._dispatch import distributed_method
 from ._validation import check_sparse_structure
 
 
 class LinearScoresMixin:
     """``decision_function`` for estimators with ``coef_`` (n_problems x n_features) and ``intercept_``."""
 
+    @distributed_method("map_row_blocks")
     def decision_function(self, X):
-        """Signed distances: (n_samples,) for a single problem, else (n_samples, n_problems)."""
+        """Signed distances: (n_samples,) for a single problem, else (n_samples, n_problems);
+        for a Dask array of CSR row blocks, a lazy Dask array computed block by block."""
         check_is_fitted(self, "coef_")
         X = check_sparse_structure(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)

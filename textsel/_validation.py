@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 
 from . import _termstats
+from ._dispatch import distributed_method
 
 _FLOAT_DTYPES = (np.float32, np.float64)
 
@@ -95,8 +96,10 @@ class CheckedSelectorMixin:
     """Put before scikit-learn's ``SelectorMixin``: ``transform`` and ``inverse_transform`` refuse a
     malformed sparse ``X`` (see :func:`check_sparse_structure`) before scikit-learn slices it."""
 
+    @distributed_method("map_row_blocks")
     def transform(self, X):
-        """Keep the selected columns of ``X`` (scikit-learn's ``SelectorMixin.transform``)."""
+        """Keep the selected columns of ``X`` (scikit-learn's ``SelectorMixin.transform``); a Dask
+        array of CSR row blocks gives a lazy Dask array of the selected columns' blocks."""
         return super().transform(check_sparse_structure(X))
 
     def inverse_transform(self, X):

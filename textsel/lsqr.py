@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._ccore import lsqr_csr
+from ._dispatch import handler, is_distributed
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import as_csr, check_positive_int, check_real
 
@@ -55,8 +56,11 @@ def lsqr(
 
     Parameters
     ----------
-    X : {sparse matrix, array-like} of shape (m, n)
+    X : {sparse matrix, array-like} of shape (m, n), or a Dask array of CSR row blocks
         float32 data is promoted to float64; int32 and int64 indices are used as they are.
+        A Dask array (or a :class:`textsel.distributed.BlockMatrix`) is solved on the
+        cluster by the same C solver: the blocks stay on the workers and only the vectors
+        of each product travel (needs a dask.distributed Client).
     b : array-like of shape (m,) or (m, K)
     damp : float or array-like of shape (K,), default 0
         Regularisation, >= 0; the intercept is damped too (as in the proximal SVMs).
@@ -83,25 +87,13 @@ def lsqr(
     -----
     scipy's lsqr also returns ``var`` (only meaningful with ``calc_var``); it is not computed here.
     """
+    if is_distributed(X):
+        return handler("lsqr")(X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n_threads)
     # the C core checks every row pointer and column index itself (ts_csr_check)
     X = as_csr(X, "X", check_structure=False)
     m, n = X.shape
-    B = _float_matrix(b, "b", m)
+    B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
     K = B.shape[1]
-    damps = _per_column(damp, "damp", K)
-    weights = None
-    if row_weights is not None:
-        weights = _float_matrix(row_weights, "row_weights", m)
-        if weights.shape[1] not in (1, K):
-            raise ValueError(f"row_weights has {weights.shape[1]} columns but b has {K}")
-        if (weights < 0).any():
-            raise ValueError("row_weights must be >= 0")
-        if weights.shape[1] != K:
-            weights = np.ascontiguousarray(np.broadcast_to(weights, (m, K)))
-    tolerances = [
-        check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
-    ]
-    limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     # whole blocks of 8 columns per thread: the core's inner loops are 8 columns wide
     blocks = np.arange(0, K, 8)
@@ -119,7 +111,34 @@ def lsqr(
     parts = run_blocks(solve, list(zip(bounds[:-1], bounds[1:], strict=True)))
     x = np.hstack([part[0] for part in parts])
     report = {key: np.concatenate([part[1][key] for part in parts]) for key in parts[0][1]}
-    if np.ndim(b) == 1:
+    return result(x, report, np.ndim(b))
+
+
+def prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim):
+    """Check lsqr's arguments for a matrix of ``m`` rows: ``(B, damps, weights, tolerances, limit)``
+    with ``B`` (m, K), ``weights`` None or (m, K), ``limit`` -1 for the default."""
+    B = _float_matrix(b, "b", m)
+    K = B.shape[1]
+    damps = _per_column(damp, "damp", K)
+    weights = None
+    if row_weights is not None:
+        weights = _float_matrix(row_weights, "row_weights", m)
+        if weights.shape[1] not in (1, K):
+            raise ValueError(f"row_weights has {weights.shape[1]} columns but b has {K}")
+        if (weights < 0).any():
+            raise ValueError("row_weights must be >= 0")
+        if weights.shape[1] != K:
+            weights = np.ascontiguousarray(np.broadcast_to(weights, (m, K)))
+    tolerances = [
+        check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
+    ]
+    limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
+    return B, damps, weights, tolerances, limit
+
+
+def result(x, report, b_ndim) -> LSQRResult:
+    """The solver's ``x`` and report as an LSQRResult, scalars for a 1-D ``b``."""
+    if b_ndim == 1:
         return LSQRResult(x[:, 0], *(v[0].item() for v in report.values()))
     return LSQRResult(x, *report.values())
 

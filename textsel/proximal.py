@@ -25,6 +25,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from ._dispatch import distributed_method
 from ._linear import LinearScoresMixin
 from ._validation import check_positive_int, check_real, check_sparse_structure
 from .lsqr import lsqr
@@ -103,10 +104,12 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
 
     _fit_intercept = True
 
-    def _weights_and_damp(self, X, T):
-        """Row weights (documents x columns, or None) and the damp of each column."""
+    def _weights_and_damp(self, row_norms, T):
+        """Row weights (documents x columns, or None) and the damp of each column; ``row_norms()``
+        gives the documents' Euclidean norms where an estimate needs them."""
         raise NotImplementedError
 
+    @distributed_method("fit_lsqr_classifier")
     def fit(self, X, y):
         """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.
 
@@ -115,7 +118,9 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms), or a Dask array
+            A Dask array of CSR row blocks (or a :class:`textsel.distributed.BlockMatrix`)
+            is fitted on its cluster through the distributed LSQR.
         y : array-like of shape (n_docs,) or (n_docs, n_classes)
             Binary or multi-class labels, or a multi-label 0/1 indicator matrix.
 
@@ -131,22 +136,28 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
+        return self._fit(X, y, lambda: _row_norms(X), self._out_of_fold_scores)
+
+    def _fit(self, X, y, row_norms, out_of_fold_scores):
+        """The fit on a checked ``X`` (in memory or on a cluster): targets, weights, one batched
+        solve, then the SCut thresholds from ``out_of_fold_scores(X, T, n_folds, weights, damp)``."""
         T = self._targets(y)
         if self.threshold not in (None, "scut"):
             raise ValueError(f"threshold must be None or 'scut', got {self.threshold!r}")
         if self.threshold == "scut":
             n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
             fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
-        coef, intercept, n_iter = self._solve(X, T)
-        self.coef_, self.intercept_, self.n_iter_ = coef, intercept, n_iter
+        weights, damp = self._weights_and_damp(row_norms, T)
+        self.coef_, self.intercept_, self.n_iter_ = self._solve(X, T, weights, damp)
         self.thresholds_ = np.zeros(T.shape[1])
         if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
-            self.thresholds_ = self._scut(X, T, n_folds, fbr)
+            # the folds' models keep the weights and damp estimated on all the training data:
+            # a fold may hold no positive of a rare class, where the estimates are undefined
+            scores = out_of_fold_scores(X, T, n_folds, weights, damp)
+            self.thresholds_ = scut_thresholds(scores, T > 0, fbr)
         return self
 
-    def _solve(self, X, T, weights=None, damp=None):
-        if damp is None:
-            weights, damp = self._weights_and_damp(X, T)
+    def _solve(self, X, T, weights, damp):
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
         tol = check_real(self.tol, "tol", 0.0, None)
         result = lsqr(
@@ -159,18 +170,15 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.damp_ = damp
         return coef, intercept, result.itn
 
-    def _scut(self, X, T, n_folds, fbr):
-        """Out-of-fold scores of the training documents, then per-class F1-optimal thresholds."""
+    def _out_of_fold_scores(self, X, T, n_folds, weights, damp):
+        """Scores of each training document by the model fitted without its fold."""
         scores = np.empty_like(T)
-        # the folds' models keep the weights and damp estimated on all the training data:
-        # a fold may hold no positive of a rare class, where the estimates are undefined
-        weights, damp = self._weights_and_damp(X, T)
         for train, held_out in KFold(n_folds).split(X):
             coef, intercept, _ = self._solve(
                 X[train], T[train], None if weights is None else weights[train], damp
             )
             scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept
-        return scut_thresholds(scores, T > 0, fbr)
+        return scores
 
     def _targets(self, y):
         if not sp.issparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
@@ -199,8 +207,10 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             )
         return np.ascontiguousarray(T)
 
+    @distributed_method("map_row_blocks")
     def predict(self, X):
-        """Class labels; for multi-label ``y``, a 0/1 indicator matrix.
+        """Class labels; for multi-label ``y``, a 0/1 indicator matrix (lazily, block by block,
+        for a Dask array).
 
         A class is predicted where its score exceeds its threshold (0, or the
         SCut threshold) for binary and multi-label tasks; a single-label
@@ -290,7 +300,7 @@ class RLSClassifier(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, X, T):
+    def _weights_and_damp(self, row_norms, T):
         alpha = check_real(self.alpha, "alpha", 0.0, None)
         return None, np.full(T.shape[1], np.sqrt(alpha))
 
@@ -325,10 +335,10 @@ class ProximalSVC(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, X, T):
+    def _weights_and_damp(self, row_norms, T):
         v = _positive_or_auto(self.v, "v")
         if v is None:
-            v = 2.0 * _row_norms(X).mean()
+            v = 2.0 * row_norms().mean()
         self.v_ = np.full(T.shape[1], v)
         return None, np.sqrt(self.v_)
 
@@ -370,7 +380,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, X, T):
+    def _weights_and_damp(self, row_norms, T):
         if isinstance(self.delta, str) and self.delta == "auto":
             delta = proximal_weights(T)
         else:
@@ -383,7 +393,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         W = np.where(T > 0, delta, 1.0)
         v = _positive_or_auto(self.v, "v")
         if v is None:
-            self.v_ = 2.0 * (W * _row_norms(X)[:, None]).mean(axis=0)
+            self.v_ = 2.0 * (W * row_norms()[:, None]).mean(axis=0)
         else:
             self.v_ = np.full(T.shape[1], v)
         self.delta_ = delta

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._dispatch import distributed_method
 from ._validation import CheckedSelectorMixin, check_positive_int, check_real, check_sparse_structure
 from .termstats import TermStats, term_stats
 
@@ -101,12 +102,14 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.pr_smoothing = pr_smoothing
         self.max_bisections = max_bisections
 
+    @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and search lam.
 
         Parameters
         ----------
-        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms), or a Dask array
+            A Dask array of CSR row blocks is counted on its cluster.
         y : array-like of shape (n_docs,) or (n_docs, n_classes)
 
         Returns
@@ -115,7 +118,13 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         """
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True)  # fmt: skip
-        stats = term_stats(X, y)
+        return self._fit_stats(term_stats(X, y))
+
+    def _check_params(self):
+        """Nothing to check before the statistics: k's bound depends on them."""
+
+    def _fit_stats(self, stats: TermStats):
+        """Search lam on the corpus's statistics and choose the terms."""
         eligible = int((stats.df >= 2).sum())
         if eligible == 0:
             raise ValueError("X has no term in two or more documents; nothing to select")
@@ -152,7 +161,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
                 hi = mid
         _, self.lambda_, self.avl_, top = best
         self.scores_ = zeta(log_pr, log_df, self.lambda_)
-        self._support = np.zeros(X.shape[1], dtype=bool)
+        self._support = np.zeros(stats.n_terms, dtype=bool)
         self._support[top] = True
         return self
 

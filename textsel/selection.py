@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._dispatch import distributed_method
 from ._validation import CheckedSelectorMixin, check_positive_int, check_sparse_structure
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
@@ -159,13 +160,15 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.pow_k = pow_k
         self.random_state = random_state
 
+    @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and scores, then choose the terms.
 
         Parameters
         ----------
-        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
-            Non-negative document-term matrix.
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms), or a Dask array
+            Non-negative document-term matrix.  A Dask array of CSR row blocks is counted
+            on its cluster (:func:`textsel.term_stats`); scoring and selection stay here.
         y : array-like of shape (n_docs,) or (n_docs, n_classes)
             Labels, or a multi-label indicator matrix.
 
@@ -173,10 +176,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
-        if self.multiclass not in MULTICLASS:
-            raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
+        self._check_params()
         X, y = validate_data(
             self,
             check_sparse_structure(X),
@@ -185,8 +185,18 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        k = self._n_selected(X.shape[1])
-        stats = term_stats(X, y)
+        self._n_selected(X.shape[1])
+        return self._fit_stats(term_stats(X, y))
+
+    def _check_params(self):
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
+        if self.multiclass not in MULTICLASS:
+            raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
+
+    def _fit_stats(self, stats: TermStats):
+        """Score the terms and choose them, from the corpus's statistics."""
+        k = self._n_selected(stats.n_terms)
         table = score(
             stats,
             self.metric,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _termstats
+from ._dispatch import handler, is_distributed
 from ._parallel import effective_n_threads, run_blocks, split_groups
 from ._termstats import Status
 from ._validation import as_csr, as_labels, label_repr
@@ -167,8 +168,11 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
 
     Parameters
     ----------
-    X : {sparse matrix, array-like} of shape (n_docs, n_terms)
-        Document-term matrix of non-negative counts or weights.  A stored
+    X : {sparse matrix, array-like} of shape (n_docs, n_terms), or a Dask array
+        Document-term matrix of non-negative counts or weights.  A Dask array chunked
+        along rows, each chunk a scipy.sparse matrix, is counted block by block on the
+        workers that hold the blocks (``y`` then a numpy array or a Dask array chunked like
+        ``X``'s rows); only the per-block tables travel.  A stored
         nonzero counts as presence (stored zeros do not); duplicate or unsorted
         column indices are handled without a copy.  CSR with float32/float64
         data and int32/int64 indices is read in place; other formats and dtypes
@@ -198,6 +202,8 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     >>> s.df
     array([2, 1, 2])
     """
+    if is_distributed(X):
+        return handler("term_stats")(X, y, classes=classes, n_threads=n_threads)
     # the counting kernel checks every row range and column index as it reads them
     X = as_csr(X, "X", check_structure=False)
     n_threads = effective_n_threads(n_threads)

@@ -1,0 +1,194 @@
+"""Row blocks of a Dask array of CSR matrices: the checks, the label blocks, the persisted matrix."""
+
+from __future__ import annotations
+
+import math
+
+import dask
+import dask.array as da
+import numpy as np
+import scipy.sparse as sp
+from dask.delayed import Delayed, delayed
+
+from .._validation import as_csr
+
+__all__ = ["BlockMatrix", "as_label_array", "block_error", "check_block", "label_blocks", "matrix_blocks"]
+
+
+def check_row_blocks(X, name: str = "X"):
+    """Refuse a Dask array that is not 2-D and chunked along rows only, with a ``ValueError``."""
+    if not isinstance(X, da.Array):
+        raise TypeError(f"{name} must be a dask.array.Array of scipy.sparse blocks, got {type(X)!r}")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (documents x terms), got {X.ndim}-D")
+    if X.numblocks[1] != 1:
+        raise ValueError(
+            f"{name} is split along its columns into {X.numblocks[1]} chunks; textsel needs row blocks "
+            f"that hold every term: rechunk with {name}.rechunk({{1: -1}})"
+        )
+    if math.isnan(X.shape[1]):
+        raise ValueError(f"{name} has an unknown number of columns; give the array its shape")
+
+
+def block_error(name: str, index: int, exc: Exception) -> Exception:
+    """``exc`` (a ValueError or TypeError from a block) as the same kind of error naming the block."""
+    kind = TypeError if isinstance(exc, TypeError) and not isinstance(exc, ValueError) else ValueError
+    return kind(f"{name} block {index}: {exc}")
+
+
+def check_block(block, index: int, n_terms: int, name: str = "X") -> sp.csr_matrix:
+    """One block as a CSR matrix the kernels accept (:func:`textsel._validation.as_csr`), its type,
+    width and structure checked; errors name the block.  Empty blocks are allowed."""
+    if not sp.issparse(block):
+        raise TypeError(
+            f"{name} block {index} is a {type(block).__module__}.{type(block).__name__}, not a "
+            f"scipy.sparse matrix; textsel's Dask path needs sparse row blocks (a dense block of a "
+            f"large corpus would not fit): map the blocks with scipy.sparse.csr_matrix"
+        )
+    if block.ndim != 2 or block.shape[1] != n_terms:
+        raise ValueError(f"{name} block {index} has shape {block.shape}; every block needs {n_terms} columns")
+    if block.shape[0] == 0:
+        return sp.csr_matrix((0, n_terms), dtype=np.float64)
+    try:
+        return as_csr(block, name)
+    except (ValueError, TypeError) as exc:
+        raise block_error(name, index, exc) from exc
+
+
+def matrix_blocks(X, name: str = "X") -> list[Delayed]:
+    """The row blocks of ``X`` as Delayed objects, in row order (``X`` checked first)."""
+    check_row_blocks(X, name)
+    return list(X.to_delayed().ravel())
+
+
+def label_blocks(y, X, name: str = "y") -> list:
+    """``y`` cut like the rows of ``X``: a list with one piece (ndarray or Delayed) per block.
+
+    ``y`` is array-like (split on the client at ``X``'s row boundaries, computed first when those
+    are unknown) or a Dask array chunked like ``X``'s rows (each block's piece stays with it; the
+    row counts are checked again when the block is computed).
+    """
+    row_chunks = X.chunks[0]
+    if isinstance(y, da.Array):
+        if y.ndim not in (1, 2):
+            raise ValueError(f"{name} must be 1-D labels or a 2-D indicator matrix, got {y.ndim}-D")
+        if y.ndim == 2 and y.numblocks[1] != 1:
+            y = y.rechunk({1: -1})
+        if y.numblocks[0] != len(row_chunks):
+            raise ValueError(
+                f"{name} has {y.numblocks[0]} row chunks but X has {len(row_chunks)}: chunk {name} like "
+                f"X's rows ({name}.rechunk({{0: X.chunks[0]}}))"
+            )
+        known = not any(math.isnan(c) for c in row_chunks + y.chunks[0])
+        if known and tuple(y.chunks[0]) != tuple(row_chunks):
+            first = next(i for i, (a, b) in enumerate(zip(y.chunks[0], row_chunks, strict=True)) if a != b)
+            raise ValueError(
+                f"{name} block {first} has {y.chunks[0][first]} rows but X block {first} has "
+                f"{row_chunks[first]}: chunk {name} like X's rows ({name}.rechunk({{0: X.chunks[0]}}))"
+            )
+        return list(y.to_delayed().ravel())
+    y_arr = as_label_array(y)
+    if y_arr.ndim == 0:
+        raise ValueError(f"{name} must be 1-D labels or a 2-D indicator matrix, got a scalar")
+    if any(math.isnan(c) for c in row_chunks):
+        row_chunks = dask.compute(*[delayed(_n_rows)(b) for b in X.to_delayed().ravel()])
+    n_docs = int(sum(row_chunks))
+    if y_arr.shape[0] != n_docs:
+        raise ValueError(f"{name} has {y_arr.shape[0]} entries but X has {n_docs} documents")
+    bounds = np.cumsum((0,) + tuple(int(c) for c in row_chunks))
+    return [y_arr[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def as_label_array(y):
+    """``y`` as a Dask array, a CSR indicator matrix or an ndarray (a column vector flattened)."""
+    if isinstance(y, da.Array):
+        return y
+    if sp.issparse(y):
+        return sp.csr_matrix(y)
+    y = np.asarray(y)
+    return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
+
+
+def _n_rows(block) -> int:
+    return int(block.shape[0])
+
+
+def _checked_float64(block, index, n_terms, name):
+    """A block for the LSQR products: checked, float64 values, every one finite."""
+    X = check_block(block, index, n_terms, name)
+    if X.dtype != np.float64:
+        X = sp.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    if not np.isfinite(X.data).all():
+        raise ValueError(f"{name} block {index}: {name} contains NaN or infinity")
+    return X
+
+
+def _row_norms(block):
+    return np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel())
+
+
+class BlockMatrix:
+    """A document-term matrix held as CSR row blocks on the workers of a Dask cluster.
+
+    Built once from a Dask array (each block checked and converted to float64 CSR on its
+    worker, where it stays), then reused: :func:`textsel.lsqr` and the least-squares
+    classifiers accept it wherever they accept ``X``, and a fit given the Dask array builds one
+    itself.  The blocks are Dask futures with their graph, so a block lost with its worker is
+    recomputed from that graph.
+
+    Parameters
+    ----------
+    X : dask.array.Array
+        Chunked along rows only, each chunk a scipy.sparse matrix.
+    client : dask.distributed.Client, optional
+        Default: the current client.
+    name : str
+        The parameter name errors use.
+
+    Attributes
+    ----------
+    shape : tuple of int
+    row_starts : ndarray of int64
+        The first row of each block, and the number of rows last.
+    traffic : dict
+        Bytes sent to and received from the workers by the LSQR products, and the number of
+        products, summed over every solve on this matrix.
+    """
+
+    def __init__(self, X, client=None, name: str = "X"):
+        from distributed import default_client
+
+        blocks = matrix_blocks(X, name)
+        if client is None:
+            try:
+                client = default_client()
+            except ValueError as exc:
+                raise ValueError(
+                    "solving on a Dask array needs a dask.distributed Client: start one (for example "
+                    "Client(LocalCluster())) before the call"
+                ) from exc
+        self.client = client
+        self.name = name
+        self.array = X
+        n_terms = int(X.shape[1])
+        checked = [delayed(_checked_float64)(b, i, n_terms, name) for i, b in enumerate(blocks)]
+        self.futures = client.compute(checked)
+        sizes = client.gather(client.map(_n_rows, self.futures, pure=False))
+        self.row_starts = np.cumsum([0, *sizes]).astype(np.int64)
+        self.shape = (int(self.row_starts[-1]), n_terms)
+        if self.shape[0] == 0:
+            raise ValueError(f"{name} must have at least one document, got shape {self.shape}")
+        self.dtype = np.dtype(np.float64)
+        self.traffic = {"sent": 0, "received": 0, "products": 0}
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.futures)
+
+    def row_norms(self) -> np.ndarray:
+        """Euclidean norm of every row, computed on the workers."""
+        parts = self.client.gather(self.client.map(_row_norms, self.futures, pure=False))
+        return np.concatenate(parts)
+
+    def __repr__(self) -> str:
+        return f"BlockMatrix(shape={self.shape}, n_blocks={self.n_blocks})"

@@ -1,0 +1,126 @@
+"""What the public entry points call when ``X`` is distributed (see ``textsel/_dispatch.py``).
+
+Each reuses the in-memory code for everything but the passes over ``X``: the selectors score
+and select on the client from the distributed statistics, the classifiers run their usual fit
+with the distributed LSQR, and transform / predict / decision_function run the in-memory method
+on each block, lazily.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import dask.array as da
+import numpy as np
+import scipy.sparse as sp
+from sklearn.model_selection import KFold
+
+from .._ccore import lsqr_operator
+from ..lsqr import prepare, result
+from ._blocks import BlockMatrix, block_error, check_block, check_row_blocks
+from .operator import BlockOperator
+from .termstats import term_stats as _term_stats
+
+__all__ = ["fit_lsqr_classifier", "fit_selector", "lsqr", "map_row_blocks", "term_stats"]
+
+
+def _array(X):
+    """The Dask array behind ``X`` (a BlockMatrix keeps the one it was built from)."""
+    return X.array if isinstance(X, BlockMatrix) else X
+
+
+def _local(value):
+    """A Dask array computed to the client; anything else as it is."""
+    return value.compute() if isinstance(value, da.Array) else value
+
+
+def term_stats(X, y, *, classes=None, n_threads=None):
+    return _term_stats(_array(X), y, classes=classes, n_threads=n_threads)
+
+
+def lsqr(X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n_threads):
+    """:func:`textsel.lsqr` by the C solver (``ts_lsqr_op``) on the cluster's blocks.
+
+    ``n_threads`` has no say here: each worker computes its blocks' products with its own threads.
+    """
+    A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
+    m, n = A.shape
+    b, row_weights = _local(b), _local(row_weights)
+    B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
+    x, report = lsqr_operator(BlockOperator(A), m, n, bool(fit_intercept), B, weights, damps, *tolerances, limit)
+    return result(x, report, np.ndim(b))
+
+
+def _mark_fitted(est, n_features):
+    est.n_features_in_ = int(n_features)
+    if hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+
+
+def fit_selector(est, fit, X, y):
+    """TermSelector / ScalableTermSelector ``fit``: statistics on the cluster, the rest here."""
+    est._check_params()
+    stats = _term_stats(_array(X), y)
+    _mark_fitted(est, stats.n_terms)
+    return est._fit_stats(stats)
+
+
+def fit_lsqr_classifier(est, fit, X, y):
+    """The least-squares classifiers' ``fit`` with every pass over ``X`` on the cluster."""
+    A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
+    y = _local(y)
+    if sp.issparse(y):
+        y = y.toarray()
+    y = np.asarray(y)
+    if y.shape[0] != A.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {A.shape[0]} documents")
+    est._fit(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est))
+    _mark_fitted(est, A.shape[1])
+    return est
+
+
+def _out_of_fold_scores(est, A, T, n_folds, weights, damp):
+    """SCut's held-out scores on the cluster: each fold's model is the weighted solve with the
+    held-out documents' weights set to zero (the same least-squares problem as on the training
+    rows alone, without slicing the blocks), scored by one product."""
+    operator = BlockOperator(A)
+    full = np.ones_like(T) if weights is None else weights
+    scores = np.empty_like(T)
+    for _, held_out in KFold(n_folds).split(T):
+        fold = full.copy()
+        fold[held_out] = 0.0
+        coef, intercept, _ = est._solve(A, T, fold, damp)
+        scores[held_out] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[held_out]
+    return scores
+
+
+def _apply(block, method, est, n_terms, empty, block_info=None):
+    index = block_info[0]["chunk-location"][0] if block_info else 0
+    X = check_block(block, index, n_terms)
+    if X.shape[0] == 0:
+        return empty
+    try:
+        return method(est, X)
+    except (ValueError, TypeError) as exc:
+        raise block_error("X", index, exc) from exc
+
+
+def map_row_blocks(est, method, X):
+    """``method`` (transform, predict, decision_function) on each row block, as a lazy Dask array.
+
+    The output's type, width and dtype come from the method run on one empty document here.
+    """
+    X = _array(X)
+    check_row_blocks(X)
+    n_terms = int(X.shape[1])
+    probe = method(est, sp.csr_matrix((1, n_terms)))
+    empty = probe[:0]
+    if probe.ndim == 1:
+        return X.map_blocks(
+            _apply, method, est, n_terms, empty, drop_axis=1, chunks=(X.chunks[0],), dtype=probe.dtype,
+            meta=empty,
+        )  # fmt: skip
+    return X.map_blocks(
+        _apply, method, est, n_terms, empty, chunks=(X.chunks[0], (probe.shape[1],)), dtype=probe.dtype,
+        meta=empty,
+    )  # fmt: skip
