@@ -88,7 +88,9 @@ def lsqr(
     scipy's lsqr also returns ``var`` (only meaningful with ``calc_var``); it is not computed here.
     """
     if is_distributed(X):
-        return handler("lsqr")(X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n_threads)
+        return handler("lsqr")(
+            X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n_threads
+        )
     # the C core checks every row pointer and column index itself (ts_csr_check)
     X = as_csr(X, "X", check_structure=False)
     m, n = X.shape

@@ -47,7 +47,9 @@ def lsqr(X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n
     m, n = A.shape
     b, row_weights = _local(b), _local(row_weights)
     B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
-    x, report = lsqr_operator(BlockOperator(A), m, n, bool(fit_intercept), B, weights, damps, *tolerances, limit)
+    x, report = lsqr_operator(
+        BlockOperator(A), m, n, bool(fit_intercept), B, weights, damps, *tolerances, limit
+    )
     return result(x, report, np.ndim(b))
 
 

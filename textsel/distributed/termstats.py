@@ -85,7 +85,9 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
         for i, (b, yb) in enumerate(zip(blocks, y_parts, strict=True))
     ]
     while len(parts) > 1:
-        parts = [delayed(_add, pure=True)(*parts[i : i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)]
+        parts = [
+            delayed(_add, pure=True)(*parts[i : i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)
+        ]
     (stats,) = dask.compute(parts[0])
     if stats.n_docs == 0:
         raise ValueError(f"X must have at least one document and one term, got shape (0, {n_terms})")

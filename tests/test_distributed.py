@@ -1,0 +1,303 @@
+"""textsel on Dask: every distributed entry point against the in-memory call on the same data.
+
+The tests start their own LocalCluster(n_workers=2, threads_per_worker=1, processes=True); the
+worker-loss tests start a second one, since they kill its worker processes.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("distributed")
+import dask.array as da  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+from joblib import parallel_backend  # noqa: E402
+
+import textsel  # noqa: E402
+from textsel.distributed import BlockMatrix  # noqa: E402
+from textsel.distributed import operator as block_operator  # noqa: E402
+from textsel.study import forman  # noqa: E402
+
+UNEVEN = (700, 0, 1100, 1, 1199)  # uneven blocks, an empty one and a one-row one: 3000 rows
+
+
+def cluster_client():
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    return cluster, Client(cluster)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster, client = cluster_client()
+    yield client
+    client.close()
+    cluster.close()
+
+
+def corpus(seed=0, n=3000, d=400, n_classes=4):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = sp.random(n, d, density=0.03, format="csr", random_state=seed)
+    X.data = np.ceil(X.data * 3)
+    X = (X + sp.csr_matrix((np.ones(n), (np.arange(n), y)), shape=(n, d))).tocsr()  # class c leans on term c
+    return X, y
+
+
+def dask_matrix(X, chunks=UNEVEN):
+    return da.from_array(X, chunks=(chunks, -1), asarray=False)
+
+
+def relative(a, b):
+    return np.abs(a - b).max() / np.abs(b).max()
+
+
+def test_import_textsel_does_not_import_dask():
+    code = (
+        "import sys, textsel; sys.exit(any(m.split('.')[0] in ('dask', 'distributed') for m in sys.modules))"
+    )
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["labels", "int64 indices", "float32", "string labels", "dask y", "indicator", "dask indicator"],
+)
+def test_term_stats_equal_in_memory(client, variant):
+    """Exactly the in-memory TermStats, whatever the index and value types and label forms."""
+    X, y = corpus()
+    if variant == "int64 indices":
+        X = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape)
+    if variant == "float32":
+        X = X.astype(np.float32)
+    if variant == "string labels":
+        y = np.array(["earn", "acq", "crude", "grain"])[y]
+    if variant.endswith("indicator"):
+        y = (np.random.default_rng(1).random((X.shape[0], 5)) < 0.3).astype(np.int8)
+    expected = textsel.term_stats(X, y)
+    dy = y
+    if variant.startswith("dask"):
+        dy = da.from_array(y, chunks=(UNEVEN,) + ((y.shape[1],) if y.ndim == 2 else ()))
+    got = textsel.term_stats(dask_matrix(X), dy)
+    assert got == expected
+    assert got.multilabel == expected.multilabel
+
+
+def test_term_stats_block_missing_classes(client):
+    """A block holding one class only (the in-memory call would refuse it) still adds up."""
+    X, y = corpus()
+    y = np.sort(y)  # the first block holds class 0 only
+    assert textsel.term_stats(dask_matrix(X, (500, 2500)), y) == textsel.term_stats(X, y)
+
+
+@pytest.mark.parametrize("selector", [textsel.TermSelector("bns", k=40), textsel.ScalableTermSelector(k=40)])
+def test_selectors_fit_and_transform(client, selector):
+    """Same fitted attributes as in memory; transform is a lazy Dask array of the same columns."""
+    X, y = corpus()
+    local = type(selector)(**selector.get_params()).fit(X, y)
+    dist = type(selector)(**selector.get_params()).fit(dask_matrix(X), y)
+    for name, value in vars(local).items():
+        np.testing.assert_array_equal(getattr(dist, name), value, err_msg=name)
+    Z = dist.transform(dask_matrix(X))
+    assert isinstance(Z, da.Array) and Z.numblocks == (len(UNEVEN), 1)
+    assert (Z.compute() != local.transform(X)).nnz == 0
+
+
+@pytest.mark.parametrize("intercept, weighted", [(False, False), (True, False), (True, True)])
+def test_lsqr_equals_in_memory(client, intercept, weighted):
+    """Same istop, itn within one, relative difference <= 1e-8 (tolerances 1e-10)."""
+    X, y = corpus()
+    X = X.astype(np.float32)
+    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+    B = np.hstack([B, B[:, :3] * 0.5, -B])  # 11 right-hand sides: more than one block of 8
+    W = np.random.default_rng(2).random(B.shape) + 0.5 if weighted else None
+    damp = np.linspace(0.1, 2.0, B.shape[1])
+    kw = dict(damp=damp, row_weights=W, fit_intercept=intercept, atol=1e-10, btol=1e-10)
+    local = textsel.lsqr(X, B, **kw)
+    dist = textsel.lsqr(dask_matrix(X), B, **kw)
+    np.testing.assert_array_equal(dist.istop, local.istop)
+    assert np.abs(dist.itn - local.itn).max() <= 1
+    assert relative(dist.x, local.x) <= 1e-8
+    one = textsel.lsqr(dask_matrix(X), B[:, 0], damp=0.3, atol=1e-10, btol=1e-10)
+    assert one.x.shape == (X.shape[1],) and isinstance(one.itn, int)
+
+
+def test_lsqr_on_a_block_matrix_with_dask_right_hand_sides(client):
+    """A BlockMatrix persists once and serves several solves; b may be a Dask array; only vectors
+    travel (the bytes counted per product are those of the vectors)."""
+    X, y = corpus()
+    A = BlockMatrix(dask_matrix(X), client)
+    assert A.shape == X.shape and A.n_blocks == len(UNEVEN)
+    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+    first = textsel.lsqr(A, da.from_array(B, chunks=(1000, 4)), damp=1.0, atol=1e-10, btol=1e-10)
+    second = textsel.lsqr(A, B, damp=1.0, atol=1e-10, btol=1e-10)
+    np.testing.assert_allclose(first.x, second.x, rtol=0, atol=1e-12 * np.abs(second.x).max())
+    n_products = A.traffic["products"]
+    assert n_products == 2 * (first.itn.max() + second.itn.max()) + 2
+    # per product at most: V or U out, Y or two partial sums back (4 positions of 8 bytes)
+    assert A.traffic["sent"] <= n_products * 2 * max(X.shape) * 4 * 8
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        textsel.RLSClassifier(tol=1e-10),
+        textsel.ProximalSVC(tol=1e-10),
+        textsel.WeightedProximalSVC(tol=1e-10),
+        textsel.WeightedProximalSVC(threshold="scut", cv=3),
+    ],
+    ids=["rls", "psvm", "wpsvm", "wpsvm-scut"],
+)
+def test_least_squares_classifiers(client, estimator):
+    """fit(dX, y) through the distributed LSQR; predict / decision_function lazy and blockwise."""
+    X, y = corpus()
+    if estimator.threshold == "scut":
+        y = (y == 1).astype(int)  # SCut thresholds decide binary tasks
+    local = type(estimator)(**estimator.get_params()).fit(X, y)
+    dist = type(estimator)(**estimator.get_params()).fit(dask_matrix(X), da.from_array(y, chunks=1000))
+    bound = 1e-8 if estimator.tol <= 1e-10 else 1e-5
+    assert relative(dist.coef_, local.coef_) <= bound
+    assert np.abs(dist.n_iter_ - local.n_iter_).max() <= 1
+    np.testing.assert_allclose(dist.thresholds_, local.thresholds_, rtol=1e-5, atol=1e-6)
+    assert dist.n_features_in_ == X.shape[1]
+    scores = dist.decision_function(dask_matrix(X))
+    labels = dist.predict(dask_matrix(X))
+    assert isinstance(scores, da.Array) and isinstance(labels, da.Array)
+    np.testing.assert_allclose(scores.compute(), local.decision_function(X), atol=1e-4)
+    assert (labels.compute() == local.predict(X)).mean() > 0.999
+
+
+def test_forman_study_on_the_cluster(client):
+    """Forman's protocol with its fits run by the cluster's workers gives the local records."""
+    from distributed import get_task_stream
+
+    data = {"a": corpus(3, n=150, d=60, n_classes=3)}
+    kwargs = dict(metrics=("bns", "ig"), ks=(5, 20), trials=1, folds=2, n_jobs=2)
+    local = forman(data, **kwargs)
+    with get_task_stream(client) as stream, parallel_backend("dask"):
+        remote = forman(data, **kwargs)
+    assert remote == local
+    assert len(stream.data) >= 3  # one task per class ran on the workers
+
+
+def broken(X, where, value):
+    X = X.copy()
+    X.data[where] = value
+    return X
+
+
+@pytest.mark.parametrize(
+    "case, call, message",
+    [
+        ("columns", "term_stats", "split along its columns"),
+        ("dense", "term_stats", r"block \d is a numpy.ndarray"),
+        ("y chunks", "term_stats", "y has 2 row chunks but X has 5"),
+        ("y rows", "term_stats", "y block 2 has"),
+        ("nan", "term_stats", "X block 2: X contains NaN"),
+        ("negative", "term_stats", "X block 4: Negative values"),
+        ("width", "term_stats", r"block 1 has shape \(5, 7\)"),
+        ("nan", "lsqr", "X block 2: X contains NaN"),
+        ("width", "lsqr", r"block 1 has shape \(5, 7\)"),
+        ("dense", "fit", r"block \d is a numpy.ndarray"),
+        ("nan", "predict", "X block 2"),
+    ],
+)
+def test_bad_input_names_the_block(client, case, call, message):
+    X, y = corpus()
+    dX = dask_matrix(X)
+    dy = y
+    if case == "columns":
+        dX = da.from_array(X, chunks=(1000, 200), asarray=False)
+    elif case == "dense":
+        dX = dX.map_blocks(lambda b: b.toarray(), dtype=X.dtype)
+    elif case == "y chunks":
+        dy = da.from_array(y, chunks=2000)
+    elif case == "y rows":
+        dy = da.from_array(y, chunks=((700, 0, 1100, 1, 1199),)).map_blocks(
+            lambda b, block_info=None: b[:-1] if block_info[0]["chunk-location"][0] == 2 else b,
+            dtype=y.dtype, chunks=((700, 0, 1099, 1, 1199),),
+        )  # fmt: skip
+    elif case == "nan":
+        dX = dask_matrix(broken(X, 900 * 12, np.nan))
+    elif case == "negative":
+        dX = dask_matrix(broken(X, X.nnz - 3, -1.0))
+    elif case == "width":
+        def narrow_second(b, block_info=None):
+            return sp.csr_matrix((5, 7)) if block_info[0]["chunk-location"][0] == 1 else b
+
+        dX = dask_matrix(X[:10], (5, 5)).map_blocks(narrow_second, dtype=X.dtype)
+        dy = y[:10]
+    with pytest.raises((ValueError, TypeError), match=message):
+        if call == "term_stats":
+            textsel.term_stats(dX, dy)
+        elif call == "lsqr":
+            textsel.lsqr(dX, np.ones(dX.shape[0]) if not np.isnan(dX.shape[0]) else np.ones(10))
+        elif call == "fit":
+            textsel.WeightedProximalSVC().fit(dX, y)
+        else:
+            textsel.RLSClassifier().fit(X, y).predict(dX).compute()
+
+
+def test_lsqr_needs_a_client(monkeypatch):
+    import distributed
+
+    def no_client():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "default_client", no_client)
+    X, y = corpus(n=200)
+    with pytest.raises(ValueError, match="needs a dask.distributed Client"):
+        textsel.lsqr(dask_matrix(X, (100, 100)), y.astype(float))
+
+
+@pytest.fixture()
+def fragile_client():
+    cluster, client = cluster_client()
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_worker_lost_during_term_stats(fragile_client, tmp_path):
+    """A worker dies while computing a block: Dask recomputes it elsewhere, the result is exact."""
+    X, y = corpus()
+    marker = tmp_path / "died"
+
+    def die_once(block, block_info=None):
+        if block_info[0]["chunk-location"][0] == 2 and not marker.exists():
+            marker.write_text("x")
+            os._exit(1)  # the worker process dies in the middle of the computation
+        return block
+
+    dX = dask_matrix(X).map_blocks(die_once, dtype=X.dtype)
+    assert textsel.term_stats(dX, y) == textsel.term_stats(X, y)
+    assert marker.exists()
+
+
+def test_worker_lost_during_lsqr(fragile_client, monkeypatch):
+    """A worker killed between two LSQR products: its blocks are recomputed from the graph, the
+    product is asked again, and the solve equals the in-memory one."""
+    X, y = corpus()
+    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+    kw = dict(damp=0.5, fit_intercept=True, atol=1e-10, btol=1e-10)
+    calls = {"n": 0}
+    real = block_operator.BlockOperator.matvec
+
+    def kill_on_the_fifth(self, V):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            pids = self.client.run(os.getpid)
+            os.kill(next(iter(pids.values())), signal.SIGKILL)
+        return real(self, V)
+
+    monkeypatch.setattr(block_operator.BlockOperator, "matvec", kill_on_the_fifth)
+    dist = textsel.lsqr(dask_matrix(X), B, **kw)
+    local = textsel.lsqr(X, B, **kw)
+    assert calls["n"] > 5
+    np.testing.assert_array_equal(dist.istop, local.istop)
+    assert np.abs(dist.itn - local.itn).max() <= 1
+    assert relative(dist.x, local.x) <= 1e-8
