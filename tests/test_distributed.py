@@ -226,6 +226,7 @@ def test_bad_input_names_the_block(client, case, call, message):
     elif case == "negative":
         dX = dask_matrix(broken(X, X.nnz - 3, -1.0))
     elif case == "width":
+
         def narrow_second(b, block_info=None):
             return sp.csr_matrix((5, 7)) if block_info[0]["chunk-location"][0] == 1 else b
 
