@@ -1,0 +1,199 @@
+"""textsel on Dask against textsel in memory, same data, one run.
+
+20 Newsgroups (bydate training split, TfidfVectorizer(sublinear_tf=True, min_df=2)) replicated
+``--replicas`` times (16: 181,024 documents, 27.4M nonzeros) in ``--blocks`` row blocks.  Each
+configuration runs in a fresh process: in memory (the stacked CSR matrix), then a LocalCluster
+of 1 and of 2 worker processes (one thread each) whose blocks are built on the workers from the
+base matrix (the client holds only the base and the labels).  Timed, whole public calls:
+
+- term_stats + BNS: ``textsel.score(textsel.term_stats(X, y), "bns")``, best of ``--repeat``;
+- the 20-class WeightedProximalSVC fit (tol 1e-4, the estimator's default), once, including
+  (on the cluster) the BlockMatrix that checks and persists the blocks.
+
+Reported: wall times, documents per second for term_stats, LSQR iterations and seconds per
+iteration, bytes moved per LSQR iteration (vectors to and from the workers, counted by the
+operator), peak resident memory (ru_maxrss) of every worker and of the client / in-memory
+process, and whether the results equal the in-memory ones.
+
+    python benchmarks/bench_dask.py [--data-home ../shared/data] [--replicas 16] [--blocks 32]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from corpora import argument_parser
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+import textsel
+from textsel.datasets import load_20newsgroups
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
+
+
+def base_corpus(data_home):
+    news = load_20newsgroups(data_home)
+    X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(news.data_train)
+    return X.tocsr(), np.asarray(news.target_train)
+
+
+def block_bounds(n_base, replicas, blocks):
+    """(replica, first row, last row) of each block: every replica cut into blocks/replicas parts."""
+    per = max(1, blocks // replicas)
+    cuts = np.linspace(0, n_base, per + 1).astype(int)
+    return [(r, int(a), int(b)) for r in range(replicas) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+
+def make_block(base, a, b):
+    return base[a:b]
+
+
+def best_of(func, repeat):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = func()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def stats_and_bns(X, y):
+    stats = textsel.term_stats(X, y)
+    return stats, textsel.score(stats, "bns")
+
+
+def run_memory(args, out):
+    base, y0 = base_corpus(args.data_home)
+    X = sp.vstack([base] * args.replicas, format="csr")
+    y = np.tile(y0, args.replicas)
+    t_stats, (stats, _) = best_of(lambda: stats_and_bns(X, y), args.repeat)
+    start = time.perf_counter()
+    model = textsel.WeightedProximalSVC().fit(X, y)
+    t_fit = time.perf_counter() - start
+    np.savez(out, class_df=stats.class_df, coef=model.coef_, n_iter=model.n_iter_)
+    return dict(
+        config="in memory", docs=X.shape[0], nnz=int(X.nnz), terms=X.shape[1], stats_s=t_stats,
+        fit_s=t_fit, itn=int(model.n_iter_.max()), client_mb=peak_rss_mb(), worker_mb=[],
+    )  # fmt: skip
+
+
+def run_cluster(args, n_workers, reference):
+    import dask
+    import dask.array as da
+    from distributed import Client, LocalCluster, wait
+
+    from textsel.distributed import BlockMatrix
+
+    base, y0 = base_corpus(args.data_home)
+    y = np.tile(y0, args.replicas)
+    with (
+        LocalCluster(
+            n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        client.run(lambda: __import__("textsel"))  # imports before the clock, on every worker
+        base_f = client.scatter(base, broadcast=True)
+        bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
+        parts = [
+            da.from_delayed(dask.delayed(make_block)(base_f, a, b), shape=(b - a, base.shape[1]),
+                            dtype=np.float64, meta=sp.csr_matrix((0, 0)))
+            for _, a, b in bounds
+        ]  # fmt: skip
+        dX = da.concatenate(parts, axis=0).persist()
+        client.wait_for_workers(n_workers)
+        wait(dX)
+        del base_f
+        t_stats, (stats, _) = best_of(lambda: stats_and_bns(dX, y), args.repeat)
+        start = time.perf_counter()
+        A = BlockMatrix(dX)
+        model = textsel.WeightedProximalSVC().fit(A, y)
+        t_fit = time.perf_counter() - start
+        itn = int(model.n_iter_.max())
+        per_iteration = (A.traffic["sent"] + A.traffic["received"]) / max(1, A.traffic["products"] / 2)
+        workers = sorted(client.run(peak_rss_mb).values())
+    ref = np.load(reference)
+    return dict(
+        config=f"{n_workers} worker{'s' if n_workers > 1 else ''}", docs=dX.shape[0],
+        stats_s=t_stats, fit_s=t_fit, itn=itn, bytes_per_iteration=per_iteration,
+        client_mb=peak_rss_mb(), worker_mb=workers, blocks=len(bounds),
+        stats_equal=bool(np.array_equal(stats.class_df, ref["class_df"])),
+        coef_rel=float(np.abs(model.coef_ - ref["coef"]).max() / np.abs(ref["coef"]).max()),
+        itn_diff=int(np.abs(model.n_iter_ - ref["n_iter"]).max()),
+    )  # fmt: skip
+
+
+def child(args):
+    if args.run == "memory":
+        row = run_memory(args, args.reference)
+    else:
+        row = run_cluster(args, int(args.run), args.reference)
+    print("RESULT " + json.dumps(row))
+
+
+def main():
+    parser = argument_parser(__doc__.splitlines()[0], repeat=3)
+    parser.add_argument("--replicas", type=int, default=16)
+    parser.add_argument("--blocks", type=int, default=32)
+    parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--run", help=argparse_hidden())
+    parser.add_argument("--reference", help=argparse_hidden())
+    args = parser.parse_args()
+    if args.run:
+        return child(args)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        reference = os.path.join(tmp, "memory.npz")
+        for run in ["memory", *args.workers.split(",")]:
+            cmd = [sys.executable, __file__, "--data-home", args.data_home, "--repeat", str(args.repeat),
+                   "--replicas", str(args.replicas), "--blocks", str(args.blocks), "--run", run,
+                   "--reference", reference]  # fmt: skip
+            done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(__file__))
+            line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+            if done.returncode or not line:
+                sys.exit(f"{run} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            rows.append(json.loads(line[0][7:]))
+    report(rows)
+
+
+def argparse_hidden():
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+def report(rows):
+    mem = rows[0]
+    print(f"20 Newsgroups tf-idf x {mem['docs'] // 11314}: {mem['docs']} documents, {mem['terms']} terms, "
+          f"{mem['nnz'] / 1e6:.1f}M nonzeros, {rows[1].get('blocks')} row blocks; 20-class WPSVM, tol 1e-4")  # fmt: skip
+    print(f"{'':12}{'term_stats+BNS':>16}{'docs/s':>12}{'WPSVM fit':>11}{'iters':>7}{'s/iter':>8}"
+          f"{'MB/iter':>9}{'client MB':>11}{'worker MB (peak)':>20}  equal to in memory")  # fmt: skip
+    for r in rows:
+        moved = f"{r['bytes_per_iteration'] / 1e6:9.1f}" if "bytes_per_iteration" in r else f"{'-':>9}"
+        workers = ", ".join(f"{w:.0f}" for w in r["worker_mb"]) or "-"
+        same = (
+            f"stats {'exactly' if r['stats_equal'] else 'NO'}, coef {r['coef_rel']:.1e}, itn +-{r['itn_diff']}"
+            if "stats_equal" in r else "(reference)"
+        )  # fmt: skip
+        print(f"{r['config']:12}{r['stats_s']:15.3f}s{mem['docs'] / r['stats_s']:12.0f}{r['fit_s']:10.2f}s"
+              f"{r['itn']:7d}{r['fit_s'] / r['itn']:8.3f}{moved}{r['client_mb']:11.0f}{workers:>20}  {same}")  # fmt: skip
+    if len(rows) >= 3:
+        one, two = rows[1], rows[2]
+        print(f"2 workers / 1 worker, term_stats throughput: {one['stats_s'] / two['stats_s']:.2f}x")
+        print(f"distributed WPSVM (2 workers) / in memory: {two['fit_s'] / mem['fit_s']:.2f}x wall time")
+        print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.0%} (2 workers), "
+              f"{max(one['worker_mb']) / mem['client_mb']:.0%} (1 worker)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
