@@ -175,24 +175,27 @@ def argparse_hidden():
 def report(rows):
     mem = rows[0]
     print(f"20 Newsgroups tf-idf x {mem['docs'] // 11314}: {mem['docs']} documents, {mem['terms']} terms, "
-          f"{mem['nnz'] / 1e6:.1f}M nonzeros, {rows[1].get('blocks')} row blocks; 20-class WPSVM, tol 1e-4")  # fmt: skip
+          f"{mem['nnz'] / 1e6:.1f}M nonzeros, {rows[1].get('blocks')} row blocks; "
+          "20-class WPSVM, tol 1e-4")  # fmt: skip
     print(f"{'':12}{'term_stats+BNS':>16}{'docs/s':>12}{'WPSVM fit':>11}{'iters':>7}{'s/iter':>8}"
           f"{'MB/iter':>9}{'client MB':>11}{'worker MB (peak)':>20}  equal to in memory")  # fmt: skip
     for r in rows:
         moved = f"{r['bytes_per_iteration'] / 1e6:9.1f}" if "bytes_per_iteration" in r else f"{'-':>9}"
         workers = ", ".join(f"{w:.0f}" for w in r["worker_mb"]) or "-"
         same = (
-            f"stats {'exactly' if r['stats_equal'] else 'NO'}, coef {r['coef_rel']:.1e}, itn +-{r['itn_diff']}"
+            f"stats {'exactly' if r['stats_equal'] else 'NO'}, "
+            f"coef {r['coef_rel']:.1e}, itn +-{r['itn_diff']}"
             if "stats_equal" in r else "(reference)"
         )  # fmt: skip
-        print(f"{r['config']:12}{r['stats_s']:15.3f}s{mem['docs'] / r['stats_s']:12.0f}{r['fit_s']:10.2f}s"
-              f"{r['itn']:7d}{r['fit_s'] / r['itn']:8.3f}{moved}{r['client_mb']:11.0f}{workers:>20}  {same}")  # fmt: skip
+        print(f"{r['config']:12}{r['stats_s']:15.3f}s{mem['docs'] / r['stats_s']:12.0f}"
+              f"{r['fit_s']:10.2f}s{r['itn']:7d}{r['fit_s'] / r['itn']:8.3f}{moved}{r['client_mb']:11.0f}"
+              f"{workers:>20}  {same}")  # fmt: skip
     if len(rows) >= 3:
         one, two = rows[1], rows[2]
         print(f"2 workers / 1 worker, term_stats throughput: {one['stats_s'] / two['stats_s']:.2f}x")
         print(f"distributed WPSVM (2 workers) / in memory: {two['fit_s'] / mem['fit_s']:.2f}x wall time")
-        print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.0%} (2 workers), "
-              f"{max(one['worker_mb']) / mem['client_mb']:.0%} (1 worker)")  # fmt: skip
+        print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.0%} "
+              f"(2 workers), {max(one['worker_mb']) / mem['client_mb']:.0%} (1 worker)")  # fmt: skip
 
 
 if __name__ == "__main__":

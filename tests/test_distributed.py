@@ -65,7 +65,7 @@ def test_import_textsel_does_not_import_dask():
 
 @pytest.mark.parametrize(
     "variant",
-    ["labels", "int64 indices", "float32", "string labels", "dask y", "indicator", "dask indicator"],
+    ["labels", "int64 indices", "float32", "string labels", "dask y", "indicator", "dask indicator", "persisted"],
 )
 def test_term_stats_equal_in_memory(client, variant):
     """Exactly the in-memory TermStats, whatever the index and value types and label forms."""
@@ -82,7 +82,11 @@ def test_term_stats_equal_in_memory(client, variant):
     dy = y
     if variant.startswith("dask"):
         dy = da.from_array(y, chunks=(UNEVEN,) + ((y.shape[1],) if y.ndim == 2 else ()))
-    got = textsel.term_stats(dask_matrix(X), dy)
+    dX = dask_matrix(X)
+    if variant == "persisted":  # counted by one task per worker (the other variants: per block)
+        dX = dX.persist()
+        dy = da.from_array(y, chunks=(UNEVEN,)).persist()
+    got = textsel.term_stats(dX, dy)
     assert got == expected
     assert got.multilabel == expected.multilabel
 

@@ -12,7 +12,15 @@ from dask.delayed import Delayed, delayed
 
 from .._validation import as_csr
 
-__all__ = ["BlockMatrix", "as_label_array", "block_error", "check_block", "label_blocks", "matrix_blocks"]
+__all__ = [
+    "BlockMatrix",
+    "as_label_array",
+    "place_blocks",
+    "block_error",
+    "check_block",
+    "label_blocks",
+    "matrix_blocks",
+]
 
 
 def check_row_blocks(X, name: str = "X"):
@@ -107,6 +115,27 @@ def as_label_array(y):
         return sp.csr_matrix(y)
     y = np.asarray(y)
     return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
+
+
+def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
+    """(worker, block indices) pairs: each block with a worker holding it (the least loaded of its
+    holders), a block held nowhere (being recomputed) with the least loaded worker; ordered by
+    each worker's first block, so that results added in this order are added in a fixed order."""
+    who_has = client.who_has(futures)
+    workers = sorted(client.nthreads())
+    if not workers:
+        raise ConnectionError("no worker is running")  # the callers retry once workers are back
+    groups: dict[str, list[int]] = {w: [] for w in workers}
+    homeless = []
+    for i, future in enumerate(futures):
+        holders = [w for w in who_has.get(future.key, ()) if w in groups]
+        if holders:
+            groups[min(holders, key=lambda w: len(groups[w]))].append(i)
+        else:
+            homeless.append(i)
+    for i in homeless:
+        groups[min(groups, key=lambda w: len(groups[w]))].append(i)
+    return sorted(((w, idx) for w, idx in groups.items() if idx), key=lambda g: g[1][0])
 
 
 def _n_rows(block) -> int:

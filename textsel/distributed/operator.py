@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ccore import csr_matmat, csr_rmatmat
+from ._blocks import place_blocks
 
 __all__ = ["BlockOperator"]
 
@@ -40,22 +41,7 @@ class BlockOperator:
         self.client = A.client
 
     def _placement(self) -> list[tuple[str, list[int]]]:
-        """(worker, blocks) pairs: each block with a worker that holds it, or the least loaded."""
-        who_has = self.client.who_has(self.A.futures)
-        workers = sorted(self.client.nthreads())
-        if not workers:
-            raise ConnectionError("no worker is running")  # retried once workers are back
-        groups: dict[str, list[int]] = {w: [] for w in workers}
-        homeless = []
-        for i, future in enumerate(self.A.futures):
-            holders = [w for w in who_has.get(future.key, ()) if w in groups]
-            if holders:
-                groups[min(holders, key=lambda w: len(groups[w]))].append(i)
-            else:
-                homeless.append(i)
-        for i in homeless:
-            groups[min(groups, key=lambda w: len(groups[w]))].append(i)
-        return sorted(((w, idx) for w, idx in groups.items() if idx), key=lambda g: g[1][0])
+        return place_blocks(self.client, self.A.futures)
 
     def _run(self, product, *args):
         """Run ``product`` and retry it after a lost worker (not after a data error)."""

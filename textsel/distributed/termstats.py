@@ -5,12 +5,13 @@ from __future__ import annotations
 import dask
 import dask.array as da
 import numpy as np
+import scipy.sparse as sp
 from dask.delayed import delayed
 
 from .._validation import label_repr
 from ..termstats import TermStats
 from ..termstats import term_stats as term_stats_in_memory
-from ._blocks import as_label_array, block_error, check_block, label_blocks, matrix_blocks
+from ._blocks import as_label_array, block_error, check_block, label_blocks, matrix_blocks, place_blocks
 
 __all__ = ["term_stats"]
 
@@ -61,25 +62,98 @@ def _empty(y_block, n_terms, classes):
 
 
 def _add(*parts: TermStats) -> TermStats:
-    total = parts[0]
+    """The sum of ``parts``, which share their classes (every block is counted with the global
+    class order), accumulated in place into one table."""
+    class_df = parts[0].class_df.copy()
+    df = parts[0].df.copy()
+    sizes = parts[0].class_sizes.copy()
     for part in parts[1:]:
-        total = total + part
+        class_df += part.class_df
+        df += part.df
+        sizes += part.class_sizes
+    first = parts[0]
+    return TermStats(class_df, df, sizes, sum(p.n_docs for p in parts), first.classes, first.multilabel)
+
+
+def _worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads):
+    """One worker's blocks counted one after the other into one table (only it travels)."""
+    total = None
+    for block, y_block, index in zip(blocks, y_parts, indices, strict=True):
+        part = _block_stats(block, y_block, index, n_terms, classes, n_threads)
+        if total is None:
+            total = part
+        else:
+            total.class_df[...] += part.class_df
+            total.df[...] += part.df
+            total.class_sizes[...] += part.class_sizes
+            total = TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + part.n_docs,
+                              total.classes, total.multilabel)  # fmt: skip
     return total
+
+
+def _persisted_blocks(blocks):
+    """The futures of ``blocks`` when a distributed Client is active and has every one of them
+    (a persisted array, computed or still computing), else None."""
+    try:
+        from distributed import Future, default_client
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return None, None
+    keys = [b.key for b in blocks]
+    if not all(k in client.futures for k in keys):
+        return None, None
+    return client, [Future(k, client) for k in keys]
 
 
 def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     """:func:`textsel.term_stats` on a Dask array of CSR row blocks; the same TermStats, exactly.
 
     Each block is counted by the in-memory kernel on the worker that holds it, with ``n_threads``
-    threads (default 1: the cluster's workers are the parallelism); only the (classes x terms)
-    tables travel, added ``SPLIT_EVERY`` at a time.  Runs on whatever scheduler is active (a
-    dask.distributed Client if one is).
+    threads (default 1: the cluster's workers are the parallelism); only (classes x terms)
+    tables travel.  A persisted array on the active dask.distributed Client is counted by one
+    task per worker over the blocks it holds, which sends back one table; any other array, on
+    any scheduler, by a task per block with the tables added ``SPLIT_EVERY`` at a time.
     """
     blocks = matrix_blocks(X)
     n_terms = int(X.shape[1])
     y_parts = label_blocks(y, X)
     classes = _classes(as_label_array(y), classes)
     n_threads = 1 if n_threads is None else n_threads
+    client, futures = _persisted_blocks(blocks)
+    if client is not None:
+        stats = _on_workers(client, futures, y_parts, n_terms, classes, n_threads)
+    else:
+        stats = _in_graph(blocks, y_parts, n_terms, classes, n_threads)
+    if stats.n_docs == 0:
+        raise ValueError(f"X must have at least one document and one term, got shape (0, {n_terms})")
+    return stats
+
+
+def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
+    """A persisted array: one task per worker over the blocks it holds, one table back from each."""
+    if any(not isinstance(p, np.ndarray) and not sp.issparse(p) for p in y_parts):
+        y_parts = list(dask.compute(*y_parts))
+    tasks = [
+        client.submit(
+            _worker_stats,
+            [futures[i] for i in idx],
+            [y_parts[i] for i in idx],
+            idx,
+            n_terms,
+            classes,
+            n_threads,
+            workers=[w],
+            allow_other_workers=True,
+            pure=False,
+        )  # fmt: skip
+        for w, idx in place_blocks(client, futures)
+    ]
+    return _add(*client.gather(tasks))
+
+
+def _in_graph(blocks, y_parts, n_terms, classes, n_threads):
+    """Any array, any scheduler: a task per block, the tables added ``SPLIT_EVERY`` at a time."""
     parts = [
         delayed(_block_stats, pure=True)(b, yb, i, n_terms, classes, n_threads)
         for i, (b, yb) in enumerate(zip(blocks, y_parts, strict=True))
@@ -89,6 +163,4 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
             delayed(_add, pure=True)(*parts[i : i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)
         ]
     (stats,) = dask.compute(parts[0])
-    if stats.n_docs == 0:
-        raise ValueError(f"X must have at least one document and one term, got shape (0, {n_terms})")
     return stats
