@@ -107,6 +107,18 @@ def _apply(block, method, est, n_terms, empty, block_info=None):
         raise block_error("X", index, exc) from exc
 
 
+def _shared(est):
+    """``est`` sent to every worker once when a Client is active (a fitted selector holds its
+    score table, tens of MB that would otherwise travel inside the graph), else ``est``."""
+    try:
+        from distributed import default_client
+
+        client = default_client()
+    except (ImportError, ValueError):
+        return est
+    return client.scatter(est, broadcast=True, hash=False)
+
+
 def map_row_blocks(est, method, X):
     """``method`` (transform, predict, decision_function) on each row block, as a lazy Dask array.
 
@@ -117,6 +129,7 @@ def map_row_blocks(est, method, X):
     n_terms = int(X.shape[1])
     probe = method(est, sp.csr_matrix((1, n_terms)))
     empty = probe[:0]
+    est = _shared(est)
     if probe.ndim == 1:
         return X.map_blocks(
             _apply, method, est, n_terms, empty, drop_axis=1, chunks=(X.chunks[0],), dtype=probe.dtype,
