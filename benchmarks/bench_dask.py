@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from corpora import argument_parser
+from corpora import argument_parser, best_of
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 import textsel
@@ -56,15 +56,6 @@ def block_bounds(n_base, replicas, blocks):
 
 def make_block(base, a, b):
     return base[a:b]
-
-
-def best_of(func, repeat):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def stats_and_bns(X, y):

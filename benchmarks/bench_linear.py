@@ -19,26 +19,15 @@ Reuters-21578 ModApte (90 categories, multi-label) and 20 Newsgroups bydate (20 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import scipy.sparse as sp
-from corpora import argument_parser, benchmark_corpora
+from corpora import argument_parser, benchmark_corpora, best_of
 from scipy.sparse.linalg import lsqr as scipy_lsqr
 from sklearn.metrics import f1_score
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import LinearSVC
 
 import textsel
-
-
-def best_of(func, repeat):
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = func()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def bench_lsqr(name, X, T, repeat):

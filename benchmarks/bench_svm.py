@@ -14,11 +14,10 @@ and SV-set curves: time of each, and the mean absolute test-AUC difference from 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
-from corpora import argument_parser, benchmark_corpora
+from corpora import argument_parser, benchmark_corpora, best_of
 from sklearn.svm import LinearSVC
 
 import textsel
@@ -28,15 +27,6 @@ from textsel.masking import evaluate_subsets
 def primal(coef, intercept, X, signs, C=1.0):
     margins = np.maximum(0.0, 1 - signs * (X @ coef + intercept))
     return 0.5 * (coef @ coef + intercept**2) + C * (margins**2).sum()
-
-
-def best_time(func, repeat):
-    best, model = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        model = func()
-        best = min(best, time.perf_counter() - start)
-    return best, model
 
 
 def main():
@@ -52,11 +42,11 @@ def main():
         for k in tasks:
             y = corpus.Y[:, k].astype(int)
             signs = 2.0 * y - 1
-            t_ours, ours = best_time(
+            t_ours, ours = best_of(
                 lambda y=y, X=corpus.X: textsel.DualLinearSVC(random_state=0, n_threads=1).fit(X, y),
                 args.repeat,
             )
-            t_ref, ref = best_time(
+            t_ref, ref = best_of(
                 lambda y=y, X=corpus.X: LinearSVC(dual=True, random_state=0).fit(X, y), args.repeat
             )
             total["DualLinearSVC"] += t_ours

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -43,3 +44,13 @@ def benchmark_corpora(data_home):
             name=name, X=X, X_test=vectorizer.transform(test), y=y, y_test=y_test,
             Y=np.asarray(Y, dtype=np.float64),
         )  # fmt: skip
+
+
+def best_of(func, repeat):
+    """The best wall time of ``repeat`` calls of ``func`` and the last call's result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = func()
+        best = min(best, time.perf_counter() - start)
+    return best, result

@@ -68,6 +68,39 @@ cdef dict _lsqr_report(ts_lsqr_result *res, int64_t K):
     }
 
 
+cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, _Operator c, bint fit_intercept,
+                 int64_t n_unknowns, const double[:, ::1] b, row_weights, const double[::1] damp,
+                 ts_lsqr_options options):
+    """ts_lsqr on X, or ts_lsqr_op on A (X NULL) whose callbacks record errors in c."""
+    cdef int64_t K = b.shape[1]
+    cdef int status
+    cdef const double[:, ::1] weights
+    cdef const double *wptr = NULL
+    cdef ts_lsqr_result *res
+    x = np.zeros((n_unknowns, K), dtype=np.float64)
+    cdef double[:, ::1] xv = x
+    if row_weights is not None:
+        weights = row_weights
+        wptr = &weights[0, 0]
+    res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
+    if res == NULL:
+        raise MemoryError("lsqr: could not allocate the result records")
+    try:
+        with nogil:
+            if X != NULL:
+                status = ts_lsqr(X, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0], res)
+            else:
+                status = ts_lsqr_op(A, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0],
+                                    res)
+        if status == TS_ERR_CALLBACK and c is not None and c.error is not None:
+            raise c.error
+        check_status(status, "lsqr")
+        report = _lsqr_report(res, K)
+    finally:
+        free(res)
+    return x, report
+
+
 def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_intercept,
              const double[:, ::1] b, row_weights, const double[::1] damp,
              double atol, double btol, double conlim, int64_t iter_lim):
@@ -77,31 +110,9 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
     Returns ``x`` ((n_cols + fit_intercept), K) and a dict of per-column arrays.
     """
     cdef ts_csr X
-    cdef ts_lsqr_options options = _lsqr_options(atol, btol, conlim, iter_lim)
-    cdef int64_t K = b.shape[1]
-    cdef int status
-    cdef const double[:, ::1] weights
-    cdef const double *wptr = NULL
-    cdef ts_lsqr_result *res
-    n_unknowns = n_cols + (1 if fit_intercept else 0)
-    x = np.zeros((n_unknowns, K), dtype=np.float64)
-    cdef double[:, ::1] xv = x
     keep = _fill_csr(&X, data, indices, indptr, b.shape[0], n_cols)
-    if row_weights is not None:
-        weights = row_weights
-        wptr = &weights[0, 0]
-    res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
-    if res == NULL:
-        raise MemoryError("lsqr: could not allocate the result records")
-    try:
-        with nogil:
-            status = ts_lsqr(&X, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options,
-                             &xv[0, 0], res)
-        check_status(status, "lsqr")
-        report = _lsqr_report(res, K)
-    finally:
-        free(res)
-    return x, report
+    return _lsqr(&X, NULL, None, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
+                 damp, _lsqr_options(atol, btol, conlim, iter_lim))
 
 
 cdef class _Operator:
@@ -155,35 +166,12 @@ def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const 
     and the return value as :func:`lsqr_csr`."""
     cdef ts_linop A
     cdef _Operator c = _Operator()
-    cdef ts_lsqr_options options = _lsqr_options(atol, btol, conlim, iter_lim)
-    cdef int64_t K = b.shape[1]
-    cdef int status
-    cdef const double[:, ::1] weights
-    cdef const double *wptr = NULL
-    cdef ts_lsqr_result *res
     if b.shape[0] != n_rows:
         raise ValueError(f"b has {b.shape[0]} rows, the operator {n_rows}")
     c.op, c.n_rows, c.n_cols = op, n_rows, n_cols
     A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
-    x = np.zeros((n_cols + (1 if fit_intercept else 0), K), dtype=np.float64)
-    cdef double[:, ::1] xv = x
-    if row_weights is not None:
-        weights = row_weights
-        wptr = &weights[0, 0]
-    res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
-    if res == NULL:
-        raise MemoryError("lsqr: could not allocate the result records")
-    try:
-        with nogil:
-            status = ts_lsqr_op(&A, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options,
-                                &xv[0, 0], res)
-        if status == TS_ERR_CALLBACK and c.error is not None:
-            raise c.error
-        check_status(status, "lsqr")
-        report = _lsqr_report(res, K)
-    finally:
-        free(res)
-    return x, report
+    return _lsqr(NULL, &A, c, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
+                 damp, _lsqr_options(atol, btol, conlim, iter_lim))
 
 
 def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V):
