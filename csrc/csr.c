@@ -66,7 +66,7 @@ int ts_csr_has_nonfinite(const ts_csr *X)
     return 0;
 }
 
-/* Y = X V and G = X' U on row-major n_vec-column matrices, once per index width (the width
+/* Y = X V and G += X' U on row-major n_vec-column matrices, once per index width (the width
  * must be known in the inner loops for them to vectorize over the columns). */
 #define DEFINE_MATMAT(SUFFIX, ITYPE)                                                           \
     static void matmat_##SUFFIX(const ts_csr *X, const ITYPE *indptr, const ITYPE *indices,   \
@@ -89,8 +89,6 @@ int ts_csr_has_nonfinite(const ts_csr *X)
                                  int64_t n_vec, const double *U, double *G)                    \
     {                                                                                          \
         int64_t i, k, q;                                                                       \
-        for (i = 0; i < X->n_cols * n_vec; i++)                                                \
-            G[i] = 0.0;                                                                        \
         for (i = 0; i < X->n_rows; i++) {                                                      \
             const double *u = U + i * n_vec;                                                   \
             for (k = indptr[i]; k < indptr[i + 1]; k++) {                                      \

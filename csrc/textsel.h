@@ -116,8 +116,8 @@ int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double
 
 /* Plain products with a CSR matrix and a dense row-major n_vec-column matrix (the kernels a
  * ts_linop over row blocks runs on each block): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec)
- * and G = X' U (U: n_rows x n_vec, G: n_cols x n_vec), outputs overwritten.  Each row is summed
- * in stored order.  Return TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is checked first). */
+ * and G += X' U (U: n_rows x n_vec, G: n_cols x n_vec, added to: one G serves a worker's
+ * blocks).  Y is overwritten; each row is summed in stored order.  Return TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is checked first). */
 int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y);
 int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G);
 

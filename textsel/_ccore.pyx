@@ -194,29 +194,24 @@ def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const do
 
 def csr_rmatmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] U,
                 double[:, ::1] out=None):
-    """X' U for CSR buffers and a dense (n_rows, P) U, without the GIL; added to ``out`` if given."""
+    """X' U for CSR buffers and a dense (n_rows, P) U, without the GIL; added into ``out`` if
+    given (no temporary: a worker sums its blocks' products in one array)."""
     cdef ts_csr X
-    cdef int64_t n_rows = indptr.shape[0] - 1, P = U.shape[1], i, q
+    cdef int64_t n_rows = indptr.shape[0] - 1, P = U.shape[1]
     cdef int status = 0
     if U.shape[0] != n_rows:
         raise ValueError(f"U has {U.shape[0]} rows, X {n_rows}")
-    if out is not None and (out.shape[0] != n_cols or out.shape[1] != P):
+    if out is None:
+        out = np.zeros((n_cols, P), dtype=np.float64)
+    elif out.shape[0] != n_cols or out.shape[1] != P:
         raise ValueError(f"out has shape {(out.shape[0], out.shape[1])}, expected {(n_cols, P)}")
-    G = np.zeros((n_cols, P), dtype=np.float64)
-    cdef double[:, ::1] gv = G
     if n_rows == 0 or P == 0 or n_cols == 0:
-        if out is not None:
-            return out
-        return G
+        return out.base
     keep = _fill_csr(&X, data, indices, indptr, n_rows, n_cols)
     with nogil:
-        status = ts_csr_rmatmat(&X, P, &U[0, 0], &gv[0, 0])
-        if status == 0 and out is not None:
-            for i in range(n_cols):
-                for q in range(P):
-                    out[i, q] += gv[i, q]
+        status = ts_csr_rmatmat(&X, P, &U[0, 0], &out[0, 0])
     check_status(status, "csr_rmatmat")
-    return G if out is None else out
+    return out.base
 
 
 def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const double[::1] y,

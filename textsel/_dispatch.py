@@ -15,8 +15,8 @@ import importlib
 def is_distributed(obj) -> bool:
     """True for a Dask collection or a textsel.distributed matrix (checked without importing Dask)."""
     module = type(obj).__module__
-    return module.startswith(("dask.", "textsel.distributed")) and (
-        hasattr(obj, "__dask_graph__") or module.startswith("textsel.distributed")
+    return module.startswith("textsel.distributed") or (
+        module.startswith("dask.") and hasattr(obj, "__dask_graph__")
     )
 
 

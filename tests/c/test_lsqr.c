@@ -329,6 +329,7 @@ static int ctx_rmatvec(void *ctx, int64_t n_vec, const double *y, double *x)
     int status;
     if (++c->calls == c->fail_at)
         return 7; /* a positive status is a failure too */
+    memset(x, 0, sizeof(double) * (size_t)(c->X.n_cols * n_vec)); /* rmatmat adds to x */
     status = ts_csr_rmatmat(&c->X, n_vec, y, x);
     if (c->calls == c->nan_at)
         x[0] = INFINITY;
@@ -353,7 +354,7 @@ static void test_csr_matmat_against_dense(void)
 {
     problem P = make_problem(17, 11, 3, 0.4, 7);
     ts_csr X32 = csr32(&P), X64 = csr64(&P);
-    double V[33], U[51], Y[51], G[33], Yref[51] = {0}, Gref[33] = {0};
+    double V[33], U[51], Y[51], G[33] = {0}, Gref[33] = {0}, Yref[51] = {0};
     int64_t i, j, k, q;
     for (i = 0; i < 33; i++)
         V[i] = uniform() - 0.5;
@@ -369,6 +370,7 @@ static void test_csr_matmat_against_dense(void)
     CHECK(ts_csr_matmat(&X32, 3, V, Y) == TS_OK);
     CHECK(ts_csr_rmatmat(&X32, 3, U, G) == TS_OK);
     CHECK(rel_diff(Y, Yref, 51, 1, 1) < 1e-15 && rel_diff(G, Gref, 33, 1, 1) < 1e-15);
+    memset(G, 0, sizeof G);
     CHECK(ts_csr_matmat(&X64, 3, V, Y) == TS_OK);
     CHECK(ts_csr_rmatmat(&X64, 3, U, G) == TS_OK);
     CHECK(rel_diff(Y, Yref, 51, 1, 1) < 1e-15 && rel_diff(G, Gref, 33, 1, 1) < 1e-15);

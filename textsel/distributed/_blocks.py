@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from dask.delayed import Delayed, delayed
 
 from .._validation import as_csr
+from ..proximal import _row_norms as row_norms
 
 __all__ = [
     "BlockMatrix",
@@ -152,10 +153,6 @@ def _checked_float64(block, index, n_terms, name):
     return X
 
 
-def _row_norms(block):
-    return np.sqrt(np.asarray(block.multiply(block).sum(axis=1)).ravel())
-
-
 class BlockMatrix:
     """A document-term matrix held as CSR row blocks on the workers of a Dask cluster.
 
@@ -216,7 +213,7 @@ class BlockMatrix:
 
     def row_norms(self) -> np.ndarray:
         """Euclidean norm of every row, computed on the workers."""
-        parts = self.client.gather(self.client.map(_row_norms, self.futures, pure=False))
+        parts = self.client.gather(self.client.map(row_norms, self.futures, pure=False))
         return np.concatenate(parts)
 
     def __repr__(self) -> str:

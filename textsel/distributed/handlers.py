@@ -71,9 +71,7 @@ def fit_lsqr_classifier(est, fit, X, y):
     """The least-squares classifiers' ``fit`` with every pass over ``X`` on the cluster."""
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
     y = _local(y)
-    if sp.issparse(y):
-        y = y.toarray()
-    y = np.asarray(y)
+    y = y if sp.issparse(y) else np.asarray(y)  # _targets reads a sparse indicator as it is
     if y.shape[0] != A.shape[0]:
         raise ValueError(f"y has {y.shape[0]} entries but X has {A.shape[0]} documents")
     est._fit(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est))

@@ -57,7 +57,6 @@ class BlockOperator:
                         "the solve was abandoned and nothing is returned"
                     ) from exc
                 self.client.wait_for_workers(1, timeout=60)
-        raise AssertionError("unreachable")
 
     def _submit(self, worker, func, blocks, *data):
         scattered = [self.client.scatter(d, workers=[worker], direct=True, hash=False) for d in data]

@@ -61,33 +61,35 @@ def _empty(y_block, n_terms, classes):
     )
 
 
+def _accumulate(total: TermStats, part: TermStats) -> TermStats:
+    """``total + part`` written into ``total``'s arrays; both were counted with the same global
+    class order, so no alignment (``TermStats.__add__``) and no new table is needed."""
+    total.class_df[...] += part.class_df
+    total.df[...] += part.df
+    total.class_sizes[...] += part.class_sizes
+    return TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + part.n_docs,
+                     total.classes, total.multilabel)  # fmt: skip
+
+
 def _add(*parts: TermStats) -> TermStats:
-    """The sum of ``parts``, which share their classes (every block is counted with the global
-    class order), accumulated in place into one table."""
-    class_df = parts[0].class_df.copy()
-    df = parts[0].df.copy()
-    sizes = parts[0].class_sizes.copy()
-    for part in parts[1:]:
-        class_df += part.class_df
-        df += part.df
-        sizes += part.class_sizes
+    """The sum of ``parts`` in a fresh table (the parts may be shared by the scheduler)."""
     first = parts[0]
-    return TermStats(class_df, df, sizes, sum(p.n_docs for p in parts), first.classes, first.multilabel)
+    total = TermStats(first.class_df.copy(), first.df.copy(), first.class_sizes.copy(), first.n_docs,
+                      first.classes, first.multilabel)  # fmt: skip
+    for part in parts[1:]:
+        total = _accumulate(total, part)
+    return total
 
 
 def _worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads):
     """One worker's blocks counted one after the other into one table (only it travels)."""
-    total = None
-    for block, y_block, index in zip(blocks, y_parts, indices, strict=True):
-        part = _block_stats(block, y_block, index, n_terms, classes, n_threads)
-        if total is None:
-            total = part
-        else:
-            total.class_df[...] += part.class_df
-            total.df[...] += part.df
-            total.class_sizes[...] += part.class_sizes
-            total = TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + part.n_docs,
-                              total.classes, total.multilabel)  # fmt: skip
+    parts = (
+        _block_stats(*args, n_terms, classes, n_threads)
+        for args in zip(blocks, y_parts, indices, strict=True)
+    )
+    total = next(parts)
+    for part in parts:
+        total = _accumulate(total, part)
     return total
 
 
