@@ -20,6 +20,7 @@ process, and whether the results equal the in-memory ones.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import resource
@@ -93,7 +94,8 @@ def run_cluster(args, n_workers, reference):
         ) as cluster,
         Client(cluster) as client,
     ):
-        client.run(lambda: __import__("textsel"))  # imports before the clock, on every worker
+        # what the block tasks import, before the clock, on every worker
+        client.run(importlib.import_module, "textsel.distributed._worker")
         base_f = client.scatter(base, broadcast=True)
         bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
         parts = [

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils.multiclass import type_of_target
 
 from . import _termstats
 from ._dispatch import distributed_method
@@ -183,9 +182,12 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y") -> Labels:
         raise ValueError(f"{name} contains NaN or infinity")
     if y_arr.ndim == 2:
         return _dense_indicator_labels(y_arr, classes, name)
-    kind = type_of_target(y_arr, input_name=name)
-    if kind not in ("binary", "multiclass"):
-        raise ValueError(f"Unknown label type: {name} must hold class labels, got target type {kind!r}")
+    if y_arr.dtype.kind not in "biuUS":  # integer, bool and string labels are class labels as they are
+        from sklearn.utils.multiclass import type_of_target  # here: a Dask worker's kernels skip sklearn
+
+        kind = type_of_target(y_arr, input_name=name)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(f"Unknown label type: {name} must hold class labels, got target type {kind!r}")
     if classes is None:
         classes, inverse = np.unique(y_arr, return_inverse=True)
     else:

@@ -27,6 +27,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from ._dispatch import distributed_method
 from ._linear import LinearScoresMixin
+from ._rows import row_norms as _row_norms
 from ._validation import check_positive_int, check_real, check_sparse_structure
 from .lsqr import lsqr
 
@@ -239,12 +240,6 @@ def _positive_or_auto(value, name):
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be 'auto' or a positive number, got {value}")
     return float(value)
-
-
-def _row_norms(X):
-    if sp.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-    return np.linalg.norm(X, axis=1)
 
 
 class RLSClassifier(_LSQRLinearClassifier):

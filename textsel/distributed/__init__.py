@@ -8,6 +8,13 @@ checked on the workers, for several solves on the same matrix.  ``import textsel
 import this package or Dask.
 """
 
-from ._blocks import BlockMatrix
-
 __all__ = ["BlockMatrix"]
+
+
+def __getattr__(name):
+    # lazily: a worker unpickling a block task imports this package, and needs no Dask array code
+    if name == "BlockMatrix":
+        from ._blocks import BlockMatrix
+
+        return BlockMatrix
+    raise AttributeError(f"module 'textsel.distributed' has no attribute {name!r}")

@@ -7,18 +7,14 @@ import math
 import dask
 import dask.array as da
 import numpy as np
-import scipy.sparse as sp
 from dask.delayed import Delayed, delayed
 
-from .._validation import as_csr
-from ..proximal import _row_norms as row_norms
+from ._worker import checked_float64, local_labels, n_rows, row_norms
 
 __all__ = [
     "BlockMatrix",
     "as_label_array",
     "place_blocks",
-    "block_error",
-    "check_block",
     "label_blocks",
     "matrix_blocks",
 ]
@@ -37,31 +33,6 @@ def check_row_blocks(X, name: str = "X"):
         )
     if math.isnan(X.shape[1]):
         raise ValueError(f"{name} has an unknown number of columns; give the array its shape")
-
-
-def block_error(name: str, index: int, exc: Exception) -> Exception:
-    """``exc`` (a ValueError or TypeError from a block) as the same kind of error naming the block."""
-    kind = TypeError if isinstance(exc, TypeError) and not isinstance(exc, ValueError) else ValueError
-    return kind(f"{name} block {index}: {exc}")
-
-
-def check_block(block, index: int, n_terms: int, name: str = "X") -> sp.csr_matrix:
-    """One block as a CSR matrix the kernels accept (:func:`textsel._validation.as_csr`), its type,
-    width and structure checked; errors name the block.  Empty blocks are allowed."""
-    if not sp.issparse(block):
-        raise TypeError(
-            f"{name} block {index} is a {type(block).__module__}.{type(block).__name__}, not a "
-            f"scipy.sparse matrix; textsel's Dask path needs sparse row blocks (a dense block of a "
-            f"large corpus would not fit): map the blocks with scipy.sparse.csr_matrix"
-        )
-    if block.ndim != 2 or block.shape[1] != n_terms:
-        raise ValueError(f"{name} block {index} has shape {block.shape}; every block needs {n_terms} columns")
-    if block.shape[0] == 0:
-        return sp.csr_matrix((0, n_terms), dtype=np.float64)
-    try:
-        return as_csr(block, name)
-    except (ValueError, TypeError) as exc:
-        raise block_error(name, index, exc) from exc
 
 
 def matrix_blocks(X, name: str = "X") -> list[Delayed]:
@@ -100,7 +71,7 @@ def label_blocks(y, X, name: str = "y") -> list:
     if y_arr.ndim == 0:
         raise ValueError(f"{name} must be 1-D labels or a 2-D indicator matrix, got a scalar")
     if any(math.isnan(c) for c in row_chunks):
-        row_chunks = dask.compute(*[delayed(_n_rows)(b) for b in X.to_delayed().ravel()])
+        row_chunks = dask.compute(*[delayed(n_rows)(b) for b in X.to_delayed().ravel()])
     n_docs = int(sum(row_chunks))
     if y_arr.shape[0] != n_docs:
         raise ValueError(f"{name} has {y_arr.shape[0]} entries but X has {n_docs} documents")
@@ -110,12 +81,7 @@ def label_blocks(y, X, name: str = "y") -> list:
 
 def as_label_array(y):
     """``y`` as a Dask array, a CSR indicator matrix or an ndarray (a column vector flattened)."""
-    if isinstance(y, da.Array):
-        return y
-    if sp.issparse(y):
-        return sp.csr_matrix(y)
-    y = np.asarray(y)
-    return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
+    return y if isinstance(y, da.Array) else local_labels(y)
 
 
 def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
@@ -137,20 +103,6 @@ def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
     for i in homeless:
         groups[min(groups, key=lambda w: len(groups[w]))].append(i)
     return sorted(((w, idx) for w, idx in groups.items() if idx), key=lambda g: g[1][0])
-
-
-def _n_rows(block) -> int:
-    return int(block.shape[0])
-
-
-def _checked_float64(block, index, n_terms, name):
-    """A block for the LSQR products: checked, float64 values, every one finite."""
-    X = check_block(block, index, n_terms, name)
-    if X.dtype != np.float64:
-        X = sp.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
-    if not np.isfinite(X.data).all():
-        raise ValueError(f"{name} block {index}: {name} contains NaN or infinity")
-    return X
 
 
 class BlockMatrix:
@@ -197,9 +149,9 @@ class BlockMatrix:
         self.name = name
         self.array = X
         n_terms = int(X.shape[1])
-        checked = [delayed(_checked_float64)(b, i, n_terms, name) for i, b in enumerate(blocks)]
+        checked = [delayed(checked_float64)(b, i, n_terms, name) for i, b in enumerate(blocks)]
         self.futures = client.compute(checked)
-        sizes = client.gather(client.map(_n_rows, self.futures, pure=False))
+        sizes = client.gather(client.map(n_rows, self.futures, pure=False))
         self.row_starts = np.cumsum([0, *sizes]).astype(np.int64)
         self.shape = (int(self.row_starts[-1]), n_terms)
         if self.shape[0] == 0:

@@ -17,7 +17,8 @@ from sklearn.model_selection import KFold
 
 from .._ccore import lsqr_operator
 from ..lsqr import prepare, result
-from ._blocks import BlockMatrix, block_error, check_block, check_row_blocks
+from ._blocks import BlockMatrix, check_row_blocks
+from ._worker import block_error, check_block
 from .operator import BlockOperator
 from .termstats import term_stats as _term_stats
 

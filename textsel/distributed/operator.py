@@ -4,26 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ccore import csr_matmat, csr_rmatmat
 from ._blocks import place_blocks
+from ._worker import block_matvec, block_rmatvec
 
 __all__ = ["BlockOperator"]
 
 #: how many times a product is tried again after a worker was lost
 RETRIES = 3
-
-
-def _block_matvec(blocks, V):
-    """X_b V for each of one worker's blocks, in order."""
-    return [csr_matmat(b.data, b.indices, b.indptr, b.shape[1], V) for b in blocks]
-
-
-def _block_rmatvec(blocks, U, starts):
-    """Sum over one worker's blocks of X_b' U_b (U holds their rows one after another)."""
-    G = np.zeros((blocks[0].shape[1], U.shape[1]))
-    for b, a, z in zip(blocks, starts[:-1], starts[1:], strict=True):
-        csr_rmatmat(b.data, b.indices, b.indptr, b.shape[1], np.ascontiguousarray(U[a:z]), G)
-    return G
 
 
 class BlockOperator:
@@ -67,7 +54,7 @@ class BlockOperator:
 
     def _matvec(self, V):
         placement = self._placement()
-        tasks = [self._submit(w, _block_matvec, idx, V) for w, idx in placement]
+        tasks = [self._submit(w, block_matvec, idx, V) for w, idx in placement]
         results = self.client.gather(tasks, direct=True)
         starts = self.A.row_starts
         Y = np.empty((self.A.shape[0], V.shape[1]))
@@ -84,7 +71,7 @@ class BlockOperator:
         for w, idx in placement:
             rows = np.concatenate([U[starts[i] : starts[i + 1]] for i in idx])
             local = np.cumsum([0] + [int(starts[i + 1] - starts[i]) for i in idx])
-            tasks.append(self._submit(w, _block_rmatvec, idx, rows, local))
+            tasks.append(self._submit(w, block_rmatvec, idx, rows, local))
         partials = self.client.gather(tasks, direct=True)
         G = np.zeros((self.A.shape[1], U.shape[1]))
         for part in partials:  # a fixed order: by each worker's first block

@@ -10,8 +10,8 @@ from dask.delayed import delayed
 
 from .._validation import label_repr
 from ..termstats import TermStats
-from ..termstats import term_stats as term_stats_in_memory
-from ._blocks import as_label_array, block_error, check_block, label_blocks, matrix_blocks, place_blocks
+from ._blocks import as_label_array, label_blocks, matrix_blocks, place_blocks
+from ._worker import add_stats, block_stats, worker_stats
 
 __all__ = ["term_stats"]
 
@@ -33,64 +33,6 @@ def _classes(y, classes):
         which = label_repr(found[0]) if found.size else "none"
         raise ValueError(f"y has {found.size} class ({which}); term statistics need at least 2 classes")
     return found
-
-
-def _block_stats(block, y_block, index, n_terms, classes, n_threads):
-    X = check_block(block, index, n_terms)
-    y_block = as_label_array(y_block)
-    if y_block.shape[0] != X.shape[0]:
-        raise ValueError(f"y block {index} has {y_block.shape[0]} rows but X block {index} has {X.shape[0]}")
-    if X.shape[0] == 0:
-        return _empty(y_block, n_terms, classes)
-    try:
-        return term_stats_in_memory(X, y_block, classes=classes, n_threads=n_threads)
-    except (ValueError, TypeError) as exc:
-        raise block_error("X", index, exc) from exc
-
-
-def _empty(y_block, n_terms, classes):
-    multilabel = y_block.ndim == 2 and y_block.shape[1] != 1
-    names = classes if classes is not None else np.arange(y_block.shape[1])
-    return TermStats(
-        class_df=np.zeros((len(names), n_terms), dtype=np.int64),
-        df=np.zeros(n_terms, dtype=np.int64),
-        class_sizes=np.zeros(len(names), dtype=np.int64),
-        n_docs=0,
-        classes=names,
-        multilabel=multilabel,
-    )
-
-
-def _accumulate(total: TermStats, part: TermStats) -> TermStats:
-    """``total + part`` written into ``total``'s arrays; both were counted with the same global
-    class order, so no alignment (``TermStats.__add__``) and no new table is needed."""
-    total.class_df[...] += part.class_df
-    total.df[...] += part.df
-    total.class_sizes[...] += part.class_sizes
-    return TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + part.n_docs,
-                     total.classes, total.multilabel)  # fmt: skip
-
-
-def _add(*parts: TermStats) -> TermStats:
-    """The sum of ``parts`` in a fresh table (the parts may be shared by the scheduler)."""
-    first = parts[0]
-    total = TermStats(first.class_df.copy(), first.df.copy(), first.class_sizes.copy(), first.n_docs,
-                      first.classes, first.multilabel)  # fmt: skip
-    for part in parts[1:]:
-        total = _accumulate(total, part)
-    return total
-
-
-def _worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads):
-    """One worker's blocks counted one after the other into one table (only it travels)."""
-    parts = (
-        _block_stats(*args, n_terms, classes, n_threads)
-        for args in zip(blocks, y_parts, indices, strict=True)
-    )
-    total = next(parts)
-    for part in parts:
-        total = _accumulate(total, part)
-    return total
 
 
 def _persisted_blocks(blocks):
@@ -138,7 +80,7 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
         y_parts = list(dask.compute(*y_parts))
     tasks = [
         client.submit(
-            _worker_stats,
+            worker_stats,
             [futures[i] for i in idx],
             [y_parts[i] for i in idx],
             idx,
@@ -151,18 +93,19 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
         )  # fmt: skip
         for w, idx in place_blocks(client, futures)
     ]
-    return _add(*client.gather(tasks))
+    return add_stats(*client.gather(tasks))
 
 
 def _in_graph(blocks, y_parts, n_terms, classes, n_threads):
     """Any array, any scheduler: a task per block, the tables added ``SPLIT_EVERY`` at a time."""
     parts = [
-        delayed(_block_stats, pure=True)(b, yb, i, n_terms, classes, n_threads)
+        delayed(block_stats, pure=True)(b, yb, i, n_terms, classes, n_threads)
         for i, (b, yb) in enumerate(zip(blocks, y_parts, strict=True))
     ]
     while len(parts) > 1:
         parts = [
-            delayed(_add, pure=True)(*parts[i : i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)
+            delayed(add_stats, pure=True)(*parts[i : i + SPLIT_EVERY])
+            for i in range(0, len(parts), SPLIT_EVERY)
         ]
     (stats,) = dask.compute(parts[0])
     return stats

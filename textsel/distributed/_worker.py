@@ -1,0 +1,150 @@
+"""What runs on the workers: the block checks and the per-block kernels.
+
+Imports numpy, scipy and textsel's kernels only (no Dask, no scikit-learn), so that a worker
+that counts and multiplies blocks carries nothing else: an idle worker process is about 60 MB,
+and scikit-learn alone would add 50 MB to each.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._ccore import csr_matmat, csr_rmatmat
+from .._rows import row_norms
+from .._validation import as_csr
+from ..termstats import TermStats
+from ..termstats import term_stats as term_stats_in_memory
+
+__all__ = [
+    "accumulate",
+    "add_stats",
+    "block_error",
+    "block_matvec",
+    "block_rmatvec",
+    "block_stats",
+    "check_block",
+    "checked_float64",
+    "n_rows",
+    "row_norms",
+    "worker_stats",
+]
+
+
+def block_error(name: str, index: int, exc: Exception) -> Exception:
+    """``exc`` (a ValueError or TypeError from a block) as the same kind of error naming the block."""
+    kind = TypeError if isinstance(exc, TypeError) and not isinstance(exc, ValueError) else ValueError
+    return kind(f"{name} block {index}: {exc}")
+
+
+def check_block(block, index: int, n_terms: int, name: str = "X") -> sp.csr_matrix:
+    """One block as a CSR matrix the kernels accept (:func:`textsel._validation.as_csr`), its type,
+    width and structure checked; errors name the block.  Empty blocks are allowed."""
+    if not sp.issparse(block):
+        raise TypeError(
+            f"{name} block {index} is a {type(block).__module__}.{type(block).__name__}, not a "
+            f"scipy.sparse matrix; textsel's Dask path needs sparse row blocks (a dense block of a "
+            f"large corpus would not fit): map the blocks with scipy.sparse.csr_matrix"
+        )
+    if block.ndim != 2 or block.shape[1] != n_terms:
+        raise ValueError(f"{name} block {index} has shape {block.shape}; every block needs {n_terms} columns")
+    if block.shape[0] == 0:
+        return sp.csr_matrix((0, n_terms), dtype=np.float64)
+    try:
+        return as_csr(block, name)
+    except (ValueError, TypeError) as exc:
+        raise block_error(name, index, exc) from exc
+
+
+def checked_float64(block, index, n_terms, name):
+    """A block for the LSQR products: checked, float64 values, every one finite."""
+    X = check_block(block, index, n_terms, name)
+    if X.dtype != np.float64:
+        X = sp.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    if not np.isfinite(X.data).all():
+        raise ValueError(f"{name} block {index}: {name} contains NaN or infinity")
+    return X
+
+
+def n_rows(block) -> int:
+    return int(block.shape[0])
+
+
+def local_labels(y):
+    """One block's labels (already computed): a CSR indicator, or an ndarray with a column
+    vector flattened."""
+    if sp.issparse(y):
+        return sp.csr_matrix(y)
+    y = np.asarray(y)
+    return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
+
+
+def block_stats(block, y_block, index, n_terms, classes, n_threads) -> TermStats:
+    """One block's TermStats by the in-memory kernel, counted in the global class order."""
+    X = check_block(block, index, n_terms)
+    y_block = local_labels(y_block)
+    if y_block.shape[0] != X.shape[0]:
+        raise ValueError(f"y block {index} has {y_block.shape[0]} rows but X block {index} has {X.shape[0]}")
+    if X.shape[0] == 0:
+        return _empty(y_block, n_terms, classes)
+    try:
+        return term_stats_in_memory(X, y_block, classes=classes, n_threads=n_threads)
+    except (ValueError, TypeError) as exc:
+        raise block_error("X", index, exc) from exc
+
+
+def _empty(y_block, n_terms, classes):
+    multilabel = y_block.ndim == 2 and y_block.shape[1] != 1
+    names = classes if classes is not None else np.arange(y_block.shape[1])
+    return TermStats(
+        class_df=np.zeros((len(names), n_terms), dtype=np.int64),
+        df=np.zeros(n_terms, dtype=np.int64),
+        class_sizes=np.zeros(len(names), dtype=np.int64),
+        n_docs=0,
+        classes=names,
+        multilabel=multilabel,
+    )
+
+
+def accumulate(total: TermStats, part: TermStats) -> TermStats:
+    """``total + part`` written into ``total``'s arrays; both were counted with the same global
+    class order, so no alignment (``TermStats.__add__``) and no new table is needed."""
+    total.class_df[...] += part.class_df
+    total.df[...] += part.df
+    total.class_sizes[...] += part.class_sizes
+    return TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + part.n_docs,
+                     total.classes, total.multilabel)  # fmt: skip
+
+
+def add_stats(*parts: TermStats) -> TermStats:
+    """The sum of ``parts`` in a fresh table (the parts may be shared by the scheduler)."""
+    first = parts[0]
+    total = TermStats(first.class_df.copy(), first.df.copy(), first.class_sizes.copy(), first.n_docs,
+                      first.classes, first.multilabel)  # fmt: skip
+    for part in parts[1:]:
+        total = accumulate(total, part)
+    return total
+
+
+def worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads) -> TermStats:
+    """One worker's blocks counted one after the other into one table (only it travels)."""
+    parts = (
+        block_stats(*args, n_terms, classes, n_threads) for args in zip(blocks, y_parts, indices, strict=True)
+    )
+    total = next(parts)
+    for part in parts:
+        total = accumulate(total, part)
+    return total
+
+
+def block_matvec(blocks, V):
+    """X_b V for each of one worker's blocks, in order."""
+    return [csr_matmat(b.data, b.indices, b.indptr, b.shape[1], V) for b in blocks]
+
+
+def block_rmatvec(blocks, U, starts):
+    """Sum over one worker's blocks of X_b' U_b (U holds their rows one after another)."""
+    G = np.zeros((blocks[0].shape[1], U.shape[1]))
+    for b, a, z in zip(blocks, starts[:-1], starts[1:], strict=True):
+        csr_rmatmat(b.data, b.indices, b.indptr, b.shape[1], np.ascontiguousarray(U[a:z]), G)
+    return G
