@@ -3,19 +3,22 @@
 20 Newsgroups (bydate training split, TfidfVectorizer(sublinear_tf=True, min_df=2)) replicated
 ``--replicas`` times (16: 181,024 documents, 27.4M nonzeros) in ``--blocks`` row blocks.  Each
 configuration runs in a fresh process: in memory (the stacked CSR matrix), then a LocalCluster
-of 1 and of 2 worker processes (one thread each) whose blocks are built on the workers from the
-base matrix (the client holds only the base and the labels).  Timed, whole public calls:
+of 1 and of 2 worker processes (one thread each) whose blocks are built on the workers from
+slices of the base matrix, each slice sent to one worker and dropped once the blocks exist (the
+client holds only the base and the labels).  Timed, whole public calls:
 
-- term_stats + BNS: ``textsel.score(textsel.term_stats(X, y), "bns")``, best of ``--repeat``;
+- term_stats + BNS: ``textsel.score(textsel.term_stats(X, y), "bns")``, and ``term_stats`` alone
+  (the throughput the worker count changes; BNS is scored on the client), best of ``--repeat``;
 - the 20-class WeightedProximalSVC fit (tol 1e-4, the estimator's default), once, including
   (on the cluster) the BlockMatrix that checks and persists the blocks.
 
 Reported: wall times, documents per second for term_stats, LSQR iterations and seconds per
 iteration, bytes moved per LSQR iteration (vectors to and from the workers, counted by the
-operator), peak resident memory (ru_maxrss) of every worker and of the client / in-memory
+operator), peak resident memory (VmHWM) of every worker and of the client / in-memory
 process, and whether the results equal the in-memory ones.
 
     python benchmarks/bench_dask.py [--data-home ../shared/data] [--replicas 16] [--blocks 32]
+    python benchmarks/bench_dask.py --kernel-scaling   # the kernel alone, 1 process against 2
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,18 +33,28 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from corpora import argument_parser, best_of
-from sklearn.feature_extraction.text import TfidfVectorizer
 
-import textsel
-from textsel.datasets import load_20newsgroups
+import textsel  # light: the estimators and scikit-learn load on first use
+
+# Dask starts each worker by spawning a Python that imports this script again (as __mp_main__):
+# what is imported here at module level is imported into every worker.  scikit-learn, the
+# corpus readers and the benchmark helpers are imported inside the functions that need them,
+# so a worker carries only what its tasks use.
 
 
 def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: kilobytes
+    """This process's peak resident memory (VmHWM).  Not ru_maxrss: a spawned worker's ru_maxrss
+    starts from the resident size of the process it was forked from before its exec."""
+    with open("/proc/self/status") as status:
+        line = next(x for x in status if x.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
 
 
 def base_corpus(data_home):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from textsel.datasets import load_20newsgroups
+
     news = load_20newsgroups(data_home)
     X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(news.data_train)
     return X.tocsr(), np.asarray(news.target_train)
@@ -55,8 +67,8 @@ def block_bounds(n_base, replicas, blocks):
     return [(r, int(a), int(b)) for r in range(replicas) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
 
 
-def make_block(base, a, b):
-    return base[a:b]
+def copy_block(piece):
+    return piece.copy()
 
 
 def stats_and_bns(X, y):
@@ -65,23 +77,27 @@ def stats_and_bns(X, y):
 
 
 def run_memory(args, out):
+    from corpora import best_of
+
     base, y0 = base_corpus(args.data_home)
     X = sp.vstack([base] * args.replicas, format="csr")
     y = np.tile(y0, args.replicas)
     t_stats, (stats, _) = best_of(lambda: stats_and_bns(X, y), args.repeat)
+    t_counts, _ = best_of(lambda: textsel.term_stats(X, y), args.repeat)
     start = time.perf_counter()
     model = textsel.WeightedProximalSVC().fit(X, y)
     t_fit = time.perf_counter() - start
     np.savez(out, class_df=stats.class_df, coef=model.coef_, n_iter=model.n_iter_)
     return dict(
         config="in memory", docs=X.shape[0], nnz=int(X.nnz), terms=X.shape[1], stats_s=t_stats,
-        fit_s=t_fit, itn=int(model.n_iter_.max()), client_mb=peak_rss_mb(), worker_mb=[],
+        counts_s=t_counts, fit_s=t_fit, itn=int(model.n_iter_.max()), client_mb=peak_rss_mb(), worker_mb=[],
     )  # fmt: skip
 
 
 def run_cluster(args, n_workers, reference):
     import dask
     import dask.array as da
+    from corpora import best_of
     from distributed import Client, LocalCluster, wait
 
     from textsel.distributed import BlockMatrix
@@ -96,18 +112,28 @@ def run_cluster(args, n_workers, reference):
     ):
         # what the block tasks import, before the clock, on every worker
         client.run(importlib.import_module, "textsel.distributed._worker")
-        base_f = client.scatter(base, broadcast=True)
         bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
+        # each distinct slice of the base on one worker (round robin), its replicas built there
+        workers = sorted(client.nthreads())
+        cuts = sorted({(a, b) for _, a, b in bounds})
+        pieces = {
+            cut: client.scatter(base[cut[0] : cut[1]], workers=[workers[j % n_workers]])
+            for j, cut in enumerate(cuts)
+        }
         parts = [
-            da.from_delayed(dask.delayed(make_block)(base_f, a, b), shape=(b - a, base.shape[1]),
+            da.from_delayed(dask.delayed(copy_block)(pieces[(a, b)]), shape=(b - a, base.shape[1]),
                             dtype=np.float64, meta=sp.csr_matrix((0, 0)))
             for _, a, b in bounds
         ]  # fmt: skip
         dX = da.concatenate(parts, axis=0).persist()
         client.wait_for_workers(n_workers)
         wait(dX)
-        del base_f
+        keys = [piece.key for piece in pieces.values()]
+        del pieces  # the blocks are copies: the base is a construction artefact; wait until it is gone
+        while any(client.who_has(keys).values()):
+            time.sleep(0.01)
         t_stats, (stats, _) = best_of(lambda: stats_and_bns(dX, y), args.repeat)
+        t_counts, _ = best_of(lambda: textsel.term_stats(dX, y), args.repeat)
         start = time.perf_counter()
         A = BlockMatrix(dX)
         model = textsel.WeightedProximalSVC().fit(A, y)
@@ -118,12 +144,46 @@ def run_cluster(args, n_workers, reference):
     ref = np.load(reference)
     return dict(
         config=f"{n_workers} worker{'s' if n_workers > 1 else ''}", docs=dX.shape[0],
-        stats_s=t_stats, fit_s=t_fit, itn=itn, bytes_per_iteration=per_iteration,
+        stats_s=t_stats, counts_s=t_counts, fit_s=t_fit, itn=itn, bytes_per_iteration=per_iteration,
         client_mb=peak_rss_mb(), worker_mb=workers, blocks=len(bounds),
         stats_equal=bool(np.array_equal(stats.class_df, ref["class_df"])),
         coef_rel=float(np.abs(model.coef_ - ref["coef"]).max() / np.abs(ref["coef"]).max()),
         itn_diff=int(np.abs(model.n_iter_ - ref["n_iter"]).max()),
     )  # fmt: skip
+
+
+def _count_repeatedly(X, y, repeat, queue):
+    textsel.term_stats(X, y, n_threads=1)
+    start = time.perf_counter()
+    for _ in range(repeat):
+        textsel.term_stats(X, y, n_threads=1)
+    queue.put((time.perf_counter() - start) / repeat)
+
+
+def kernel_scaling(args):
+    """The counting kernel without Dask: one process on the whole matrix against two processes
+    at once on its halves (one thread each): what two workers could reach with no overhead."""
+    import multiprocessing
+
+    base, y0 = base_corpus(args.data_home)
+    X = sp.vstack([base] * args.replicas, format="csr")
+    y = np.tile(y0, args.replicas)
+    half = X.shape[0] // 2
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    runs = {}
+    for label, parts in (("1 process", [slice(None)]), ("2 processes", [slice(0, half), slice(half, None)])):
+        procs = [
+            context.Process(target=_count_repeatedly, args=(X[p], y[p], args.repeat, queue)) for p in parts
+        ]
+        for proc in procs:
+            proc.start()
+        runs[label] = max(queue.get() for _ in procs)
+        for proc in procs:
+            proc.join()
+    print(f"term_stats kernel, one thread per process: 1 process on all rows {runs['1 process']:.4f} s/call, "
+          f"2 processes on halves {runs['2 processes']:.4f} s/call: "
+          f"{runs['1 process'] / runs['2 processes']:.2f}x throughput")  # fmt: skip
 
 
 def child(args):
@@ -135,15 +195,24 @@ def child(args):
 
 
 def main():
-    parser = argument_parser(__doc__.splitlines()[0], repeat=3)
+    from corpora import argument_parser
+
+    parser = argument_parser(__doc__.splitlines()[0], repeat=10)
     parser.add_argument("--replicas", type=int, default=16)
     parser.add_argument("--blocks", type=int, default=32)
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument(
+        "--kernel-scaling",
+        action="store_true",
+        help="only time the counting kernel in 1 process against 2, without Dask",
+    )
     parser.add_argument("--run", help=argparse_hidden())
     parser.add_argument("--reference", help=argparse_hidden())
     args = parser.parse_args()
     if args.run:
         return child(args)
+    if args.kernel_scaling:
+        return kernel_scaling(args)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         reference = os.path.join(tmp, "memory.npz")
@@ -170,7 +239,8 @@ def report(rows):
     print(f"20 Newsgroups tf-idf x {mem['docs'] // 11314}: {mem['docs']} documents, {mem['terms']} terms, "
           f"{mem['nnz'] / 1e6:.1f}M nonzeros, {rows[1].get('blocks')} row blocks; "
           "20-class WPSVM, tol 1e-4")  # fmt: skip
-    print(f"{'':12}{'term_stats+BNS':>16}{'docs/s':>12}{'WPSVM fit':>11}{'iters':>7}{'s/iter':>8}"
+    print(f"{'':12}{'term_stats+BNS':>16}{'term_stats':>12}{'docs/s':>12}{'WPSVM fit':>11}{'iters':>7}"
+          f"{'s/iter':>8}"
           f"{'MB/iter':>9}{'client MB':>11}{'worker MB (peak)':>20}  equal to in memory")  # fmt: skip
     for r in rows:
         moved = f"{r['bytes_per_iteration'] / 1e6:9.1f}" if "bytes_per_iteration" in r else f"{'-':>9}"
@@ -180,15 +250,17 @@ def report(rows):
             f"coef {r['coef_rel']:.1e}, itn +-{r['itn_diff']}"
             if "stats_equal" in r else "(reference)"
         )  # fmt: skip
-        print(f"{r['config']:12}{r['stats_s']:15.3f}s{mem['docs'] / r['stats_s']:12.0f}"
+        print(f"{r['config']:12}{r['stats_s']:15.3f}s{r['counts_s']:11.3f}s"
+              f"{mem['docs'] / r['counts_s']:12.0f}"
               f"{r['fit_s']:10.2f}s{r['itn']:7d}{r['fit_s'] / r['itn']:8.3f}{moved}{r['client_mb']:11.0f}"
               f"{workers:>20}  {same}")  # fmt: skip
     if len(rows) >= 3:
         one, two = rows[1], rows[2]
-        print(f"2 workers / 1 worker, term_stats throughput: {one['stats_s'] / two['stats_s']:.2f}x")
+        print(f"2 workers / 1 worker, throughput: term_stats {one['counts_s'] / two['counts_s']:.2f}x, "
+              f"term_stats+BNS {one['stats_s'] / two['stats_s']:.2f}x")  # fmt: skip
         print(f"distributed WPSVM (2 workers) / in memory: {two['fit_s'] / mem['fit_s']:.2f}x wall time")
-        print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.0%} "
-              f"(2 workers), {max(one['worker_mb']) / mem['client_mb']:.0%} (1 worker)")  # fmt: skip
+        print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.1%} "
+              f"(2 workers), {max(one['worker_mb']) / mem['client_mb']:.1%} (1 worker)")  # fmt: skip
 
 
 if __name__ == "__main__":

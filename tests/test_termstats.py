@@ -152,6 +152,36 @@ def test_multilabel_chunks_add_up():
     assert textsel.term_stats(X[:20], Y[:20]) + textsel.term_stats(X[20:], Y[20:]) == textsel.term_stats(X, Y)
 
 
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_add_counts_adds_chunks_into_one_table(multilabel):
+    """add_counts counts each further chunk straight into the first chunk's table (the kernel's
+    accumulate mode): the result equals term_stats of the stacked chunks, and no new table."""
+    from textsel.termstats import add_counts
+
+    X, y = random_corpus(n_docs=120, n_classes=4, seed=5)
+    if multilabel:
+        y = (np.random.default_rng(5).random((120, 3)) < 0.4).astype(int)
+    order = np.argsort(y if y.ndim == 1 else y[:, 0], kind="stable")  # chunks miss classes
+    X, y = X[order], y[order]
+    classes = None if multilabel else [0, 1, 2, 3]
+    total = textsel.term_stats(X[:30], y[:30], classes=classes)
+    table = total.class_df
+    for a, b in ((30, 75), (75, 120)):
+        total = add_counts(total, X[a:b], y[a:b], n_threads=2)
+    assert total == textsel.term_stats(X, y)
+    assert total.class_df is table
+
+
+def test_add_counts_refuses_chunks_that_do_not_fit(corpus):
+    from textsel.termstats import add_counts
+
+    X, y = corpus
+    with pytest.raises(ValueError, match="terms"):
+        add_counts(textsel.term_stats(X, y), X[:, :10], y)
+    with pytest.raises(ValueError, match="multi-label"):
+        add_counts(textsel.term_stats(X, y), X, indicator(y))
+
+
 def test_adding_mismatched_stats_raises(corpus):
     X, y = corpus
     a = textsel.term_stats(X, y)

@@ -77,14 +77,16 @@ def count_classes(const floating[::1] data,
                   const int64_t[::1] class_list,
                   uint16_t[::1] mark,
                   int64_t[::1] df,
-                  int64_t[:, ::1] class_df):
+                  int64_t[:, ::1] class_df,
+                  bint accumulate=False):
     """Fill the rows ``class_list`` of ``class_df``: ``class_df[c, t]`` documents of class ``c`` hold term ``t``.
 
     ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
     ``c``.  Walking one class at a time writes a single row meanwhile, which
     stays in cache; scattering each document's labels in document order
     would touch the whole table.  Each row is zeroed here, just before it is
-    filled, for the same reason.  Threads may fill disjoint class lists of
+    filled, for the same reason; with ``accumulate`` the rows keep their
+    counts and this block's are added (a sum over chunks in one table).  Threads may fill disjoint class lists of
     one table at once.  Where ``primary[l]`` is set for the entry
     ``class_docs[l]``, the document's values are checked and it is counted
     into ``df`` too.  ``mark`` (one uint16 per term, this caller's own, any
@@ -116,7 +118,8 @@ def count_classes(const floating[::1] data,
                 where = c
                 break
             row = &class_df[c, 0]
-            memset(row, 0, n_terms * sizeof(int64_t))
+            if not accumulate:
+                memset(row, 0, n_terms * sizeof(int64_t))
             for l in range(class_ptr[c], class_ptr[c + 1]):
                 i = class_docs[l]
                 if stamp == 65535:

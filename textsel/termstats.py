@@ -204,31 +204,61 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     """
     if is_distributed(X):
         return handler("term_stats")(X, y, classes=classes, n_threads=n_threads)
+    X, labels = _checked(X, y, classes)
+    # np.empty, not np.zeros: the kernel zeroes each row just before filling
+    # it, in cache and on its own thread, instead of calloc faulting in
+    # zeroed pages up front
+    class_df = np.empty((labels.classes.size, X.shape[1]), dtype=np.int64)
+    df = _count(X, labels, class_df, effective_n_threads(n_threads), accumulate=False)
+    return TermStats(
+        class_df, df, np.diff(labels.class_ptr), int(X.shape[0]), labels.classes, labels.multilabel
+    )
+
+
+def add_counts(stats: TermStats, X, y, *, n_threads=None) -> TermStats:
+    """``stats + term_stats(X, y, classes=stats.classes)``, counted straight into ``stats``'s
+    tables (which are modified) and returned: a sum over many chunks needs one table, not one
+    per chunk.  ``y`` must be labelled like the chunks ``stats`` was counted on (the same
+    ``classes``, or indicator columns of the same width)."""
+    X, labels = _checked(X, y, stats.classes)
+    if labels.multilabel != stats.multilabel:
+        raise ValueError("cannot add multi-label and single-label counts")
+    if X.shape[1] != stats.n_terms:
+        raise ValueError(f"X has {X.shape[1]} terms but the statistics count {stats.n_terms}")
+    df = _count(X, labels, stats.class_df, effective_n_threads(n_threads), accumulate=True)
+    stats.df[...] += df
+    stats.class_sizes[...] += np.diff(labels.class_ptr)
+    return TermStats(stats.class_df, stats.df, stats.class_sizes, stats.n_docs + int(X.shape[0]),
+                     stats.classes, stats.multilabel)  # fmt: skip
+
+
+def _checked(X, y, classes):
+    """``X`` as CSR the kernel reads in place and ``y`` as per-class document lists."""
     # the counting kernel checks every row range and column index as it reads them
     X = as_csr(X, "X", check_structure=False)
-    n_threads = effective_n_threads(n_threads)
-    n_docs, n_terms = X.shape
-    labels = as_labels(y, n_docs, classes)
-    n_classes = labels.classes.size
-    if classes is None and not labels.multilabel and n_classes < 2:
+    labels = as_labels(y, X.shape[0], classes)
+    if classes is None and not labels.multilabel and labels.classes.size < 2:
         raise ValueError(
             f"y has 1 class ({label_repr(labels.classes[0])}); term statistics need at least 2 classes"
         )
     if X.indptr[0] != 0:
         raise ValueError(_ERRORS[Status.ERR_INDPTR].format(where=0))
+    return X, labels
+
+
+def _count(X, labels, class_df, n_threads, accumulate):
+    """Count ``X`` into ``class_df`` (overwritten, or added to with ``accumulate``); return df."""
+    n_terms = X.shape[1]
     class_nnz = _termstats.class_loads(X.indptr, labels.class_ptr, labels.class_docs)
-    # np.empty, not np.zeros: the kernel zeroes each row just before filling
-    # it, in cache and on its own thread, instead of calloc faulting in
-    # zeroed pages up front
-    class_df = np.empty((n_classes, n_terms), dtype=np.int64)
 
     def fill(class_list, class_ptr=labels.class_ptr, class_docs=labels.class_docs,
-             primary=labels.primary, table=class_df):  # fmt: skip
+             primary=labels.primary, table=class_df, accumulate=accumulate):  # fmt: skip
         df = np.zeros(n_terms, dtype=np.int64)
         mark = np.empty(n_terms, dtype=np.uint16)
         status, where = _termstats.count_classes(
-            X.data, X.indices, X.indptr, class_ptr, class_docs, primary, class_list, mark, df, table
-        )
+            X.data, X.indices, X.indptr, class_ptr, class_docs, primary, class_list, mark, df, table,
+            accumulate,
+        )  # fmt: skip
         return status, where, df
 
     results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)])
@@ -237,7 +267,7 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
         n_unlabeled = labels.unlabeled.size
         results.append(
             fill(np.zeros(1, dtype=np.int64), np.array([0, n_unlabeled]), labels.unlabeled,
-                 np.ones(n_unlabeled, dtype=np.uint8), np.empty((1, n_terms), dtype=np.int64))
+                 np.ones(n_unlabeled, dtype=np.uint8), np.empty((1, n_terms), dtype=np.int64), False)
         )  # fmt: skip
     for status, where, _ in results:
         if status != Status.OK:
@@ -245,4 +275,4 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     df = results[0][2]
     for _, _, part in results[1:]:
         df += part
-    return TermStats(class_df, df, np.diff(labels.class_ptr), int(n_docs), labels.classes, labels.multilabel)
+    return df

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from .._ccore import csr_matmat, csr_rmatmat
 from .._rows import row_norms
 from .._validation import as_csr
-from ..termstats import TermStats
+from ..termstats import TermStats, add_counts
 from ..termstats import term_stats as term_stats_in_memory
 
 __all__ = [
@@ -26,7 +26,9 @@ __all__ = [
     "check_block",
     "checked_float64",
     "n_rows",
+    "pack_stats",
     "row_norms",
+    "unpack_stats",
     "worker_stats",
 ]
 
@@ -37,9 +39,10 @@ def block_error(name: str, index: int, exc: Exception) -> Exception:
     return kind(f"{name} block {index}: {exc}")
 
 
-def check_block(block, index: int, n_terms: int, name: str = "X") -> sp.csr_matrix:
+def check_block(block, index: int, n_terms: int, name: str = "X", check_structure=True) -> sp.csr_matrix:
     """One block as a CSR matrix the kernels accept (:func:`textsel._validation.as_csr`), its type,
-    width and structure checked; errors name the block.  Empty blocks are allowed."""
+    width and (unless the caller's kernel checks it as it reads) structure checked; errors name
+    the block.  Empty blocks are allowed."""
     if not sp.issparse(block):
         raise TypeError(
             f"{name} block {index} is a {type(block).__module__}.{type(block).__name__}, not a "
@@ -51,7 +54,7 @@ def check_block(block, index: int, n_terms: int, name: str = "X") -> sp.csr_matr
     if block.shape[0] == 0:
         return sp.csr_matrix((0, n_terms), dtype=np.float64)
     try:
-        return as_csr(block, name)
+        return as_csr(block, name, check_structure=check_structure)
     except (ValueError, TypeError) as exc:
         raise block_error(name, index, exc) from exc
 
@@ -79,16 +82,19 @@ def local_labels(y):
     return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
 
 
-def block_stats(block, y_block, index, n_terms, classes, n_threads) -> TermStats:
-    """One block's TermStats by the in-memory kernel, counted in the global class order."""
-    X = check_block(block, index, n_terms)
+def block_stats(block, y_block, index, n_terms, classes, n_threads, into=None) -> TermStats:
+    """One block's TermStats by the in-memory kernel, counted in the global class order; with
+    ``into``, added by the kernel into ``into``'s tables (modified and returned)."""
+    X = check_block(block, index, n_terms, check_structure=False)  # the counting kernel checks it
     y_block = local_labels(y_block)
     if y_block.shape[0] != X.shape[0]:
         raise ValueError(f"y block {index} has {y_block.shape[0]} rows but X block {index} has {X.shape[0]}")
     if X.shape[0] == 0:
-        return _empty(y_block, n_terms, classes)
+        return _empty(y_block, n_terms, classes) if into is None else into
     try:
-        return term_stats_in_memory(X, y_block, classes=classes, n_threads=n_threads)
+        if into is None:
+            return term_stats_in_memory(X, y_block, classes=classes, n_threads=n_threads)
+        return add_counts(into, X, y_block, n_threads=n_threads)
     except (ValueError, TypeError) as exc:
         raise block_error("X", index, exc) from exc
 
@@ -106,13 +112,19 @@ def _empty(y_block, n_terms, classes):
     )
 
 
-def accumulate(total: TermStats, part: TermStats) -> TermStats:
-    """``total + part`` written into ``total``'s arrays; both were counted with the same global
-    class order, so no alignment (``TermStats.__add__``) and no new table is needed."""
-    total.class_df[...] += part.class_df
-    total.df[...] += part.df
-    total.class_sizes[...] += part.class_sizes
-    return TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + part.n_docs,
+def accumulate(total: TermStats, part) -> TermStats:
+    """``total + part`` written into ``total``'s arrays; ``part`` is a TermStats or the fields
+    :func:`pack_stats` sent (added as they came, int32 included: no widened copy).  Both were
+    counted with the same global class order, so no alignment (``TermStats.__add__``) and no new
+    table is needed."""
+    if isinstance(part, tuple):
+        class_df, df, class_sizes, n_docs = part[:4]
+    else:
+        class_df, df, class_sizes, n_docs = part.class_df, part.df, part.class_sizes, part.n_docs
+    total.class_df[...] += class_df
+    total.df[...] += df
+    total.class_sizes[...] += class_sizes
+    return TermStats(total.class_df, total.df, total.class_sizes, total.n_docs + n_docs,
                      total.classes, total.multilabel)  # fmt: skip
 
 
@@ -126,15 +138,27 @@ def add_stats(*parts: TermStats) -> TermStats:
     return total
 
 
-def worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads) -> TermStats:
-    """One worker's blocks counted one after the other into one table (only it travels)."""
-    parts = (
-        block_stats(*args, n_terms, classes, n_threads) for args in zip(blocks, y_parts, indices, strict=True)
-    )
-    total = next(parts)
-    for part in parts:
-        total = accumulate(total, part)
-    return total
+def worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads) -> tuple:
+    """One worker's blocks counted one after the other into one table: only it travels, and no
+    second table is held (each block after the first is added into it by the kernel).  Packed
+    by :func:`pack_stats` for the trip."""
+    total = None
+    for args in zip(blocks, y_parts, indices, strict=True):
+        total = block_stats(*args, n_terms, classes, n_threads, into=total)
+    return pack_stats(total)
+
+
+def pack_stats(stats: TermStats) -> tuple:
+    """``stats`` as plain fields, the count tables as int32 when every count fits (no count
+    exceeds n_docs): half the bytes to send and to hold while they are sent."""
+    narrow = np.int32 if stats.n_docs <= np.iinfo(np.int32).max else np.int64
+    return (stats.class_df.astype(narrow), stats.df.astype(narrow), stats.class_sizes, stats.n_docs,
+            stats.classes, stats.multilabel)  # fmt: skip
+
+
+def unpack_stats(fields: tuple) -> TermStats:
+    """The TermStats :func:`pack_stats` packed (TermStats widens the tables to int64)."""
+    return TermStats(*fields)
 
 
 def block_matvec(blocks, V):

@@ -11,7 +11,7 @@ from dask.delayed import delayed
 from .._validation import label_repr
 from ..termstats import TermStats
 from ._blocks import as_label_array, label_blocks, matrix_blocks, place_blocks
-from ._worker import add_stats, block_stats, worker_stats
+from ._worker import accumulate, add_stats, block_stats, unpack_stats, worker_stats
 
 __all__ = ["term_stats"]
 
@@ -28,11 +28,18 @@ def _classes(y, classes):
     if isinstance(y, da.Array):
         found = np.asarray(da.unique(y.ravel()).compute())
     else:
-        found = np.unique(y)
+        found = _unique(y)
     if found.size < 2:
         which = label_repr(found[0]) if found.size else "none"
         raise ValueError(f"y has {found.size} class ({which}); term statistics need at least 2 classes")
     return found
+
+
+def _unique(y):
+    """np.unique(y); small non-negative integer labels by one counting pass instead of a sort."""
+    if y.dtype.kind in "iu" and y.size and 0 <= y.min() and y.max() < 4 * y.size:
+        return np.flatnonzero(np.bincount(y)).astype(y.dtype)
+    return np.unique(y)
 
 
 def _persisted_blocks(blocks):
@@ -93,7 +100,11 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
         )  # fmt: skip
         for w, idx in place_blocks(client, futures)
     ]
-    return add_stats(*client.gather(tasks))
+    first, *rest = client.gather(tasks)  # in a fixed order: by each worker's first block
+    total = unpack_stats(first)
+    for fields in rest:
+        total = accumulate(total, fields)
+    return total
 
 
 def _in_graph(blocks, y_parts, n_terms, classes, n_threads):
