@@ -7,12 +7,26 @@ tracemalloc against the size of the (classes x terms) output table, and checks t
 BNS table equals the reference's.
 
     python benchmarks/bench_termstats.py [--data-home ../shared/data] [--repeat 21]
+
+``--processes N`` instead runs the timing in N fresh processes, one after the other (each loads the
+two matrices, vectorized once by the parent into a temporary file, and times textsel and
+scikit-learn's chi2 best of ``--repeat``), and prints every process's ratio and their
+distribution: which page-fault regime a process lands in is decided by its own heap, so one
+process's figure says little.
+
+    python benchmarks/bench_termstats.py --processes 10 --repeat 31
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import platform
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
@@ -112,8 +126,64 @@ def run(name, X, y, Y_dense, repeat):
     print(f"output table: {out_bytes / 2**20:.1f} MB")
 
 
+def child(path, repeat):
+    """One fresh process: best-of-``repeat`` textsel and chi2 times on each saved matrix."""
+    import scipy.sparse as sp
+
+    saved = np.load(path, allow_pickle=False)
+    out = {}
+    for name in json.loads(str(saved["names"])):
+        X = sp.csr_matrix((saved[f"{name}/data"], saved[f"{name}/indices"], saved[f"{name}/indptr"]),
+                          shape=tuple(saved[f"{name}/shape"]))  # fmt: skip
+        y = saved[f"{name}/y"]
+        ours, _ = timings(lambda X=X, y=y: textsel.score(textsel.term_stats(X, y), "bns"), repeat)
+        ref, _ = timings(lambda X=X, y=y: sklearn_chi2(X, y), repeat)
+        out[name] = (ours, ref)
+    print("RESULT " + json.dumps(out))
+
+
+def processes(args):
+    """Run :func:`child` in ``args.processes`` fresh processes and print the ratio distribution."""
+    arrays, names = {}, []
+    for corpus in benchmark_corpora(args.data_home):
+        X = corpus.X.tocsr()
+        names.append(corpus.name)
+        for field in ("data", "indices", "indptr"):
+            arrays[f"{corpus.name}/{field}"] = getattr(X, field)
+        arrays[f"{corpus.name}/shape"] = np.array(X.shape)
+        arrays[f"{corpus.name}/y"] = np.asarray(corpus.y)
+    ratios = {name: [] for name in names}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "matrices.npz")
+        np.savez(path, names=json.dumps(names), **arrays)
+        for i in range(args.processes):
+            done = subprocess.run([sys.executable, __file__, "--child", path, "--repeat", str(args.repeat)],
+                                  capture_output=True, text=True, check=True)  # fmt: skip
+            result = json.loads(next(x for x in done.stdout.splitlines() if x.startswith("RESULT "))[7:])
+            cells = []
+            for name in names:
+                ours, ref = result[name]
+                ratios[name].append(ref / ours)
+                cells.append(
+                    f"{name}: textsel {ours * 1e3:6.2f} ms, chi2 {ref * 1e3:6.2f} ms, {ref / ours:5.1f}x"
+                )
+            print(f"process {i + 1:2d}: " + ";  ".join(cells))
+    for name in names:
+        r = sorted(ratios[name])
+        print(f"{name}: scikit-learn chi2 / textsel term_stats + bns, best of {args.repeat} per process, "
+              f"over {len(r)} processes: worst {r[0]:.1f}x, median {statistics.median(r):.1f}x, "
+              f"best {r[-1]:.1f}x")  # fmt: skip
+
+
 def main():
-    args = argument_parser(__doc__.splitlines()[0], repeat=21).parse_args()
+    parser = argument_parser(__doc__.splitlines()[0], repeat=21)
+    parser.add_argument("--processes", type=int, help="time in this many fresh processes")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args.child, args.repeat)
+    if args.processes:
+        return processes(args)
     print(f"python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
           f"scikit-learn {sklearn.__version__}, textsel {textsel.__version__}; "
           f"{available_cores()} cores, {platform.processor() or platform.machine()}")  # fmt: skip

@@ -25,11 +25,13 @@ def argument_parser(description: str, repeat: int) -> argparse.ArgumentParser:
     return parser
 
 
-def benchmark_corpora(data_home):
+def benchmark_corpora(data_home, boolean=False):
     """Yield Reuters-21578 (multi-label) and 20 Newsgroups (multi-class) as matrices.
 
-    Each is a Bunch with ``name``, ``X``, ``X_test``, ``y``, ``y_test`` (labels as the loader
-    gives them: an indicator matrix or class indices) and ``Y`` (documents x classes, 0/1 float).
+    ``boolean``: Boolean unit-length rows (a term's presence, each document scaled to length 1,
+    as Kolcz & Chowdhury represent documents) instead of sublinear tf-idf.  Each corpus is a
+    Bunch with ``name``, ``X``, ``X_test``, ``y``, ``y_test`` (labels as the loader gives them:
+    an indicator matrix or class indices) and ``Y`` (documents x classes, 0/1 float).
     """
     reuters = load_reuters21578(data_home)
     news = load_20newsgroups(data_home)
@@ -37,7 +39,10 @@ def benchmark_corpora(data_home):
         ("Reuters-21578", reuters.data_train, reuters.data_test, reuters.y_train, reuters.y_test),
         ("20 Newsgroups", news.data_train, news.data_test, news.target_train, news.target_test),
     ):
-        vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
+        if boolean:
+            vectorizer = TfidfVectorizer(binary=True, use_idf=False, min_df=2)
+        else:
+            vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
         X = vectorizer.fit_transform(train)
         Y = y if y.ndim == 2 else (y[:, None] == np.arange(y.max() + 1)[None, :])
         yield Bunch(

@@ -183,6 +183,35 @@ def test_records(task):
     assert all(r["cosine"] == pytest.approx(1.0) and r["sv_overlap"] == 1.0 for r in exact)
 
 
+def test_record_metrics_equal_sklearn_and_seconds_add_up_to_the_call(task):
+    """Each record's AUC and best F1 are scikit-learn's on that size's scores; the records'
+    seconds are shares of the call's wall time, so they add up to no more than the time the
+    caller measured around the call."""
+    import time
+
+    from sklearn.metrics import precision_recall_curve, roc_auc_score
+
+    model, X_train, y_train, X_test, y_test = task
+    sizes = [0.05, 0.2, 1.0]
+    start = time.perf_counter()
+    records = evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes)
+    wall = time.perf_counter() - start
+    assert 0 < sum(r["seconds"] for r in records) <= wall
+    assert all(r["seconds"] > 0 for r in records)
+    mask = mask_scores(model, X_test, sizes)
+    svset = svset_scores(model, X_train, y_train, X_test, sizes)[0]
+    for r in records:
+        if r["method"] == "exact":
+            continue
+        s = list(subset_sizes(sizes, ranked_features(model).size)).index(r["size"])
+        scores = (mask if r["method"] == "mask" else svset)[:, s]
+        precision, recall, _ = precision_recall_curve(y_test, scores)
+        f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros_like(precision),
+                       where=precision + recall > 0)  # fmt: skip
+        assert r["auc"] == pytest.approx(roc_auc_score(y_test, scores), abs=1e-12)
+        assert r["best_f1"] == pytest.approx(f1.max(), abs=1e-12)
+
+
 def test_malformed_csr_is_an_error_not_a_crash(task):
     model, X_train, y_train, X_test, _ = task
     bad = X_test.copy()

@@ -196,3 +196,48 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
                     oi[q] = rank_of[col]
                     counts[group[col]] += 1
     return out_data, out_indices, out_indptr, duplicates
+
+
+def ranked_auc_f1(const double[:, ::1] ranked, const unsigned char[:, ::1] positive, int64_t n_pos):
+    """AUC and best F1 of each row of ``ranked`` (scores sorted descending, any order within
+    ties) whose ``positive`` flags are permuted alike; ``n_pos`` positives in every row.
+
+    One pass per row: at the end of each tie group the group's negatives are outscored by the
+    positives above the group and tie with its own positives (each tie counting one half), and
+    F1 = 2 TP / (TP + FP + P) at that threshold.  Returns two float64 arrays of length n_rows.
+    """
+    cdef Py_ssize_t n_rows = ranked.shape[0]
+    cdef Py_ssize_t n = ranked.shape[1]
+    cdef Py_ssize_t j, i
+    cdef int64_t tp, tp_before, neg_group, n_neg = n - n_pos
+    cdef double wins, best, f1
+    if positive.shape[0] != n_rows or positive.shape[1] != n:
+        raise ValueError("ranked and positive must have the same shape")
+    if n_pos <= 0 or n_neg <= 0:
+        raise ValueError("both classes must be present")
+    auc_array = np.empty(n_rows)
+    f1_array = np.empty(n_rows)
+    cdef double[::1] auc = auc_array
+    cdef double[::1] best_f1 = f1_array
+    with nogil:
+        for j in range(n_rows):
+            tp = 0
+            tp_before = 0
+            neg_group = 0
+            wins = 0.0  # twice the count of (positive, negative) pairs won, exact below 2^53
+            best = 0.0
+            for i in range(n):
+                if positive[j, i]:
+                    tp += 1
+                else:
+                    neg_group += 1
+                if i == n - 1 or ranked[j, i] != ranked[j, i + 1]:
+                    wins += <double> neg_group * <double> (tp_before + tp)
+                    f1 = 2.0 * tp / <double> (i + 1 + n_pos)
+                    if f1 > best:
+                        best = f1
+                    tp_before = tp
+                    neg_group = 0
+            auc[j] = wins / (2.0 * n_pos * n_neg)
+            best_f1[j] = best
+    return auc_array, f1_array

@@ -20,12 +20,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.metrics import precision_recall_curve, roc_auc_score
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 
 from . import _masking as _curves
+from ._curve_scores import auc_best_f1
 from ._ranked import rank_columns, top_columns
 from ._validation import as_csr
 from .svm import DualLinearSVC, fit_binary
@@ -54,13 +54,6 @@ def subset_sizes(sizes, n_ranked: int) -> np.ndarray:
     else:
         raise TypeError(f"sizes must be integers or fractions, got dtype {arr.dtype}")
     return np.unique(np.maximum(counts, 1))
-
-
-def _best_f1(truth, scores):
-    precision, recall, _ = precision_recall_curve(truth, scores)
-    f1 = np.divide(2 * precision * recall, precision + recall, out=np.zeros_like(precision),
-                   where=precision + recall > 0)  # fmt: skip
-    return float(f1.max())
 
 
 def _similarity(a, b):
@@ -108,9 +101,13 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
         scores), ``cosine`` and ``pearson`` (the method's weight vector over the subset against
         the re-trained one; NaN without "exact"), ``sv_overlap`` (Jaccard) and
         ``sv_containment`` (share of the re-trained model's support vectors that the method
-        keeps), and ``seconds`` (for mask and svset, their whole curve's time divided evenly
-        over the sizes).
+        keeps), and ``seconds``: the record's share of this call's wall time, so that the
+        records of a call add up to it.  A share is the record's own work (exact: its
+        re-training and scoring; mask and svset: their whole curve's time divided evenly over
+        the sizes), plus an even share of the work common to all records (the checks, the
+        ranking, AUC and F1 of every curve at once, assembling the records).
     """
+    call_start = time.perf_counter()
     _check_binary_model(model)
     methods = tuple(methods)
     bad = [m for m in methods if m not in METHODS]
@@ -131,7 +128,7 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
     if y_test.shape != (X_test.shape[0],):
         raise ValueError(f"y_test has shape {y_test.shape} but X_test has {X_test.shape[0]} documents")
     positive = model.classes_[1]
-    truth = (y_test == positive).astype(int)
+    truth = y_test == positive
     if truth.min() == truth.max():
         raise ValueError("y_test must hold both classes (AUC and F1 are undefined otherwise)")
 
@@ -141,29 +138,41 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
     support = np.flatnonzero(model.alpha_[0] > 0)
     w = model.coef_[0]
 
-    records = {}
-    exact_w, exact_sv = {}, {}
+    curves = {}  # method -> (test scores of every size, weight vectors, support sets, seconds per size)
     if "exact" in methods:
-        _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, exact_w, exact_sv)
+        curves["exact"] = _exact(model, X_train, signs, X_test, rank, counts, norm)
+    if "mask" in methods or "svset" in methods:
+        test = _by_size(X_test, rank, counts)  # shared by both curves: common work
     if "mask" in methods:
         start = time.perf_counter()
-        scores = mask_scores(model, X_test, counts)
-        per_size = (time.perf_counter() - start) / counts.size
-        for s, n in enumerate(counts):
-            records[(n, "mask")] = _record(truth, scores[:, s], w[rank[:n]], exact_w.get(n), support,
-                                           exact_sv.get(n), per_size)  # fmt: skip
+        scores = _mask_curve(model, test, rank, counts)
+        seconds = np.full(counts.size, (time.perf_counter() - start) / counts.size)
+        curves["mask"] = (scores, [w[rank[:n]] for n in counts], [support] * counts.size, seconds)
     if "svset" in methods:
         start = time.perf_counter()
-        scores, weights = svset_scores(model, X_train, y_train, X_test, counts, norm)
-        per_size = (time.perf_counter() - start) / counts.size
-        for s, n in enumerate(counts):
-            records[(n, "svset")] = _record(truth, scores[:, s], weights[s], exact_w.get(n), support,
-                                            exact_sv.get(n), per_size)  # fmt: skip
+        scores, weights = _svset_curve(model, X_train, signs, test, rank, counts, norm)
+        seconds = np.full(counts.size, (time.perf_counter() - start) / counts.size)
+        curves["svset"] = (scores, weights, [support] * counts.size, seconds)
+    # AUC and best F1 of every size of every curve: one sort per column
+    auc, best_f1 = auc_best_f1(truth, np.hstack([curves[m][0] for m in methods]))
     out = []
-    for n in counts:
-        for method in methods:
-            rec = records[(n, method)]
-            out.append({"size": int(n), "fraction": float(n / rank.size), "method": method, **rec})
+    for s, n in enumerate(counts):
+        for j, method in enumerate(methods):
+            _, weights, supports, seconds = curves[method]
+            cosine = pearson = overlap = containment = float("nan")
+            if "exact" in curves:
+                cosine, pearson = _similarity(weights[s], curves["exact"][1][s])
+                overlap, containment = _sv_agreement(supports[s], curves["exact"][2][s])
+            out.append({
+                "size": int(n), "fraction": float(n / rank.size), "method": method,
+                "auc": float(auc[j * counts.size + s]), "best_f1": float(best_f1[j * counts.size + s]),
+                "cosine": cosine, "pearson": pearson, "sv_overlap": overlap,
+                "sv_containment": containment, "seconds": float(seconds[s]),
+            })  # fmt: skip
+    # the common work, shared evenly, so that the records add up to the call's wall time
+    common = (time.perf_counter() - call_start - sum(r["seconds"] for r in out)) / len(out)
+    for r in out:
+        r["seconds"] += common
     return out
 
 
@@ -186,9 +195,7 @@ def mask_scores(model, X_test, sizes) -> np.ndarray:
     X_test = as_csr(X_test, "X_test")
     rank = ranked_features(model)
     bounds = subset_sizes(sizes, rank.size)
-    test = _by_size(X_test, rank, bounds)
-    weights = np.ascontiguousarray(model.coef_[0][rank[: bounds[-1]]], dtype=np.float64)
-    return float(model.intercept_[0]) + _curves.prefix_row_sums(*test, weights, bounds, False)
+    return _mask_curve(model, _by_size(X_test, rank, bounds), rank, bounds)
 
 
 def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
@@ -210,16 +217,28 @@ def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
     X_test = as_csr(X_test, "X_test")
     rank = ranked_features(model)
     signs = np.where(np.asarray(y_train) == model.classes_[1], 1.0, -1.0)
+    bounds = subset_sizes(sizes, rank.size)
+    return _svset_curve(model, X_train, signs, _by_size(X_test, rank, bounds), rank, bounds, norm)
+
+
+def _mask_curve(model, test, rank, bounds):
+    """:func:`mask_scores` on the test matrix already grouped by :func:`_by_size`."""
+    weights = np.ascontiguousarray(model.coef_[0][rank[: bounds[-1]]], dtype=np.float64)
+    return float(model.intercept_[0]) + _curves.prefix_row_sums(*test, weights, bounds, False)
+
+
+def _svset_curve(model, X_train, signs, test, rank, bounds, norm):
+    """:func:`svset_scores` on the test matrix already grouped by :func:`_by_size`."""
     support = np.flatnonzero(model.alpha_[0] > 0)
     coeffs = model.alpha_[0][support] * signs[support]
-    bounds = subset_sizes(sizes, rank.size)
-    sv, test = _by_size(X_train[support], rank, bounds), _by_size(X_test, rank, bounds)
+    sv = _by_size(X_train[support], rank, bounds)
+    n_test = test[2].shape[0] - 1
     if norm == "l2":
         sv_norms = _restricted_norms(sv, bounds)
         test_norms = _restricted_norms(test, bounds)
     else:
         sv_norms = np.ones((support.size, bounds.size))
-        test_norms = np.ones((X_test.shape[0], bounds.size))
+        test_norms = np.ones((n_test, bounds.size))
     scale = np.divide(coeffs[:, None], sv_norms, out=np.zeros_like(sv_norms), where=sv_norms > 0)
     raw, weights = _curves.svset_curve(*sv, scale, *test, bounds)
     scores = float(model.intercept_[0]) + np.divide(
@@ -254,24 +273,11 @@ def _check_binary_model(model):
         raise ValueError("model must be a binary classifier (two classes)")
 
 
-def _record(truth, scores, weights, exact_weights, support, exact_support, seconds):
-    cosine = pearson = overlap = containment = float("nan")
-    if exact_weights is not None:
-        cosine, pearson = _similarity(weights, exact_weights)
-        overlap, containment = _sv_agreement(support, exact_support)
-    return {
-        "auc": float(roc_auc_score(truth, scores)),
-        "best_f1": _best_f1(truth, scores),
-        "cosine": cosine,
-        "pearson": pearson,
-        "sv_overlap": overlap,
-        "sv_containment": containment,
-        "seconds": seconds,
-    }
+def _exact(model, X_train, signs, X_test, rank, counts, norm):
+    """Re-train on each top-n subset, warm-started from the previous subset's multipliers.
 
-
-def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, exact_w, exact_sv):
-    """Re-train on each top-n subset, warm-started from the previous subset's multipliers."""
+    Returns the test scores of every size, the weight vectors, the support sets and each size's
+    seconds (re-training and scoring)."""
     C = model.C
     weights = np.ones(2)
     if model.class_weight is not None:
@@ -282,7 +288,9 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
     scaling = model.intercept_scaling
     train_ranked = rank_columns(X_train, rank[: counts.max()])
     test_ranked = rank_columns(X_test, rank[: counts.max()])
-    for n in counts:
+    scores = np.empty((X_test.shape[0], counts.size))
+    coefs, supports, seconds = [], [], np.empty(counts.size)
+    for s, n in enumerate(counts):
         start = time.perf_counter()
         train = top_columns(train_ranked, n)
         test = top_columns(test_ranked, n)
@@ -293,8 +301,8 @@ def _exact(model, X_train, signs, X_test, truth, rank, counts, norm, records, ex
             max_iter=model.max_iter, fit_intercept=model.fit_intercept, intercept_scaling=scaling,
             seed=seed, alpha0=alpha,
         )  # fmt: skip
-        scores = np.asarray(test @ w_n).ravel() + b
-        seconds = time.perf_counter() - start
-        exact_w[n] = w_n
-        exact_sv[n] = np.flatnonzero(alpha > 0)
-        records[(n, "exact")] = _record(truth, scores, w_n, w_n, exact_sv[n], exact_sv[n], seconds)
+        scores[:, s] = np.asarray(test @ w_n).ravel() + b
+        coefs.append(w_n)
+        supports.append(np.flatnonzero(alpha > 0))
+        seconds[s] = time.perf_counter() - start
+    return scores, coefs, supports, seconds
