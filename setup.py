@@ -32,6 +32,7 @@ extensions = [
     Extension("textsel._metrics", ["textsel/_metrics.pyx"], extra_compile_args=compile_args),
     Extension("textsel._submatrix", ["textsel/_submatrix.pyx"], extra_compile_args=compile_args),
     Extension("textsel._masking", ["textsel/_masking.pyx"], extra_compile_args=compile_args),
+    Extension("textsel._tables", ["textsel/_tables.pyx"], extra_compile_args=compile_args),
     Extension(
         "textsel._ccore",
         ["textsel/_ccore.pyx", "csrc/csr.c", "csrc/lsqr.c", "csrc/dcd_svm.c"],

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from . import _metrics
+from . import _metrics, _tables
 from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
 from ._validation import check_real, label_repr
 from .termstats import TermStats
@@ -108,7 +108,7 @@ def score(
     pow_k = check_real(pow_k, "pow_k", 0.0, None)
     _check_class_sizes(stats)
     n_threads = effective_n_threads(n_threads)
-    out = np.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
+    out = _tables.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
     if metric == "rand":
         out[...] = check_random_state(random_state).random_sample(out.shape)
         return out

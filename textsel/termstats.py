@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _termstats
+from . import _tables, _termstats
 from ._dispatch import handler, is_distributed
 from ._parallel import effective_n_threads, run_blocks, split_groups
 from ._termstats import Status
@@ -205,10 +205,10 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     if is_distributed(X):
         return handler("term_stats")(X, y, classes=classes, n_threads=n_threads)
     X, labels = _checked(X, y, classes)
-    # np.empty, not np.zeros: the kernel zeroes each row just before filling
-    # it, in cache and on its own thread, instead of calloc faulting in
-    # zeroed pages up front
-    class_df = np.empty((labels.classes.size, X.shape[1]), dtype=np.int64)
+    # not zeroed here: the kernel zeroes each row just before filling it, in cache and on its own
+    # thread; and from the table pool, so that a caller dropping the tables of one call does not
+    # make the next call fault in fresh pages (textsel/_tables.pyx)
+    class_df = _tables.empty((labels.classes.size, X.shape[1]), dtype=np.int64)
     df = _count(X, labels, class_df, effective_n_threads(n_threads), accumulate=False)
     return TermStats(
         class_df, df, np.diff(labels.class_ptr), int(X.shape[0]), labels.classes, labels.multilabel
