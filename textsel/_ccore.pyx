@@ -174,22 +174,26 @@ def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const 
                  damp, _lsqr_options(atol, btol, conlim, iter_lim))
 
 
-def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V):
-    """X V for CSR buffers and a dense (n_cols, P) V, without the GIL."""
+def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V,
+               double[:, ::1] out=None):
+    """X V for CSR buffers and a dense (n_cols, P) V, without the GIL; written into ``out`` (and
+    ``out`` returned) if given: a row block of a larger result, with no temporary."""
     cdef ts_csr X
     cdef int64_t n_rows = indptr.shape[0] - 1, P = V.shape[1]
     cdef int status = 0
     if V.shape[0] != n_cols:
         raise ValueError(f"V has {V.shape[0]} rows, X {n_cols} columns")
-    Y = np.empty((n_rows, P), dtype=np.float64)
-    cdef double[:, ::1] yv = Y
+    if out is None:
+        out = np.empty((n_rows, P), dtype=np.float64)
+    elif out.shape[0] != n_rows or out.shape[1] != P:
+        raise ValueError(f"out has shape {(out.shape[0], out.shape[1])}, expected {(n_rows, P)}")
     if n_rows == 0 or P == 0:
-        return Y
+        return np.asarray(out)
     keep = _fill_csr(&X, data, indices, indptr, n_rows, n_cols)
     with nogil:
-        status = ts_csr_matmat(&X, P, &V[0, 0], &yv[0, 0])
+        status = ts_csr_matmat(&X, P, &V[0, 0], &out[0, 0])
     check_status(status, "csr_matmat")
-    return Y
+    return np.asarray(out)
 
 
 def csr_rmatmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] U,

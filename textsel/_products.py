@@ -1,0 +1,32 @@
+"""Sparse times dense products on several threads, by textsel's C kernel (``ts_csr_matmat``).
+
+scipy's CSR x dense product runs on one thread with a scalar inner loop; the C kernel's inner
+loop runs along a contiguous row of the dense matrix (vectorised), without the GIL, so row
+blocks of X run on the pool's threads at once.  ``X' V`` is ``X.T`` (converted to CSR once by the
+caller) times ``V``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._ccore import csr_matmat
+from ._parallel import effective_n_threads, run_blocks, split_blocks
+
+__all__ = ["matmat"]
+
+
+def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
+    """``X @ V`` for a canonical float64 CSR ``X`` and a float64 ``V``, written into ``out`` (a
+    C-contiguous (n_rows, P) float64 array, reused across calls to spare fresh pages) if given."""
+    V = np.ascontiguousarray(V, dtype=np.float64)
+    indptr = X.indptr
+    Y = np.empty((X.shape[0], V.shape[1])) if out is None else out
+    work = np.diff(indptr) * V.shape[1]  # multiply-adds per row
+
+    def rows(a, b):
+        lo, hi = indptr[a], indptr[b]
+        csr_matmat(X.data[lo:hi], X.indices[lo:hi], indptr[a : b + 1] - lo, X.shape[1], V, out=Y[a:b])
+
+    run_blocks(rows, split_blocks(work, effective_n_threads(n_threads)))
+    return Y
