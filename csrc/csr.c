@@ -113,6 +113,43 @@ int ts_csr_has_nonfinite(const ts_csr *X)
 DEFINE_MATMAT(i32, int32_t)
 DEFINE_MATMAT(i64, int64_t)
 
+/* Y = X V one panel of panel_cols columns at a time: every row advances its cursor through its
+ * next entries below the panel's end, so the rows of V in use, a few MB, stay in the core's own
+ * cache while all rows pass.  Entries are consumed in stored order whatever it is (an entry
+ * beyond the panel holds back the ones after it until its own panel), so every entry is added
+ * exactly once and in the plain product's order; ascending indices are what make it fast. */
+#define DEFINE_MATMAT_PANELS(SUFFIX, ITYPE)                                                    \
+    TS_VECTOR_CLONES static void matmat_panels_##SUFFIX(const ts_csr *X, const ITYPE *indptr,   \
+                                                       const ITYPE *indices, int64_t n_vec,    \
+                                                       const double *V, double *Y,             \
+                                                       int64_t panel_cols, int64_t *cursor)    \
+    {                                                                                          \
+        int64_t i, k, q, stop = 0;                                                             \
+        for (i = 0; i < X->n_rows; i++) {                                                      \
+            double *y = Y + i * n_vec;                                                         \
+            for (q = 0; q < n_vec; q++)                                                        \
+                y[q] = 0.0;                                                                    \
+            cursor[i] = indptr[i];                                                             \
+        }                                                                                      \
+        while (stop < X->n_cols) {                                                             \
+            stop = X->n_cols - stop > panel_cols ? stop + panel_cols : X->n_cols;              \
+            for (i = 0; i < X->n_rows; i++) {                                                  \
+                double *y = Y + i * n_vec;                                                     \
+                const int64_t end = indptr[i + 1];                                             \
+                for (k = cursor[i]; k < end && indices[k] < stop; k++) {                       \
+                    const double xv = X->data[k];                                              \
+                    const double *v = V + (int64_t)indices[k] * n_vec;                         \
+                    for (q = 0; q < n_vec; q++)                                                \
+                        y[q] += xv * v[q];                                                     \
+                }                                                                              \
+                cursor[i] = k;                                                                 \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+DEFINE_MATMAT_PANELS(i32, int32_t)
+DEFINE_MATMAT_PANELS(i64, int64_t)
+
 static int check_matmat(const ts_csr *X, int64_t n_vec, const double *in, const double *out)
 {
     int status = ts_csr_check(X);
@@ -135,6 +172,21 @@ int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
         matmat_i32(X, X->indptr32, X->indices32, n_vec, V, Y);
     else
         matmat_i64(X, X->indptr64, X->indices64, n_vec, V, Y);
+    return TS_OK;
+}
+
+int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,
+                         int64_t panel_cols, int64_t *cursor)
+{
+    int status = check_matmat(X, n_vec, V, Y);
+    if (status != TS_OK)
+        return status;
+    if (panel_cols < 1 || (cursor == NULL && X->n_rows > 0))
+        return TS_ERR_ARG;
+    if (X->indices32)
+        matmat_panels_i32(X, X->indptr32, X->indices32, n_vec, V, Y, panel_cols, cursor);
+    else
+        matmat_panels_i64(X, X->indptr64, X->indices64, n_vec, V, Y, panel_cols, cursor);
     return TS_OK;
 }
 

@@ -121,6 +121,13 @@ int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double
 int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y);
 int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G);
 
+/* Y = X V as ts_csr_matmat, the same sums in the same order, walked in panels of panel_cols
+ * columns so that the rows of V in use stay in cache (for V too large for it; effective when
+ * each row's column indices ascend, correct in any order).  cursor is the caller's scratch of
+ * n_rows int64.  Returns TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is checked first). */
+int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,
+                         int64_t panel_cols, int64_t *cursor);
+
 /* Losses of the linear SVM: hinge (L1-loss) or squared hinge (L2-loss). */
 enum ts_svm_loss { TS_HINGE = 1, TS_SQUARED_HINGE = 2 };
 

@@ -77,7 +77,9 @@ def test_power_iterations_follow_the_stated_bound():
 def test_threaded_products_equal_scipy():
     """textsel's row-parallel CSR x dense product (the range finder's passes) equals scipy's,
     written into a reused buffer or a new one, for int32 and int64 indices."""
-    from textsel._products import matmat
+    from textsel._ccore import csr_matmat
+
+    from textsel._products import PANEL_BYTES, matmat
 
     rng = np.random.default_rng(4)
     X = sp.random(3000, 700, density=0.05, format="csr", random_state=5)
@@ -87,6 +89,19 @@ def test_threaded_products_equal_scipy():
     X64 = X.copy()
     X64.indices, X64.indptr = X64.indices.astype(np.int64), X64.indptr.astype(np.int64)
     np.testing.assert_allclose(matmat(X64, np.asfortranarray(V), n_threads=3), X @ V, rtol=1e-13, atol=1e-13)
+    # a V above PANEL_BYTES takes the column-panel walk: the same sums in the same order, so equal
+    # bit for bit to the plain walk's (scipy's, too, here), rows sorted or not
+    wide = rng.standard_normal((700, 400))
+    assert wide.nbytes > PANEL_BYTES
+    shuffled = X.copy()
+    for i in range(shuffled.shape[0]):
+        a, b = shuffled.indptr[i], shuffled.indptr[i + 1]
+        order = rng.permutation(b - a)
+        shuffled.indices[a:b], shuffled.data[a:b] = shuffled.indices[a:b][order], shuffled.data[a:b][order]
+    for M in (X, shuffled):
+        plain = csr_matmat(M.data, M.indices, M.indptr, 700, wide)
+        np.testing.assert_array_equal(matmat(M, wide, n_threads=2), plain)
+        np.testing.assert_allclose(plain, X @ wide, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("strategy", ["ss", "ws", "us"])

@@ -50,6 +50,8 @@ cdef extern from "textsel.h" nogil:
                    double *x, ts_lsqr_result *result)
     int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
     int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
+    int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,
+                             int64_t panel_cols, int64_t *cursor)
     int ts_csr_check(const ts_csr *X)
     void ts_debug_fail_alloc_at(int64_t k)
 

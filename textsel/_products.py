@@ -15,6 +15,10 @@ from ._parallel import effective_n_threads, run_blocks, split_blocks
 
 __all__ = ["matmat"]
 
+#: the rows of V one panel reads: about a core's L2 cache (measured on 20 Newsgroups at 150
+#: columns: 1-4 MB panels gave X V 0.043 -> 0.031 s and X' U 0.048 -> 0.037 s on two threads)
+PANEL_BYTES = 2 << 20
+
 
 def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
     """``X @ V`` for a canonical float64 CSR ``X`` and a float64 ``V``, written into ``out`` (a
@@ -23,10 +27,13 @@ def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
     indptr = X.indptr
     Y = np.empty((X.shape[0], V.shape[1])) if out is None else out
     work = np.diff(indptr) * V.shape[1]  # multiply-adds per row
+    # a V larger than a core's cache is walked in panels of columns (effective on sorted rows)
+    panel = PANEL_BYTES // (8 * V.shape[1]) if V.nbytes > PANEL_BYTES else 0
 
     def rows(a, b):
         lo, hi = indptr[a], indptr[b]
-        csr_matmat(X.data[lo:hi], X.indices[lo:hi], indptr[a : b + 1] - lo, X.shape[1], V, out=Y[a:b])
+        csr_matmat(X.data[lo:hi], X.indices[lo:hi], indptr[a : b + 1] - lo, X.shape[1], V, out=Y[a:b],
+                   panel_cols=panel)  # fmt: skip
 
     run_blocks(rows, split_blocks(work, effective_n_threads(n_threads)))
     return Y

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
 from ._products import matmat
 from ._validation import as_csr, check_positive_int, check_real, check_sparse_structure
@@ -112,7 +113,10 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
             if n_iter is None
             else check_positive_int(n_iter, "n_iter", 0)
         )
-        scores = randomized_leverage(X, k, p, q, check_random_state(random_state), n_threads)
+        # OpenBLAS's threads spin for a while after each LU or QR and would take the cores
+        # from the sparse products' threads: the dense steps run on one thread here
+        with threadpool_limits(1, user_api="blas"):
+            scores = randomized_leverage(X, k, p, q, check_random_state(random_state), n_threads)
     if not scores.sum() > 0:
         raise ValueError("X is all zeros: subspace probabilities are undefined")
     return scores / scores.sum()
@@ -132,7 +136,9 @@ def randomized_leverage(X, k: int, p: int, q: int, rng, n_threads=None) -> np.nd
     from a randomized range of width ``k + p`` after ``q`` power iterations."""
     m, n = X.shape
     width = min(m, n, k + p)
-    XT = X.T.tocsr()  # X' V as a row-parallel product
+    if not X.has_sorted_indices:  # the products walk column panels of sorted rows
+        X = X.sorted_indices()
+    XT = X.T.tocsr()  # X' V as a row-parallel product (its rows come out sorted)
     # two buffers, reused: fresh pages for every product cost as much as a product
     left = np.empty((m, width))
     right = np.empty((n, width))

@@ -381,6 +381,47 @@ static void test_csr_matmat_against_dense(void)
     free_problem(&P);
 }
 
+/* Panels sum each row's entries in the same order as the plain product: equal bit for bit at
+ * every panel width, with ascending indices and with a row whose indices do not ascend. */
+static void test_csr_matmat_panels(void)
+{
+    problem P = make_problem(17, 11, 3, 0.4, 8);
+    ts_csr X32 = csr32(&P), X64 = csr64(&P);
+    double V[33], Y[51], Yref[51];
+    int64_t cursor[17], widths[] = {1, 2, 4, 11, 100};
+    int64_t i, w, row = -1;
+    for (i = 0; i < 33; i++)
+        V[i] = uniform() - 0.5;
+    CHECK(ts_csr_matmat(&X32, 3, V, Yref) == TS_OK);
+    for (w = 0; w < 5; w++) {
+        CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, widths[w], cursor) == TS_OK);
+        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
+        CHECK(ts_csr_matmat_panels(&X64, 3, V, Y, widths[w], cursor) == TS_OK);
+        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
+    }
+    CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, 0, cursor) == TS_ERR_ARG);
+    CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, 4, NULL) == TS_ERR_ARG);
+    for (i = 0; i < P.m && row < 0; i++)
+        if (P.ptr64[i + 1] - P.ptr64[i] >= 2)
+            row = i;
+    CHECK(row >= 0);
+    i = P.ptr64[row];
+    {
+        int32_t t32 = P.ind32[i];
+        int64_t t64 = P.ind64[i];
+        P.ind32[i] = P.ind32[i + 1], P.ind32[i + 1] = t32;
+        P.ind64[i] = P.ind64[i + 1], P.ind64[i + 1] = t64;
+    }
+    CHECK(ts_csr_matmat(&X32, 3, V, Yref) == TS_OK);
+    for (w = 0; w < 5; w++) {
+        CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, widths[w], cursor) == TS_OK);
+        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
+        CHECK(ts_csr_matmat_panels(&X64, 3, V, Y, widths[w], cursor) == TS_OK);
+        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
+    }
+    free_problem(&P);
+}
+
 /* The operator path runs the same recurrences: same istop, itn within one (the products round
  * differently and LSQR amplifies that by up to ~1e3 here), x within 1e-8 relative. */
 static void test_operator_equals_csr(void)
@@ -473,6 +514,7 @@ int main(void)
     RUN(test_bad_input, passed, failed);
     RUN(test_every_allocation_failure, passed, failed);
     RUN(test_csr_matmat_against_dense, passed, failed);
+    RUN(test_csr_matmat_panels, passed, failed);
     RUN(test_operator_equals_csr, passed, failed);
     RUN(test_operator_failures, passed, failed);
     RUN(test_operator_allocation_failure, passed, failed);
