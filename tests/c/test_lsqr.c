@@ -381,6 +381,19 @@ static void test_csr_matmat_against_dense(void)
     free_problem(&P);
 }
 
+/* The panel walk at every width, int32 and int64 indices, equal bit for bit to Yref. */
+static void check_panels(const ts_csr *X32, const ts_csr *X64, const double *V, const double *Yref)
+{
+    int64_t cursor[17], widths[] = {1, 2, 4, 11, 100}, w;
+    double Y[51];
+    for (w = 0; w < 5; w++) {
+        CHECK(ts_csr_matmat_panels(X32, 3, V, Y, widths[w], cursor) == TS_OK);
+        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
+        CHECK(ts_csr_matmat_panels(X64, 3, V, Y, widths[w], cursor) == TS_OK);
+        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
+    }
+}
+
 /* Panels sum each row's entries in the same order as the plain product: equal bit for bit at
  * every panel width, with ascending indices and with a row whose indices do not ascend. */
 static void test_csr_matmat_panels(void)
@@ -388,17 +401,12 @@ static void test_csr_matmat_panels(void)
     problem P = make_problem(17, 11, 3, 0.4, 8);
     ts_csr X32 = csr32(&P), X64 = csr64(&P);
     double V[33], Y[51], Yref[51];
-    int64_t cursor[17], widths[] = {1, 2, 4, 11, 100};
-    int64_t i, w, row = -1;
+    int64_t cursor[17];
+    int64_t i, row = -1;
     for (i = 0; i < 33; i++)
         V[i] = uniform() - 0.5;
     CHECK(ts_csr_matmat(&X32, 3, V, Yref) == TS_OK);
-    for (w = 0; w < 5; w++) {
-        CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, widths[w], cursor) == TS_OK);
-        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
-        CHECK(ts_csr_matmat_panels(&X64, 3, V, Y, widths[w], cursor) == TS_OK);
-        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
-    }
+    check_panels(&X32, &X64, V, Yref);
     CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, 0, cursor) == TS_ERR_ARG);
     CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, 4, NULL) == TS_ERR_ARG);
     for (i = 0; i < P.m && row < 0; i++)
@@ -413,12 +421,7 @@ static void test_csr_matmat_panels(void)
         P.ind64[i] = P.ind64[i + 1], P.ind64[i + 1] = t64;
     }
     CHECK(ts_csr_matmat(&X32, 3, V, Yref) == TS_OK);
-    for (w = 0; w < 5; w++) {
-        CHECK(ts_csr_matmat_panels(&X32, 3, V, Y, widths[w], cursor) == TS_OK);
-        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
-        CHECK(ts_csr_matmat_panels(&X64, 3, V, Y, widths[w], cursor) == TS_OK);
-        CHECK(memcmp(Y, Yref, sizeof Y) == 0);
-    }
+    check_panels(&X32, &X64, V, Yref);
     free_problem(&P);
 }
 
