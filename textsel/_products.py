@@ -27,8 +27,9 @@ def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
     indptr = X.indptr
     Y = np.empty((X.shape[0], V.shape[1])) if out is None else out
     work = np.diff(indptr) * V.shape[1]  # multiply-adds per row
-    # a V larger than a core's cache is walked in panels of columns (effective on sorted rows)
-    panel = PANEL_BYTES // (8 * V.shape[1]) if V.nbytes > PANEL_BYTES else 0
+    # a V larger than a core's cache is walked in panels of columns; only rows with sorted
+    # indices profit (an unsorted row defers most of its entries to the last panels)
+    panel = PANEL_BYTES // (8 * V.shape[1]) if V.nbytes > PANEL_BYTES and X.has_sorted_indices else 0
 
     def rows(a, b):
         lo, hi = indptr[a], indptr[b]

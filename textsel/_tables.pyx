@@ -9,7 +9,8 @@ faults and 2.3 ms on a 4 ms call) and in others none.  A library must not change
 malloc settings; instead the tables come from here: a block whose last array is freed goes back
 into a pool of at most ``POOL_BLOCKS`` blocks and ``POOL_BYTES`` bytes (the oldest leave first),
 and the next table of a fitting size reuses it, already mapped.  Small tables (below
-``MIN_BYTES``) are plain numpy arrays.
+``MIN_BYTES``) are plain numpy arrays.  The randomized leverage scores draw their two product
+buffers from here too, for the same reason.
 """
 
 from cpython.buffer cimport PyBuffer_FillInfo

@@ -23,6 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from . import _tables
 from ._products import matmat
 from ._validation import as_csr, check_positive_int, check_real, check_sparse_structure
 from .proximal import RLSClassifier
@@ -30,6 +31,9 @@ from .proximal import RLSClassifier
 __all__ = ["STRATEGIES", "SRLSClassifier", "feature_probabilities", "hellinger", "sample_features"]
 
 STRATEGIES = ("ss", "ws", "us")
+
+#: rows of the singular vectors formed at once for the randomized leverage scores
+LEVERAGE_ROWS = 4096
 
 #: Problems with at most this many cells get an exact dense SVD.
 EXACT_SVD_CELLS = 4_000_000
@@ -136,15 +140,17 @@ def randomized_leverage(X, k: int, p: int, q: int, rng, n_threads=None) -> np.nd
     from a randomized range of width ``k + p`` after ``q`` power iterations."""
     m, n = X.shape
     width = min(m, n, k + p)
-    if not X.has_sorted_indices:  # the products walk column panels of sorted rows
-        X = X.sorted_indices()
     XT = X.T.tocsr()  # X' V as a row-parallel product (its rows come out sorted)
-    # two buffers, reused: fresh pages for every product cost as much as a product
-    left = np.empty((m, width))
-    right = np.empty((n, width))
-    # uniform test vectors: as good a start as Gaussian ones, drawn four times faster
-    start = np.random.default_rng(rng.randint(np.iinfo(np.int32).max)).uniform(-1.0, 1.0, (n, width))
-    Y = matmat(X, start, n_threads, out=left)
+    # two buffers for every product, from the table pool: fresh pages for each product (or a
+    # fresh 68 MB start on 20 Newsgroups, which the kernel backs with compacted huge pages on
+    # first use) cost as much as the products
+    left = _tables.empty((m, width))
+    right = _tables.empty((n, width))
+    # uniform test vectors, drawn into the right buffer: as good a start as Gaussian ones and
+    # four times faster to draw
+    np.random.default_rng(rng.randint(np.iinfo(np.int32).max)).random(out=right)
+    right -= 0.5
+    Y = matmat(X, right, n_threads, out=left)
     for _ in range(q):
         # LU normalisation keeps the columns apart at a quarter of a QR's cost
         L = scipy.linalg.lu(Y, permute_l=True, check_finite=False)[0]
@@ -156,8 +162,12 @@ def randomized_leverage(X, k: int, p: int, q: int, rng, n_threads=None) -> np.nd
     # Q Q' X as B U / sigma
     w, U = scipy.linalg.eigh(B.T @ B, subset_by_index=[width - k, width - 1], check_finite=False)
     keep = w > w[-1] * width * np.finfo(float).eps
-    V = B @ (U[:, keep] / np.sqrt(w[keep]))
-    return np.einsum("ij,ij->i", V, V)
+    W = U[:, keep] / np.sqrt(w[keep])
+    scores = np.empty(n)
+    for a in range(0, n, LEVERAGE_ROWS):  # row blocks: no (terms x k) matrix is formed
+        V = B[a : a + LEVERAGE_ROWS] @ W
+        scores[a : a + LEVERAGE_ROWS] = np.einsum("ij,ij->i", V, V)
+    return scores
 
 
 def sample_features(p, r, random_state=None):
