@@ -60,6 +60,19 @@ def test_range_finder_recovers_known_leverage_scores(decay):
     assert hellinger(tight, truth) < (1e-8 if decay == "gap" else 0.05)
 
 
+@pytest.mark.parametrize("condition", [1e2, 1e6, 1e14])
+def test_orthonormal_basis_for_any_conditioning(condition):
+    """The final basis: Cholesky QR twice, or Householder QR when Y'Y has no Cholesky factor (a
+    condition number near 1/eps); either way orthonormal columns spanning Y."""
+    from textsel.sampling import _orthonormal
+
+    rng = np.random.default_rng(6)
+    Y = np.linalg.qr(rng.standard_normal((500, 40)))[0] * np.logspace(0, -np.log10(condition), 40)
+    Q = _orthonormal(Y.copy())
+    np.testing.assert_allclose(Q.T @ Q, np.eye(40), atol=1e-12)
+    np.testing.assert_allclose(Q @ (Q.T @ Y), Y, atol=1e-12 * np.abs(Y).max())
+
+
 def test_power_iterations_follow_the_stated_bound():
     """q is the fewest iterations with (1 + sqrt(k/(p-1)) + e sqrt(k+p)/p sqrt(min_dim-k))^(1/(2q+1))
     <= 1 + tol, evaluated here by hand for k = 100, p = 50 on 20 Newsgroups' 11,314 documents."""
