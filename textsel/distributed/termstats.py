@@ -100,7 +100,7 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
         )  # fmt: skip
         for w, idx in place_blocks(client, futures)
     ]
-    first, *rest = client.gather(tasks)  # in a fixed order: by each worker's first block
+    first, *rest = client.gather(tasks, direct=True)  # in a fixed order: by each worker's first block
     total = unpack_stats(first)
     for fields in rest:
         total = accumulate(total, fields)
