@@ -296,7 +296,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
     double bias_value, pg_max_old = INFINITY, pg_min_old = -INFINITY;
     newton_ws ws = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     double spreads[RATE_WINDOW], predicted = 0;
-    uint64_t rng;
+    uint64_t rng, steps = 0;
     int status = check_inputs(X, y, o, alpha0, w, alpha, result);
     if (status != TS_OK)
         return status;
@@ -360,6 +360,10 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
         int64_t crossings = 0; /* multipliers that reached or left a bound in this pass: when only
                                 * a few did, the face is nearly settled */
         result->n_iter = iter;
+        if (o->interrupted && o->interrupted(o->interrupt_ctx)) {
+            status = TS_ERR_INTERRUPTED;
+            goto done;
+        }
         for (s = 0; s < active; s++) { /* a fresh random order of the active variables */
             const int64_t r = s + random_below(&rng, active - s), t = order[s];
             order[s] = order[r];
@@ -367,6 +371,12 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
         }
         for (s = 0; s < active; s++) {
             double g, pg = 0.0;
+            /* a pass over many long documents can take seconds: check between passes and
+             * every 2^16 steps */
+            if (o->interrupted && (++steps & 0xFFFF) == 0 && o->interrupted(o->interrupt_ctx)) {
+                status = TS_ERR_INTERRUPTED;
+                goto done;
+            }
             i = order[s];
             g = y[i] * row_dot(X, i, w, bias_value, n) - 1.0 + diag[i] * alpha[i];
             work += (double)(PTR(X, i + 1) - PTR(X, i)) + 1;

@@ -527,6 +527,10 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
 
     while (S.active > 0) {
         const int64_t P = S.active;
+        if (options->interrupted && options->interrupted(options->interrupt_ctx)) {
+            status = TS_ERR_INTERRUPTED;
+            goto done;
+        }
         if (S.cols[0].itn >= iter_lim) {
             /* only reached with iter_lim = 0 (a step at the limit sets istop = 7):
              * no iteration was allowed, x = 0, istop 0 as in the paper */

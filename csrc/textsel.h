@@ -21,7 +21,8 @@ enum ts_status {
     TS_ERR_NOMEM = -2,     /* workspace could not be allocated */
     TS_ERR_INDEX = -3,     /* a CSR column index or row pointer is out of range */
     TS_ERR_NONFINITE = -4, /* a value, weight or right-hand side is NaN or infinite */
-    TS_ERR_CALLBACK = -5   /* an operator's callback failed (its caller knows why) */
+    TS_ERR_CALLBACK = -5,  /* an operator's callback failed (its caller knows why) */
+    TS_ERR_INTERRUPTED = -6 /* the options' interrupt check asked the solver to stop */
 };
 
 /* A CSR matrix (n_rows x n_cols) with float64 values and int32 or int64
@@ -39,11 +40,19 @@ typedef struct {
 
 /* Stopping rules of LSQR (Paige & Saunders 1982), as in
  * scipy.sparse.linalg.lsqr. */
+/* An interrupt check: NULL, or called at bounded intervals of a long solve (ts_lsqr: before
+ * every iteration; ts_dcd_svm: before every pass and every 2^16 coordinate steps); a nonzero
+ * return stops the solver with TS_ERR_INTERRUPTED, its memory freed and its outputs unspecified.
+ * The check runs on the solver's thread and must be quick (Python's signal check, say). */
+typedef int (*ts_interrupt_check)(void *ctx);
+
 typedef struct {
     double atol;
     double btol;
     double conlim;
     int64_t iter_lim; /* < 0: twice the number of unknowns */
+    ts_interrupt_check interrupted; /* NULL, or see ts_interrupt_check */
+    void *interrupt_ctx;
 } ts_lsqr_options;
 
 /* What LSQR reports for one right-hand side; istop as in scipy:
@@ -144,6 +153,8 @@ typedef struct {
     uint64_t seed;            /* the permutation RNG's state: same seed, same model */
     const double *weights;    /* NULL, or n_rows non-negative multipliers of each document's C */
     int newton;               /* finish with Newton steps on the free multipliers (see below) */
+    ts_interrupt_check interrupted; /* NULL, or see ts_interrupt_check */
+    void *interrupt_ctx;
 } ts_svm_options;
 
 typedef struct {

@@ -5,9 +5,10 @@ import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
+from cpython.exc cimport PyErr_CheckSignals
 from libc.string cimport memcpy
 
-from ._core cimport (TS_ERR_CALLBACK, TS_HINGE, TS_SQUARED_HINGE, ts_csr, ts_csr_matmat,
+from ._core cimport (TS_ERR_CALLBACK, TS_ERR_INTERRUPTED, TS_HINGE, TS_SQUARED_HINGE, ts_csr, ts_csr_matmat,
                     ts_csr_matmat_panels,
                     ts_csr_rmatmat, ts_dcd_svm, ts_linop, ts_lsqr, ts_lsqr_op, ts_lsqr_options,
                     ts_lsqr_result, ts_svm_options, ts_svm_result)
@@ -46,12 +47,48 @@ cdef _Buffers _fill_csr(ts_csr *X, const double[::1] data, indices, indptr, int6
     return keep
 
 
-cdef ts_lsqr_options _lsqr_options(double atol, double btol, double conlim, int64_t iter_lim):
+cdef class Interrupt:
+    """A Ctrl-C shared by the solves of one call.
+
+    The C solvers call :func:`_interrupt_check` at bounded intervals.  On the main thread it runs
+    Python's signal handlers; once one raised (KeyboardInterrupt), or the caller recorded an
+    exception here (``error``), every solve of the call, on any thread, stops at its next check
+    and its wrapper raises that exception.
+    """
+
+    cdef public object error
+
+    def __init__(self):
+        self.error = None
+
+
+cdef int _interrupt_check(void *ctx) noexcept nogil:
+    with gil:
+        group = <Interrupt> ctx
+        if group.error is not None:
+            return 1
+        try:
+            PyErr_CheckSignals()
+        except BaseException as exc:
+            group.error = exc
+            return 1
+    return 0
+
+
+cdef _raise_interrupt(Interrupt group):
+    raise group.error if group.error is not None else KeyboardInterrupt()
+
+
+cdef ts_lsqr_options _lsqr_options(double atol, double btol, double conlim, int64_t iter_lim,
+                                   Interrupt interrupt):
+    """The options; they point at ``interrupt`` without holding it: the caller must."""
     cdef ts_lsqr_options options
     options.atol = atol
     options.btol = btol
     options.conlim = conlim
     options.iter_lim = iter_lim
+    options.interrupted = _interrupt_check
+    options.interrupt_ctx = <void *> interrupt
     return options
 
 
@@ -95,6 +132,8 @@ cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, _Operator c, bint fit_inter
                                     res)
         if status == TS_ERR_CALLBACK and c is not None and c.error is not None:
             raise c.error
+        if status == TS_ERR_INTERRUPTED:
+            _raise_interrupt(<Interrupt> options.interrupt_ctx)
         check_status(status, "lsqr")
         report = _lsqr_report(res, K)
     finally:
@@ -104,7 +143,7 @@ cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, _Operator c, bint fit_inter
 
 def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_intercept,
              const double[:, ::1] b, row_weights, const double[::1] damp,
-             double atol, double btol, double conlim, int64_t iter_lim):
+             double atol, double btol, double conlim, int64_t iter_lim, Interrupt interrupt=None):
     """Run ts_lsqr on CSR buffers (int32 or int64 indices, one dtype for both arrays).
 
     ``b`` is (n_rows, K); ``row_weights`` None or (n_rows, K); ``damp`` (K,).
@@ -112,8 +151,10 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
     """
     cdef ts_csr X
     keep = _fill_csr(&X, data, indices, indptr, b.shape[0], n_cols)
+    if interrupt is None:
+        interrupt = Interrupt()  # held here: the options keep only a pointer to it
     return _lsqr(&X, NULL, None, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
-                 damp, _lsqr_options(atol, btol, conlim, iter_lim))
+                 damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
 
 
 cdef class _Operator:
@@ -160,7 +201,7 @@ cdef int _rmatvec(void *ctx, int64_t n_vec, const double *y, double *x) noexcept
 
 def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const double[:, ::1] b,
                   row_weights, const double[::1] damp, double atol, double btol, double conlim,
-                  int64_t iter_lim):
+                  int64_t iter_lim, Interrupt interrupt=None):
     """Run ts_lsqr_op on a Python operator: ``op.matvec(V)`` returns A V ((n_rows, P) from
     (n_cols, P)) and ``op.rmatvec(U)`` returns A' U, float64.  The solver runs without the GIL
     and takes it only for these calls; an exception they raise is raised here.  Other arguments
@@ -171,8 +212,10 @@ def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const 
         raise ValueError(f"b has {b.shape[0]} rows, the operator {n_rows}")
     c.op, c.n_rows, c.n_cols = op, n_rows, n_cols
     A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
+    if interrupt is None:
+        interrupt = Interrupt()  # held here: the options keep only a pointer to it
     return _lsqr(NULL, &A, c, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
-                 damp, _lsqr_options(atol, btol, conlim, iter_lim))
+                 damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
 
 
 def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V,
@@ -230,7 +273,7 @@ def csr_rmatmat(const double[::1] data, indices, indptr, int64_t n_cols, const d
 def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const double[::1] y,
                 str loss, double C_pos, double C_neg, double tol, int64_t max_iter,
                 bint fit_intercept, double intercept_scaling, bint shrinking, uint64_t seed,
-                alpha0=None, weights=None, bint newton=True):
+                alpha0=None, weights=None, bint newton=True, Interrupt interrupt=None):
     """Run ts_dcd_svm on CSR buffers; y holds +1/-1.  Returns (w, alpha, n_iter, converged)."""
     cdef ts_csr X
     cdef ts_svm_options options
@@ -268,7 +311,13 @@ def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const d
     options.intercept_scaling = intercept_scaling
     options.shrinking = shrinking
     options.seed = seed
+    if interrupt is None:
+        interrupt = Interrupt()
+    options.interrupted = _interrupt_check
+    options.interrupt_ctx = <void *> interrupt
     with nogil:
         status = ts_dcd_svm(&X, &y[0], &options, a0ptr, &wv[0], &av[0], &result)
+    if status == TS_ERR_INTERRUPTED:
+        _raise_interrupt(interrupt)
     check_status(status, "DualLinearSVC")
     return w, alpha[:m], result.n_iter, bool(result.converged)

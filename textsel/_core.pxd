@@ -9,6 +9,9 @@ cdef extern from "textsel.h" nogil:
         TS_ERR_INDEX
         TS_ERR_NONFINITE
         TS_ERR_CALLBACK
+        TS_ERR_INTERRUPTED
+
+    ctypedef int (*ts_interrupt_check)(void *ctx)
 
     ctypedef struct ts_csr:
         int64_t n_rows
@@ -24,6 +27,8 @@ cdef extern from "textsel.h" nogil:
         double btol
         double conlim
         int64_t iter_lim
+        ts_interrupt_check interrupted
+        void *interrupt_ctx
 
     ctypedef struct ts_lsqr_result:
         int istop
@@ -71,6 +76,8 @@ cdef extern from "textsel.h" nogil:
         uint64_t seed
         const double *weights
         int newton
+        ts_interrupt_check interrupted
+        void *interrupt_ctx
 
     ctypedef struct ts_svm_result:
         int64_t n_iter

@@ -62,9 +62,15 @@ def split_groups(weights: np.ndarray, n_threads: int) -> list[np.ndarray]:
     return [members for members in (np.flatnonzero(group_of == g) for g in range(n_groups)) if members.size]
 
 
-def run_blocks(func, blocks: list) -> list:
+def run_blocks(func, blocks: list, interrupt=None) -> list:
     """``[func(*block) for each block]`` (a block is a tuple of arguments); all but the first
-    block go to pool threads, the first runs on the calling thread meanwhile."""
+    block go to pool threads, the first runs on the calling thread meanwhile.
+
+    ``interrupt``: the :class:`textsel._ccore.Interrupt` the blocks' solvers share.  When the
+    calling thread gets an exception (Ctrl-C while it solves or while it waits), it is recorded
+    there, so that the other threads' solvers stop at their next check; they are waited for, and
+    the exception is raised once no thread runs a block of this call any more.
+    """
     global _pool
     if len(blocks) == 1:
         return [func(*blocks[0])]
@@ -72,5 +78,15 @@ def run_blocks(func, blocks: list) -> list:
         workers = max(len(blocks) - 1, available_cores())
         _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="textsel")
     futures = [_pool.submit(func, *block) for block in blocks[1:]]
-    first = func(*blocks[0])
-    return [first] + [f.result() for f in futures]
+    try:
+        first = func(*blocks[0])
+        return [first] + [f.result() for f in futures]
+    except BaseException as exc:
+        if interrupt is not None and interrupt.error is None:
+            interrupt.error = exc
+        for f in futures:
+            try:
+                f.exception()  # wait; the blocks stop at their solvers' next check
+            except BaseException:  # a second Ctrl-C while waiting: keep waiting, then raise
+                pass
+        raise

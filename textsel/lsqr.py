@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._ccore import lsqr_csr
+from ._ccore import Interrupt, lsqr_csr
 from ._dispatch import handler, is_distributed
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import as_csr, check_positive_int, check_real
@@ -102,15 +102,17 @@ def lsqr(
     n_groups = min(effective_n_threads(n_threads), blocks.size)
     bounds = [int(g[0]) for g in np.array_split(blocks, n_groups)] + [K]
 
+    interrupt = Interrupt()  # Ctrl-C stops every thread's solve within one iteration
+
     def solve(start, stop):
         cols = slice(start, stop)
         return lsqr_csr(
             data, X.indices, X.indptr, n, bool(fit_intercept), np.ascontiguousarray(B[:, cols]),
             None if weights is None else np.ascontiguousarray(weights[:, cols]), damps[cols],
-            *tolerances, limit,
+            *tolerances, limit, interrupt,
         )  # fmt: skip
 
-    parts = run_blocks(solve, list(zip(bounds[:-1], bounds[1:], strict=True)))
+    parts = run_blocks(solve, list(zip(bounds[:-1], bounds[1:], strict=True)), interrupt)
     x = np.hstack([part[0] for part in parts])
     report = {key: np.concatenate([part[1][key] for part in parts]) for key in parts[0][1]}
     return result(x, report, np.ndim(b))

@@ -25,6 +25,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from ._atomic import atomic_fit
 from ._dispatch import distributed_method
 from ._linear import LinearScoresMixin
 from ._rows import row_norms as _row_norms
@@ -110,6 +111,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         gives the documents' Euclidean norms where an estimate needs them."""
         raise NotImplementedError
 
+    @atomic_fit
     @distributed_method("fit_lsqr_classifier")
     def fit(self, X, y):
         """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.

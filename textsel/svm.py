@@ -13,7 +13,8 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._ccore import dcd_svm_csr
+from ._atomic import atomic_fit
+from ._ccore import Interrupt, dcd_svm_csr
 from ._linear import LinearScoresMixin
 from ._parallel import effective_n_threads, run_blocks
 from ._validation import check_positive_int, check_real, check_sparse_structure
@@ -35,14 +36,15 @@ class BinaryFit(NamedTuple):
 
 def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_iter=1000, fit_intercept=True,
                intercept_scaling=1.0, seed=0, alpha0=None, sample_weight=None,
-               newton=True) -> BinaryFit:  # fmt: skip
+               newton=True, interrupt=None) -> BinaryFit:  # fmt: skip
     """One binary SVM by dual coordinate descent on CSR ``X`` with ``signs`` in {-1, +1}.
 
     The low-level path behind :class:`DualLinearSVC`, also for callers that re-train on column
     subsets of one matrix and warm-start each fit from the previous multipliers (they depend on
     the documents, not the features): model masking and the study harness.  ``sample_weight``
     multiplies each document's C; ``newton`` turns on the solver's Newton finish (see
-    :class:`DualLinearSVC`).  No input checks beyond the C core's own.
+    :class:`DualLinearSVC`); ``interrupt`` a :class:`textsel._ccore.Interrupt` shared with the
+    call's other solves (Ctrl-C stops them all).  No input checks beyond the C core's own.
     """
     X = sp.csr_matrix(X)
     n = X.shape[1]
@@ -52,6 +54,7 @@ def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_it
         np.ascontiguousarray(X.data, dtype=np.float64), X.indices, X.indptr, n,
         np.ascontiguousarray(signs, dtype=np.float64), loss, C_pos, C_neg, tol, max_iter,
         bool(fit_intercept), intercept_scaling, True, seed, alpha0, sample_weight, bool(newton),
+        interrupt,
     )  # fmt: skip
     b = w[n] * intercept_scaling if fit_intercept else 0.0
     return BinaryFit(w[:n], float(b), alpha, int(n_iter), bool(converged))
@@ -134,6 +137,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.newton = newton
         self.n_threads = n_threads
 
+    @atomic_fit
     def fit(self, X, y, sample_weight=None):
         """Train one binary SVM, or one per class (one-vs-rest).
 
@@ -187,13 +191,14 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             return fit_binary(
                 X, signs, C_pos=C * weights[k], C_neg=c_neg, loss=self.loss, tol=tol, max_iter=max_iter,
                 fit_intercept=self.fit_intercept, intercept_scaling=scaling, seed=seed + k,
-                sample_weight=sample_weight, newton=self.newton,
+                sample_weight=sample_weight, newton=self.newton, interrupt=interrupt,
             )  # fmt: skip
 
         n_threads = min(effective_n_threads(self.n_threads), len(problems))
         groups = np.array_split(np.arange(len(problems)), n_threads)
-        results = [r for part in run_blocks(lambda g: [train(problems[j]) for j in g], [(g,) for g in groups])
-                   for r in part]  # fmt: skip
+        interrupt = Interrupt()  # Ctrl-C stops every thread's solve within one pass or 2^16 steps
+        parts = run_blocks(lambda g: [train(problems[j]) for j in g], [(g,) for g in groups], interrupt)
+        results = [r for part in parts for r in part]
         self.coef_ = np.array([r.w for r in results])
         self.intercept_ = np.array([r.b for r in results])
         self.alpha_ = np.array([r.alpha for r in results])

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     }
     for (r = 0; r < runs; r++) { /* ten LSQR iterations for K right-hand sides */
         ts_csr X = {m, n, data, indices, indptr, NULL, NULL};
-        ts_lsqr_options o = {0, 0, 0, 10};
+        ts_lsqr_options o = {0, 0, 0, 10, NULL, NULL};
         double t0 = now();
         int status = ts_lsqr(&X, 1, K, b, NULL, damp, &o, x, res);
         t0 = now() - t0;

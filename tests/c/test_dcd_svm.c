@@ -69,7 +69,7 @@ static ts_csr as_csr(const dataset *D)
 
 static ts_svm_options options(int loss, int intercept)
 {
-    ts_svm_options o = {loss, 1.0, 1.0, 1e-6, 5000, intercept, 1.0, 1, 42, NULL, 0};
+    ts_svm_options o = {loss, 1.0, 1.0, 1e-6, 5000, intercept, 1.0, 1, 42, NULL, 0, NULL, NULL};
     return o;
 }
 
@@ -166,6 +166,43 @@ static void test_kkt_and_duality_gap(void)
                 CHECK(p >= d - 1e-9);
                 CHECK((p - d) / fabs(p) < 1e-4);
             }
+    free_data(&D);
+}
+
+static int64_t interrupt_calls, interrupt_at;
+
+static int stop_on_kth_call(void *ctx)
+{
+    (void)ctx;
+    return ++interrupt_calls == interrupt_at;
+}
+
+/* A check that asks to stop, at its k-th call, stops the solver with TS_ERR_INTERRUPTED (at the
+ * first checks, between passes and inside a long pass, and at the last), and nothing leaks; one
+ * that never does is called once per pass at least, and the model is the same as without it. */
+static void test_interrupt_check(void)
+{
+    dataset D = make_data(70000, 8, 4);
+    ts_csr X = as_csr(&D);
+    ts_svm_options o = options(TS_SQUARED_HINGE, 1);
+    double *w = malloc(sizeof(double) * 9), *w0 = malloc(sizeof(double) * 9);
+    double *a = malloc(sizeof(double) * 70000);
+    ts_svm_result r;
+    int64_t k, calls;
+    o.newton = 1;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w0, a, &r) == TS_OK);
+    o.interrupted = stop_on_kth_call;
+    interrupt_calls = 0, interrupt_at = 0;
+    CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, a, &r) == TS_OK);
+    calls = interrupt_calls;
+    CHECK(calls >= r.n_iter + 1); /* a pass of 70,000 steps checks inside it too */
+    CHECK(memcmp(w, w0, sizeof(double) * 9) == 0);
+    for (k = 1; k <= calls; k = k < 4 ? k + 1 : (k < calls - 1 ? calls - 1 : k + 1)) {
+        interrupt_calls = 0, interrupt_at = k;
+        CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, a, &r) == TS_ERR_INTERRUPTED);
+        CHECK(interrupt_calls == k);
+    }
+    free(w), free(w0), free(a);
     free_data(&D);
 }
 
@@ -401,6 +438,7 @@ int main(void)
     RUN(test_warm_start_and_no_shrinking, passed, failed);
     RUN(test_iteration_limit, passed, failed);
     RUN(test_bad_input, passed, failed);
+    RUN(test_interrupt_check, passed, failed);
     RUN(test_newton_finish, passed, failed);
     RUN(test_weights_are_repetitions, passed, failed);
     RUN(test_every_allocation_failure, passed, failed);

@@ -1,0 +1,107 @@
+"""Ctrl-C during long native solves (issue 13): raised within 0.5 s, nothing half-fitted.
+
+A thread sends SIGINT to the process while the solver runs, as numpy's tests do.  The test's
+own SIGINT handler raises ``Interrupted`` (not KeyboardInterrupt, which would end the pytest
+session if the solver ever missed it); the solvers' checks run Python's signal handlers and
+re-raise whatever they raise.
+"""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import textsel
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
+
+LATENCY = 0.5  # seconds from the signal to the exception, at most
+
+
+class Interrupted(Exception):
+    pass
+
+
+def interrupt_after(delay, call):
+    """Run ``call`` with a SIGINT sent after ``delay`` seconds; returns the seconds from the
+    signal to the exception.  Fails if ``call`` returns instead."""
+    armed = {"on": True, "sent": None}
+
+    def handler(signum, frame):
+        if armed["on"]:
+            raise Interrupted
+
+    def send():
+        armed["sent"] = time.perf_counter()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(delay, send)
+    try:
+        timer.start()
+        with pytest.raises(Interrupted):
+            call()
+        caught = time.perf_counter()
+    finally:
+        armed["on"] = False
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+    return caught - armed["sent"]
+
+
+def random_csr(n_rows, n_cols, per_row, seed):
+    """A random CSR matrix with about ``per_row`` entries a row (scipy's sparse.random draws
+    without replacement over every cell: minutes at this size)."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n_rows), per_row)
+    cols = rng.integers(0, n_cols, rows.size)
+    X = sp.csr_matrix((rng.random(rows.size), (rows, cols)), shape=(n_rows, n_cols))
+    X.sum_duplicates()
+    return X
+
+
+def long_svm_problem(n_classes):
+    X = random_csr(60_000, 3_000, 12, seed=1)
+    y = np.random.default_rng(0).integers(0, n_classes, X.shape[0])  # random labels: slow at tol 1e-15
+    return X, y
+
+
+@pytest.mark.parametrize("n_classes, n_threads", [(2, 1), (3, 2)])
+def test_dual_linear_svc_stops_on_ctrl_c_and_stays_unfitted(n_classes, n_threads):
+    X, y = long_svm_problem(n_classes)
+    model = textsel.DualLinearSVC(C=1000.0, tol=1e-15, max_iter=10**7, n_threads=n_threads)
+    latency = interrupt_after(0.3, lambda: model.fit(X, y))
+    assert latency <= LATENCY
+    assert not hasattr(model, "coef_") and not hasattr(model, "classes_")
+
+
+def test_refit_interrupted_keeps_the_previous_model():
+    X, y = long_svm_problem(2)
+    model = textsel.DualLinearSVC(max_iter=5).fit(X[:500], y[:500])
+    before = model.coef_
+    model.set_params(C=1000.0, tol=1e-15, max_iter=10**7)
+    interrupt_after(0.3, lambda: model.fit(X, y))
+    assert model.coef_ is before and model.n_features_in_ == X.shape[1]
+
+
+@pytest.mark.parametrize("n_rhs", [1, 40])
+def test_lsqr_stops_on_ctrl_c(n_rhs):
+    X = random_csr(100_000, 20_000, 10, seed=2)
+    B = np.random.default_rng(3).standard_normal((X.shape[0], n_rhs))
+    latency = interrupt_after(
+        0.3, lambda: textsel.lsqr(X, B, atol=0.0, btol=0.0, conlim=0.0, iter_lim=10**7, n_threads=2)
+    )
+    assert latency <= LATENCY
+
+
+def test_least_squares_classifier_stops_on_ctrl_c_and_stays_unfitted():
+    X = random_csr(100_000, 20_000, 10, seed=4)
+    y = np.random.default_rng(5).integers(0, 30, X.shape[0])
+    model = textsel.WeightedProximalSVC(tol=0.0, max_iter=10**7)
+    assert interrupt_after(0.3, lambda: model.fit(X, y)) <= LATENCY
+    assert not hasattr(model, "coef_")
