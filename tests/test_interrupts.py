@@ -105,3 +105,24 @@ def test_least_squares_classifier_stops_on_ctrl_c_and_stays_unfitted():
     model = textsel.WeightedProximalSVC(tol=0.0, max_iter=10**7)
     assert interrupt_after(0.3, lambda: model.fit(X, y)) <= LATENCY
     assert not hasattr(model, "coef_")
+
+
+def test_a_recorded_stop_halts_the_count_at_its_first_check():
+    """The counting kernel's check, without signals: a stop another thread recorded in the
+    shared Interrupt halts this thread's pass (Status.ERR_INTERRUPTED) within 2^14 documents."""
+    from textsel._ccore import Interrupt
+
+    from textsel import _termstats
+    from textsel._validation import as_labels
+
+    X = random_csr(40_000, 300, 5, seed=7)
+    labels = as_labels(np.zeros(X.shape[0], dtype=np.int64) + np.arange(X.shape[0]) % 2, X.shape[0])
+    stop = Interrupt()
+    stop.error = RuntimeError("stopped elsewhere")
+    table = np.empty((2, 300), dtype=np.int64)
+    args = (X.data, X.indices, X.indptr, labels.class_ptr, labels.class_docs, labels.primary,
+            np.arange(2), np.empty(300, dtype=np.uint16), np.zeros(300, dtype=np.int64), table)  # fmt: skip
+    status, _ = _termstats.count_classes(*args, False, stop)
+    assert status == _termstats.Status.ERR_INTERRUPTED
+    status, _ = _termstats.count_classes(*args, False, Interrupt())
+    assert status == _termstats.Status.OK

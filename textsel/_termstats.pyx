@@ -14,6 +14,7 @@ lists.
 
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
+from cpython.exc cimport PyErr_CheckSignals
 from libc.string cimport memcpy, memset
 
 from ._fused cimport floating, integral
@@ -25,6 +26,26 @@ cpdef enum Status:
     ERR_NEGATIVE = 2
     ERR_INDEX = 3
     ERR_INDPTR = 4
+    ERR_INTERRUPTED = 5
+
+cdef enum:
+    # documents visited between two interrupt checks (about a millisecond of counting)
+    _CHECK_EVERY = 1 << 14
+
+
+cdef bint _interrupted(void *ctx) noexcept nogil:
+    """Ctrl-C or a sibling thread's stop, through the caller's textsel._ccore.Interrupt
+    (anything with an ``error`` attribute): run Python's signal handlers, record what they raise."""
+    with gil:
+        interrupt = <object> ctx
+        if interrupt.error is not None:
+            return True
+        try:
+            PyErr_CheckSignals()
+        except BaseException as exc:
+            interrupt.error = exc
+            return True
+    return False
 
 
 cdef inline int _count_row(const floating[::1] data, const integral[::1] indices,
@@ -78,7 +99,8 @@ def count_classes(const floating[::1] data,
                   uint16_t[::1] mark,
                   int64_t[::1] df,
                   int64_t[:, ::1] class_df,
-                  bint accumulate=False):
+                  bint accumulate=False,
+                  object interrupt=None):
     """Fill the rows ``class_list`` of ``class_df``: ``class_df[c, t]`` documents of class ``c`` hold term ``t``.
 
     ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
@@ -86,7 +108,9 @@ def count_classes(const floating[::1] data,
     stays in cache; scattering each document's labels in document order
     would touch the whole table.  Each row is zeroed here, just before it is
     filled, for the same reason; with ``accumulate`` the rows keep their
-    counts and this block's are added (a sum over chunks in one table).  Threads may fill disjoint class lists of
+    counts and this block's are added (a sum over chunks in one table).  With
+    ``interrupt`` (a textsel._ccore.Interrupt) the pass checks for Ctrl-C every
+    2^14 documents and stops with ``Status.ERR_INTERRUPTED``.  Threads may fill disjoint class lists of
     one table at once.  Where ``primary[l]`` is set for the entry
     ``class_docs[l]``, the document's values are checked and it is counted
     into ``df`` too.  ``mark`` (one uint16 per term, this caller's own, any
@@ -105,6 +129,9 @@ def count_classes(const floating[::1] data,
     cdef int64_t *row
     cdef int64_t *dfp = &df[0]
     cdef uint16_t *markp = &mark[0]
+    cdef int64_t visits = 0
+    cdef bint checking = interrupt is not None
+    cdef void *interrupt_ctx = <void *> interrupt  # held by the caller for the whole pass
     if data.shape[0] != nnz or mark.shape[0] < n_terms or df.shape[0] != n_terms:
         raise ValueError("count_classes: buffer lengths disagree")
     if primary.shape[0] != class_docs.shape[0] or class_ptr.shape[0] != n_classes + 1:
@@ -122,6 +149,10 @@ def count_classes(const floating[::1] data,
                 memset(row, 0, n_terms * sizeof(int64_t))
             for l in range(class_ptr[c], class_ptr[c + 1]):
                 i = class_docs[l]
+                visits += 1
+                if checking and (visits & (_CHECK_EVERY - 1)) == 0 and _interrupted(interrupt_ctx):
+                    status = ERR_INTERRUPTED
+                    break
                 if stamp == 65535:
                     # the stamps wrap: forget every mark
                     memset(markp, 0, n_terms * sizeof(uint16_t))

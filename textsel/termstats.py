@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _tables, _termstats
+from ._ccore import Interrupt
 from ._dispatch import handler, is_distributed
 from ._parallel import effective_n_threads, run_blocks, split_groups
 from ._termstats import Status
@@ -250,6 +251,7 @@ def _count(X, labels, class_df, n_threads, accumulate):
     """Count ``X`` into ``class_df`` (overwritten, or added to with ``accumulate``); return df."""
     n_terms = X.shape[1]
     class_nnz = _termstats.class_loads(X.indptr, labels.class_ptr, labels.class_docs)
+    interrupt = Interrupt()  # Ctrl-C stops every thread's pass within 2^14 documents
 
     def fill(class_list, class_ptr=labels.class_ptr, class_docs=labels.class_docs,
              primary=labels.primary, table=class_df, accumulate=accumulate):  # fmt: skip
@@ -257,11 +259,11 @@ def _count(X, labels, class_df, n_threads, accumulate):
         mark = np.empty(n_terms, dtype=np.uint16)
         status, where = _termstats.count_classes(
             X.data, X.indices, X.indptr, class_ptr, class_docs, primary, class_list, mark, df, table,
-            accumulate,
+            accumulate, interrupt,
         )  # fmt: skip
         return status, where, df
 
-    results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)])
+    results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)], interrupt)
     if labels.unlabeled.size:
         # documents in no class: one pseudo-class whose primary visits check and count them
         n_unlabeled = labels.unlabeled.size
@@ -269,6 +271,8 @@ def _count(X, labels, class_df, n_threads, accumulate):
             fill(np.zeros(1, dtype=np.int64), np.array([0, n_unlabeled]), labels.unlabeled,
                  np.ones(n_unlabeled, dtype=np.uint8), np.empty((1, n_terms), dtype=np.int64), False)
         )  # fmt: skip
+    if any(status == Status.ERR_INTERRUPTED for status, _, _ in results):
+        raise interrupt.error if interrupt.error is not None else KeyboardInterrupt()
     for status, where, _ in results:
         if status != Status.OK:
             raise ValueError(_ERRORS[status].format(where=where))
