@@ -35,6 +35,7 @@ typedef struct {
     double xnorm, xxnorm, z, cs2, sn2, damp, rnorm, r1norm, r2norm, arnorm;
     double t1, t2; /* this step's update x += t1 w, w = v + t2 w */
     double vscale; /* v is stored unnormalised: the LSQR vector v is vscale times what is stored */
+    int bexp;      /* b was scaled by 2^-bexp to keep its norm in range; x and the norms scale back */
     int64_t col; /* which right-hand side occupies this position */
     int64_t itn;
     int istop;
@@ -240,6 +241,38 @@ static int rmatvec(solver *S)
     return TS_OK;
 }
 
+/* Whether a sum of squares may have overflowed or lost its value to underflow (0 included:
+ * squares of values below 1e-154 vanish), so that the norm must be taken with scaling. */
+static int out_of_range(double sq)
+{
+    return !(sq >= DBL_MIN && sq <= DBL_MAX);
+}
+
+/* The norm of lane q of a block's rows, scaled by the lane's largest magnitude (as BLAS nrm2
+ * does): the slow path, for the lanes whose plain sum of squares left the double range. */
+static double scaled_norm(const double *ab, int64_t rows, int q)
+{
+    int64_t i;
+    double big = 0, sum = 0;
+    for (i = 0; i < rows; i++)
+        big = fmax(big, fabs(ab[i * BLOCK + q]));
+    if (big == 0 || !isfinite(big))
+        return big;
+    for (i = 0; i < rows; i++) {
+        const double t = ab[i * BLOCK + q] / big;
+        sum += t * t;
+    }
+    return big * sqrt(sum);
+}
+
+/* sqrt(a^2 + b^2), by hypot only when the squares leave the double range (bitwise the plain
+ * formula, as in scipy, everywhere else). */
+static double norm2(double a, double b)
+{
+    const double sq = a * a + b * b;
+    return out_of_range(sq) && (a != 0 || b != 0) ? hypot(a, b) : sqrt(sq);
+}
+
 /* Euclidean norms of the first P positions of a block-major array, into out (K entries). */
 static void column_norms(const double *a, int64_t rows, int64_t P, double *out)
 {
@@ -252,7 +285,8 @@ static void column_norms(const double *a, int64_t rows, int64_t P, double *out)
             LANES(sq[q] += r[q] * r[q]);
         }
         for (q = 0; q < BLOCK; q++)
-            out[p0 + q] = sqrt(sq[q]);
+            out[p0 + q] = p0 + q < P && out_of_range(sq[q]) ? scaled_norm(ab, rows, (int)q)
+                                                            : sqrt(sq[q]);
     }
 }
 
@@ -285,8 +319,9 @@ static void two_norms(const double *a, const double *b, int64_t rows, int64_t P,
             LANES(sa[q] += ra[q] * ra[q]; sb[q] += rb[q] * rb[q]);
         }
         for (q = 0; q < BLOCK; q++) {
-            out_a[p0 + q] = sqrt(sa[q]);
-            out_b[p0 + q] = sqrt(sb[q]);
+            const int live = p0 + q < P;
+            out_a[p0 + q] = live && out_of_range(sa[q]) ? scaled_norm(ab, rows, (int)q) : sqrt(sa[q]);
+            out_b[p0 + q] = live && out_of_range(sb[q]) ? scaled_norm(bb, rows, (int)q) : sqrt(sb[q]);
         }
     }
 }
@@ -317,15 +352,15 @@ static void finish(solver *S, int64_t p, double *x, ts_lsqr_result *result)
     int64_t i;
     ts_lsqr_result *r = &result[c->col];
     for (i = 0; i < S->n; i++)
-        x[i * S->n_rhs + c->col] = AT(S->x, S->n, i, p);
+        x[i * S->n_rhs + c->col] = ldexp(AT(S->x, S->n, i, p), c->bexp);
     r->istop = c->istop;
     r->itn = c->itn;
-    r->r1norm = c->r1norm;
-    r->r2norm = c->r2norm;
+    r->r1norm = ldexp(c->r1norm, c->bexp);
+    r->r2norm = ldexp(c->r2norm, c->bexp);
     r->anorm = c->anorm;
     r->acond = c->acond;
-    r->arnorm = c->arnorm;
-    r->xnorm = c->xnorm;
+    r->arnorm = ldexp(c->arnorm, c->bexp);
+    r->xnorm = ldexp(c->xnorm, c->bexp);
     swap_positions(S, p, S->active - 1);
     S->active--;
 }
@@ -341,7 +376,7 @@ static void step(solver *S, int64_t p, double ctol, double atol, double btol, in
     double t1, delta, gambar, rhs, zbar, gamma, res1, r1sq, test1, test2, test3, rtol;
 
     if (c->damp > 0) {
-        rhobar1 = sqrt(c->rhobar * c->rhobar + dampsq);
+        rhobar1 = norm2(c->rhobar, c->damp);
         cs1 = c->rhobar / rhobar1;
         sn1 = c->damp / rhobar1;
         psi = sn1 * c->phibar;
@@ -366,7 +401,7 @@ static void step(solver *S, int64_t p, double ctol, double atol, double btol, in
     rhs = phi - delta * c->z;
     zbar = rhs / gambar;
     c->xnorm = sqrt(c->xxnorm + zbar * zbar);
-    gamma = sqrt(gambar * gambar + theta * theta);
+    gamma = norm2(gambar, theta);
     c->cs2 = gambar / gamma;
     c->sn2 = theta / gamma;
     c->z = rhs / gamma;
@@ -498,6 +533,23 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
     for (i = 0; i < S.m; i++)
         for (p = 0; p < K; p++)
             AT(S.u, S.m, i, p) = weight(&S, i, p) * b[i * K + p];
+    /* LSQR is linear in b and its stopping tests are invariant to b's scale, so a D b far
+     * from 1 in magnitude is solved as 2^-e D b (exact) and x scaled back by 2^e: its norm and
+     * the vectors built from it then stay inside the double range. */
+    for (p = 0; p < K; p++) {
+        double big = 0;
+        for (i = 0; i < S.m; i++)
+            big = fmax(big, fabs(AT(S.u, S.m, i, p)));
+        if (!isfinite(big)) { /* D b itself overflowed */
+            status = TS_ERR_NONFINITE;
+            goto done;
+        }
+        if (big > 0x1p500 || (big > 0 && big < 0x1p-500)) {
+            frexp(big, &S.cols[p].bexp);
+            for (i = 0; i < S.m; i++)
+                AT(S.u, S.m, i, p) = ldexp(AT(S.u, S.m, i, p), -S.cols[p].bexp);
+        }
+    }
     column_norms(S.u, S.m, K, norms);
     for (p = 0; p < K; p++) {
         column *c = &S.cols[p];
@@ -549,8 +601,7 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
             c->beta = norms[p];
             factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
             if (c->beta > 0)
-                c->anorm = sqrt(c->anorm * c->anorm + c->alfa * c->alfa + c->beta * c->beta +
-                                c->damp * c->damp);
+                c->anorm = norm2(norm2(c->anorm, c->alfa), norm2(c->beta, c->damp));
         }
         scale_columns(S.u, S.m, P, factor);
         /* alfa v = A'u - beta v, where beta > 0; where beta = 0 (u = 0) v stays as it was */
@@ -597,6 +648,16 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
             if (S.cols[p].istop != 0)
                 finish(&S, p, x, result);
     }
+
+    /* what scaling cannot rescue (a solution or an estimate beyond the double range, from a
+     * matrix or weights near its ends) is an error, never a silent infinity or NaN */
+    for (i = 0; i < S.n * K; i++)
+        if (!isfinite(x[i]))
+            status = TS_ERR_NONFINITE;
+    for (p = 0; p < K; p++)
+        if (!isfinite(result[p].r1norm) || !isfinite(result[p].anorm) ||
+            !isfinite(result[p].arnorm) || !isfinite(result[p].xnorm))
+            status = TS_ERR_NONFINITE;
 
 done:
     free(S.cols);

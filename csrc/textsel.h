@@ -20,7 +20,8 @@ enum ts_status {
     TS_ERR_ARG = -1,       /* a size, pointer or option is invalid */
     TS_ERR_NOMEM = -2,     /* workspace could not be allocated */
     TS_ERR_INDEX = -3,     /* a CSR column index or row pointer is out of range */
-    TS_ERR_NONFINITE = -4, /* a value, weight or right-hand side is NaN or infinite */
+    TS_ERR_NONFINITE = -4, /* a value, weight or right-hand side is NaN or infinite, or a result
+                              overflowed the double range */
     TS_ERR_CALLBACK = -5,  /* an operator's callback failed (its caller knows why) */
     TS_ERR_INTERRUPTED = -6 /* the options' interrupt check asked the solver to stop */
 };

@@ -112,6 +112,33 @@ def test_zero_right_hand_side_is_exact():
     assert res.istop == 0 and res.itn == 0 and not res.x.any()
 
 
+@pytest.mark.parametrize("scale", [2.0**700, 2.0**-700, 3.36e194])
+def test_right_hand_sides_near_the_ends_of_the_double_range(scale):
+    """scipy's lsqr returns NaN for b = [3.36e194] on X = [[1]] (its norms overflow); textsel solves
+    b rescaled by a power of two and scales back, so x is the unscaled solution times the scale
+    (bitwise for a power of two), found a fuzzing run."""
+    assert np.isnan(scipy_lsqr(sp.csr_matrix([[1.0]]), np.array([3.36e194]))[0][0])
+    assert textsel.lsqr(sp.csr_matrix([[1.0]]), np.array([3.36e194])).x[0] == 3.36e194
+    X = sp.random(30, 8, density=0.4, random_state=1, format="csr") + sp.eye(30, 8, format="csr")
+    b = np.random.default_rng(2).standard_normal(30)
+    base = textsel.lsqr(X, b, damp=0.1, fit_intercept=True, atol=1e-14, btol=1e-14)
+    got = textsel.lsqr(X, b * scale, damp=0.1, fit_intercept=True, atol=1e-14, btol=1e-14)
+    assert np.isfinite(got.x).all() and got.itn == base.itn
+    np.testing.assert_allclose(got.x, base.x * scale, rtol=1e-10)
+    np.testing.assert_allclose(got.r1norm, base.r1norm * scale, rtol=1e-10)
+    if np.log2(scale).is_integer():
+        assert np.array_equal(got.x, base.x * scale)
+
+
+def test_a_solution_beyond_the_double_range_is_an_error_not_infinity():
+    """X of 1e-200-sized values makes x about 1e200 and its norm's square overflow: a clear
+    ValueError, where scipy would return inf or NaN estimates."""
+    X = (sp.random(30, 8, density=0.4, random_state=1, format="csr") + sp.eye(30, 8, format="csr")) * 1e-200
+    b = np.random.default_rng(2).standard_normal(30)
+    with pytest.raises(ValueError, match="overflowed the double range"):
+        textsel.lsqr(X, b)
+
+
 def test_caller_arrays_untouched():
     X, b, rng = problem(8)
     d = rng.uniform(0.5, 2, X.shape[0])

@@ -38,7 +38,8 @@ _MESSAGES = {
     -1: "invalid argument",
     -2: "out of memory",
     -3: "a CSR column index or row pointer is out of range",
-    -4: "a value, weight, right-hand side or product is NaN or infinite",
+    -4: "a value, weight, right-hand side or product is NaN or infinite, or a result overflowed "
+    "the double range (rescale X, b or the weights)",
 }
 
 

@@ -76,7 +76,7 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    X = as_csr(X, "X")
+    X = _finite_in_range(as_csr(X, "X"))
     n_docs, n_terms = X.shape
     if strategy == "us":
         return np.full(n_terms, 1.0 / n_terms)
@@ -124,6 +124,19 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
     if not scores.sum() > 0:
         raise ValueError("X is all zeros: subspace probabilities are undefined")
     return scores / scores.sum()
+
+
+def _finite_in_range(X):
+    """``X``, refused if it holds NaN or infinity (LAPACK's SVD may never return on them), and
+    scaled by a power of two when its largest magnitude is far from 1: the probabilities do not
+    change with X's scale, and its squares and products then stay inside the double range."""
+    if not np.isfinite(X.data).all():
+        raise ValueError("X contains NaN or infinity")
+    big = float(np.abs(X.data).max(initial=0.0))
+    if big > 2.0**400 or 0 < big < 2.0**-400:
+        X = X.copy()
+        X.data = np.ldexp(X.data, -np.frexp(big)[1])
+    return X
 
 
 def power_iterations(k: int, p: int, min_dim: int, tol: float) -> int:

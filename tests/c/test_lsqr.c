@@ -543,6 +543,49 @@ static void test_operator_allocation_failure(void)
     free_problem(&P);
 }
 
+/* b near the ends of the double range: solved as a power-of-two rescaling of b, so x, the
+ * iterations and the norms are exactly those of the unscaled problem scaled back; and a matrix
+ * whose solution would leave the double range gives TS_ERR_NONFINITE, never a non-finite x. */
+static void test_extreme_scales(void)
+{
+    problem P = make_problem(40, 12, 3, 0.4, 11);
+    ts_csr X = csr32(&P);
+    const int64_t n = P.n + 1;
+    const int exps[2] = {700, -700};
+    double *x0 = calloc((size_t)(n * P.K), sizeof(double)), *x = calloc((size_t)(n * P.K), sizeof(double));
+    double *b = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    ts_lsqr_result r0[3], r[3];
+    int64_t i, k, e;
+    CHECK(ts_lsqr(&X, 1, P.K, P.b, P.wts, P.damp, &TIGHT, x0, r0) == TS_OK);
+    for (e = 0; e < 2; e++) {
+        for (i = 0; i < P.m * P.K; i++)
+            b[i] = ldexp(P.b[i], exps[e]);
+        CHECK(ts_lsqr(&X, 1, P.K, b, P.wts, P.damp, &TIGHT, x, r) == TS_OK);
+        for (k = 0; k < P.K; k++) {
+            CHECK(r[k].itn == r0[k].itn && r[k].istop == r0[k].istop);
+            CHECK(r[k].r1norm == ldexp(r0[k].r1norm, exps[e]));
+            CHECK(r[k].xnorm == ldexp(r0[k].xnorm, exps[e]));
+            CHECK(r[k].anorm == r0[k].anorm);
+        }
+        for (i = 0; i < n * P.K; i++)
+            CHECK(x[i] == ldexp(x0[i], exps[e]));
+    }
+    /* a matrix of 2^-1000-sized values: x would be about 2^1000 */
+    for (i = 0; i < P.nnz; i++)
+        P.data[i] = ldexp(P.data[i], -1000);
+    {
+        int status = ts_lsqr(&X, 0, P.K, P.b, NULL, P.damp, &TIGHT, x, r);
+        CHECK(status == TS_OK || status == TS_ERR_NONFINITE);
+        if (status == TS_OK)
+            for (i = 0; i < P.n * P.K; i++)
+                CHECK(isfinite(x[i]));
+    }
+    free(x0);
+    free(x);
+    free(b);
+    free_problem(&P);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -551,6 +594,7 @@ int main(void)
     RUN(test_int64_indices, passed, failed);
     RUN(test_zero_rhs_and_iteration_limit, passed, failed);
     RUN(test_bad_input, passed, failed);
+    RUN(test_extreme_scales, passed, failed);
     RUN(test_interrupt_check, passed, failed);
     RUN(test_every_allocation_failure, passed, failed);
     RUN(test_csr_matmat_against_dense, passed, failed);

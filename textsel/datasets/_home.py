@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import os
+import tarfile
+import zlib
+from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_DATA_HOME = Path("~/textsel_data")
@@ -29,3 +33,17 @@ def find_archive(data_home, filename: str) -> Path:
             "(pass data_home= or set TEXTSEL_DATA to the folder that holds it)"
         )
     return path
+
+
+#: what a truncated or corrupt gzip or tar file raises while it is read
+CORRUPT_ARCHIVE = (tarfile.TarError, gzip.BadGzipFile, EOFError, zlib.error)
+
+
+@contextmanager
+def reading_archive(path, kind: str = "gzip-compressed tar archive"):
+    """Turn the errors of a corrupt or truncated archive, met while ``path`` is read, into one
+    ValueError naming the file."""
+    try:
+        yield
+    except CORRUPT_ARCHIVE as exc:
+        raise ValueError(f"{path} is not a readable {kind} ({type(exc).__name__}: {exc})") from exc

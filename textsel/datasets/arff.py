@@ -10,6 +10,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch
 
+from ._home import reading_archive
+
 _ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.I)
 
 
@@ -18,6 +20,17 @@ def _unquote(token: str) -> str:
     if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"":
         return token[1:-1]
     return token
+
+
+def _number(kind, token: str, path, lineno: int, what: str):
+    """``kind(token)``, or a ValueError naming the file and line; values must be finite."""
+    try:
+        value = kind(token.strip())
+    except ValueError:
+        raise ValueError(f"{path}:{lineno}: {what} {token.strip()!r} is not a number") from None
+    if not np.isfinite(value):
+        raise ValueError(f"{path}:{lineno}: {what} {token.strip()!r} is not finite")
+    return value
 
 
 def load_arff(path):
@@ -47,7 +60,7 @@ def load_arff(path):
     classes: list[str] | None = None
     relation = ""
     indptr, indices, values, labels = [0], [], [], []
-    with opener(path, "rt", encoding="latin-1") as fh:
+    with reading_archive(path, "gzip-compressed ARFF file"), opener(path, "rt", encoding="latin-1") as fh:
         in_data = False
         for lineno, raw in enumerate(fh, 1):
             line = raw.strip()
@@ -80,15 +93,15 @@ def load_arff(path):
                 item = item.strip()
                 if not item:
                     continue
-                col, _, val = item.partition(" ")
-                col = int(col)
+                col, _, val = item.strip().partition(" ")
+                col = _number(int, col, path, lineno, "attribute index")
                 if col == len(names):
                     label = _unquote(val)
                     if label not in classes:
                         raise ValueError(f"{path}:{lineno}: class {label!r} not declared")
                 elif 0 <= col < len(names):
                     indices.append(col)
-                    values.append(float(val))
+                    values.append(_number(float, val, path, lineno, "value"))
                 else:
                     raise ValueError(f"{path}:{lineno}: attribute index {col} out of range")
             labels.append(label)

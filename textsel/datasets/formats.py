@@ -38,19 +38,27 @@ def load_cluto(path, classes_path=None, terms_path=None):
     path = Path(path)
     with path.open() as fh:
         header = fh.readline().split()
-        if len(header) != 3 or not all(h.isdigit() for h in header):
+        if len(header) != 3 or not all(h.isdecimal() for h in header):
             raise ValueError(f"{path}: the first line must be 'n_rows n_cols nnz'")
         n_rows, n_cols, nnz = map(int, header)
+        if max(n_rows, n_cols, nnz) >= 2**62:
+            raise ValueError(f"{path}: the header's sizes are out of range")
         indptr, indices, values = [0], [], []
         for lineno, line in enumerate(fh, 2):
             tokens = line.split()
             if len(tokens) % 2:
                 raise ValueError(f"{path}:{lineno}: expected 'column value' pairs")
-            cols = np.asarray(tokens[0::2], dtype=np.int64) - 1
-            if cols.size and (cols.min() < 0 or cols.max() >= n_cols):
+            try:
+                cols = [int(c) - 1 for c in tokens[0::2]]
+                vals = [float(v) for v in tokens[1::2]]
+            except ValueError:
+                raise ValueError(f"{path}:{lineno}: expected 'column value' pairs of numbers") from None
+            if cols and (min(cols) < 0 or max(cols) >= n_cols):
                 raise ValueError(f"{path}:{lineno}: column number out of 1..{n_cols}")
-            indices.extend(cols.tolist())
-            values.extend(float(v) for v in tokens[1::2])
+            if not np.isfinite(vals).all():
+                raise ValueError(f"{path}:{lineno}: a value is not finite")
+            indices.extend(cols)
+            values.extend(vals)
             indptr.append(len(indices))
     if len(indptr) - 1 != n_rows:
         raise ValueError(f"{path}: the header says {n_rows} rows, the file has {len(indptr) - 1}")

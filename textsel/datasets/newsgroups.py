@@ -7,7 +7,7 @@ import tarfile
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._home import find_archive
+from ._home import find_archive, reading_archive
 
 ARCHIVE = "20news-bydate.tar.gz"
 _SPLITS = {"20news-bydate-train": "train", "20news-bydate-test": "test"}
@@ -35,7 +35,7 @@ def load_20newsgroups(data_home=None):
     """
     path = find_archive(data_home, ARCHIVE)
     found = {"train": [], "test": []}
-    with tarfile.open(path, "r:gz") as tar:
+    with reading_archive(path), tarfile.open(path, "r:gz") as tar:
         for member in tar:
             parts = member.name.split("/")
             if not member.isfile() or len(parts) != 3 or parts[0] not in _SPLITS:

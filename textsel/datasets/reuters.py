@@ -9,7 +9,7 @@ import tarfile
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._home import find_archive
+from ._home import find_archive, reading_archive
 
 ARCHIVE = "reuters21578.tar.gz"
 
@@ -31,8 +31,12 @@ def _parse(sgml: str):
         title = _TITLE.search(body)
         text = _BODY.search(body)
         parts = [p.group(1) for p in (title, text) if p]
+        try:
+            newid = int(attrs.get("NEWID", -1))
+        except ValueError:
+            raise ValueError(f"NEWID {attrs['NEWID']!r} is not an integer") from None
         yield (
-            int(attrs.get("NEWID", -1)),
+            newid,
             attrs.get("LEWISSPLIT", ""),
             attrs.get("TOPICS", "") == "YES",
             topics,
@@ -70,7 +74,7 @@ def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=Fa
     """
     path = find_archive(data_home, ARCHIVE)
     docs = {"TRAIN": [], "TEST": []}
-    with tarfile.open(path, "r:gz") as tar:
+    with reading_archive(path), tarfile.open(path, "r:gz") as tar:
         members = sorted(
             (m for m in tar.getmembers() if re.search(r"reut2-\d{3}\.sgm$", m.name)),
             key=lambda m: m.name,
@@ -79,7 +83,11 @@ def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=Fa
             raise ValueError(f"{path} holds no reut2-NNN.sgm files")
         for member in members:
             sgml = tar.extractfile(member).read().decode("latin-1")
-            for newid, split, topics_yes, topics, text in _parse(sgml):
+            try:
+                articles = list(_parse(sgml))
+            except ValueError as exc:
+                raise ValueError(f"{path}: {member.name}: {exc}") from None
+            for newid, split, topics_yes, topics, text in articles:
                 if topics_yes and split in docs:
                     docs[split].append((newid, topics, text))
     train, test = docs["TRAIN"], docs["TEST"]
