@@ -15,7 +15,9 @@ import scipy.sparse as sp
 
 #: values a count matrix meets at its edges
 SPECIAL_VALUES = (0.0, 1.0, 2.0, -1.0, 0.5, np.nan, np.inf, -np.inf, 1e308, 5e-324, -0.0, 3e38, 1e-300, 7.0)
-DATA_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.float16, np.complex128, object)
+DATA_DTYPES = (
+    np.float64, np.float32, np.int64, np.int32, np.uint8, np.bool_, np.float16, np.complex128, object,
+)  # fmt: skip
 INDEX_DTYPES = (np.int32, np.int64)
 
 

@@ -26,7 +26,8 @@ from inputs import Bytes, csr, labels
 EXPECTED = (ValueError, TypeError)
 
 #: one scratch folder per process, on tmpfs when there is one: readers take paths
-SCRATCH = Path(tempfile.mkdtemp(prefix="textsel-fuzz-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+_SHM = "/dev/shm" if os.path.isdir("/dev/shm") else None
+SCRATCH = Path(tempfile.mkdtemp(prefix="textsel-fuzz-", dir=_SHM))
 
 
 @contextmanager
@@ -92,7 +93,7 @@ def fuzz_term_stats(data: bytes) -> None:
             present = _presence(X)
             for row, cls in enumerate(stats.classes):
                 expected = present[y_arr == cls].sum(axis=0)
-                assert np.array_equal(stats.class_df[row], expected), "class_df differs from a brute-force count"
+                assert np.array_equal(stats.class_df[row], expected), "class_df differs from brute force"
             assert np.array_equal(stats.df, present.sum(axis=0)), "df differs from a brute-force count"
         for metric in textsel.METRICS:
             with expected_errors():
@@ -236,7 +237,8 @@ def fuzz_sampling(data: bytes) -> None:
 
 
 def _check_classifier(model, X, X_new):
-    assert set(np.asarray(model.predict(X)).ravel().tolist()) <= set(np.asarray(model.classes_).ravel().tolist())
+    known = set(np.asarray(model.classes_).ravel().tolist())
+    assert set(np.asarray(model.predict(X)).ravel().tolist()) <= known
     with expected_errors(), unchanged(X_new):
         scores = model.decision_function(X_new)
         assert np.isfinite(scores).all(), "non-finite decision function"
@@ -276,8 +278,9 @@ def _document_text(b: Bytes, pieces) -> bytes:
 
 ARFF_PIECES = (b"@relation r\n", b"@attribute w integer\n", b"@attribute 'a b' numeric\n",
                b"@attribute class {x,y}\n", b"@attribute class {'p','q',r}\n", b"@data\n", b"{0 1, 2 x}\n",
-               b"{1 3}\n", b"{}\n", b"{0 nan}\n", b"{5 1}\n", b"{0 -2}\n", b"% comment\n", b"{0 1e400, 1 2}\n",
-               b"{0 1,0 2}\n", b"{2 'q'}\n", b"\n", b"{1 0x10}\n", b"{-1 1}\n")  # fmt: skip
+               b"{1 3}\n", b"{}\n", b"{0 nan}\n", b"{5 1}\n", b"{0 -2}\n", b"% comment\n",
+               b"{0 1e400, 1 2}\n", b"{0 1,0 2}\n", b"{2 'q'}\n", b"\n", b"{1 0x10}\n",
+               b"{-1 1}\n")  # fmt: skip
 
 
 def fuzz_arff(data: bytes) -> None:
@@ -287,7 +290,9 @@ def fuzz_arff(data: bytes) -> None:
     b = Bytes(data)
     content = _document_text(b, ARFF_PIECES) if b.int(0, 7) else b.rest()
     gz = b.bool()
-    path = _write("f.arff.gz" if gz else "f.arff", gzip.compress(content, mtime=0) if gz and b.bool() else content)
+    if gz and b.bool():
+        content = gzip.compress(content, mtime=0)
+    path = _write("f.arff.gz" if gz else "f.arff", content)
     with expected_errors():
         bunch = load_arff(path)
         _check_bunch_matrix(bunch, bunch.y)
@@ -342,7 +347,8 @@ REUTERS_PIECES = (
     b'<REUTERS TOPICS="YES" LEWISSPLIT="TEST" NEWID="2">',
     b'<REUTERS TOPICS="NO" LEWISSPLIT="TRAIN" NEWID="x">',
     b"<TOPICS><D>earn</D><D>acq</D></TOPICS>", b"<TOPICS><D>earn</D></TOPICS>", b"<TOPICS></TOPICS>",
-    b"<TITLE>t &amp; &#1114112; &lt;</TITLE>", b"<BODY>b\xff\xfe</BODY>", b"</REUTERS>\n", b"<D>", b"&#x110000;",
+    b"<TITLE>t &amp; &#1114112; &lt;</TITLE>", b"<BODY>b\xff\xfe</BODY>", b"</REUTERS>\n", b"<D>",
+    b"&#x110000;",
 )  # fmt: skip
 
 
@@ -369,7 +375,8 @@ def fuzz_reuters(data: bytes) -> None:
         archive = _tar_gz(members)
         if b.int(0, 7) == 0 and archive:  # truncated or bit-flipped
             cut = b.int(0, len(archive) - 1)
-            archive = archive[:cut] if b.bool() else archive[:cut] + bytes([archive[cut] ^ 0x55]) + archive[cut + 1 :]
+            flipped = archive[:cut] + bytes([archive[cut] ^ 0x55]) + archive[cut + 1 :]
+            archive = archive[:cut] if b.bool() else flipped
     else:
         archive = b.rest()
     (home / "reuters21578.tar.gz").write_bytes(archive)
@@ -430,7 +437,8 @@ def fuzz_checksums(data: bytes) -> None:
         now = target.read_bytes() if target.exists() else None
         assert now == before, "a refused download changed the data home"
     else:
-        assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, "fetch kept a file that fails its checksum"
+        kept = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert kept == digest, "fetch kept a file that fails its checksum"
     assert not list(home.glob(".*.part")), "fetch left a temporary file"
 
 
