@@ -53,6 +53,9 @@ def test_load_arff(tmp_path, compressed):
         (ARFF.replace("{0 2,2 1,3 b}", "{0 2,3 z}"), "not declared"),
         (ARFF.replace("{1 5}", "1,5"), "expected a sparse row"),
         (ARFF.replace("@ATTRIBUTE class {a,b,'c c'}\n", ""), "no nominal class"),
+        (ARFF.replace("{1 5}", "{1 nan}"), r"bad.arff:\d+: value 'nan' is not finite"),
+        (ARFF.replace("{1 5}", "{1 five}"), r"bad.arff:\d+: value 'five' is not a number"),
+        (ARFF.replace("{1 5}", "{x 5}"), r"bad.arff:\d+: attribute index 'x' is not a number"),
     ],
 )
 def test_load_arff_rejects_malformed_files(tmp_path, text, match):
@@ -60,6 +63,24 @@ def test_load_arff_rejects_malformed_files(tmp_path, text, match):
     path.write_text(text)
     with pytest.raises(ValueError, match=match):
         load_arff(path)
+
+
+def test_load_arff_gz_that_is_not_gzip(tmp_path):
+    path = tmp_path / "plain.arff.gz"
+    path.write_text(ARFF)
+    with pytest.raises(ValueError, match="plain.arff.gz is not a readable gzip-compressed ARFF file"):
+        load_arff(path)
+
+
+@pytest.mark.parametrize("loader, name", [(load_reuters21578, "reuters21578.tar.gz"),
+                                          (load_20newsgroups, "20news-bydate.tar.gz")])  # fmt: skip
+@pytest.mark.parametrize("content", [b"", b"not an archive", gzip.compress(b"x" * 600)[:-9]])
+def test_corrupt_archives_are_a_value_error_naming_the_file(tmp_path, loader, name, content):
+    """Found by fuzzing: an empty, foreign or truncated archive raised tarfile.ReadError or
+    EOFError; now one ValueError that names the file (the fuzz targets' regression cases)."""
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(ValueError, match=f"{name} is not a readable gzip-compressed tar archive"):
+        loader(tmp_path)
 
 
 def _add(tar, name, text):
@@ -187,6 +208,12 @@ def test_load_cluto(tmp_path):
     (tmp_path / "short.mat").write_text("3 4 1\n1 1\n")
     with pytest.raises(ValueError, match="the header says 3 rows"):
         load_cluto(tmp_path / "short.mat")
+    # found by fuzzing: a 20-digit column number raised OverflowError
+    for line, match in [("99999999999999999999 1", "out of 1..4"), ("1 inf", "not finite"),
+                        ("x 1", "pairs of numbers")]:  # fmt: skip
+        (tmp_path / "odd.mat").write_text(f"1 4 1\n{line}\n")
+        with pytest.raises(ValueError, match=f"odd.mat:2: .*{match}"):
+            load_cluto(tmp_path / "odd.mat")
 
 
 def test_load_svmlight_uses_scikit_learn(tmp_path):

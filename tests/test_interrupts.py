@@ -126,3 +126,21 @@ def test_a_recorded_stop_halts_the_count_at_its_first_check():
     assert status == _termstats.Status.ERR_INTERRUPTED
     status, _ = _termstats.count_classes(*args, False, Interrupt())
     assert status == _termstats.Status.OK
+
+
+def test_masking_curves_stop_on_ctrl_c():
+    """The SV-set curve over 400 sizes of a 300,000-document test matrix runs for seconds; its loops
+    take the GIL every 2^16 rows to run the signal handlers."""
+    from textsel import _masking
+
+    test = random_csr(300_000, 4_000, 20, seed=5)
+    sv = random_csr(20_000, 4_000, 20, seed=6)
+    bounds = np.linspace(10, 4_000, 400).astype(np.int64)
+    scale = np.ones((sv.shape[0], bounds.size))
+    args = (sv.data, sv.indices, sv.indptr, scale, test.data, test.indices, test.indptr, bounds)
+    latency = interrupt_after(0.3, lambda: _masking.svset_curve(*args))
+    assert latency <= LATENCY
+    rows = np.tile(test.indptr[:2], 1)  # and the curve still works afterwards
+    assert _masking.prefix_row_sums(
+        test.data, test.indices, rows, np.ones(4_000), bounds[:1], False
+    ).shape == (1, 1)

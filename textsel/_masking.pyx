@@ -11,11 +11,25 @@ weight, changes with the size; the cost is the stored values inside the top-n co
 the sizes.  The loops run without the GIL.
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int32_t, int64_t
 
 from ._fused cimport floating, integral
 
 import numpy as np
+
+cdef enum:
+    CHECK_EVERY = 1 << 20  # units of work between two looks at the signal handlers
+
+
+cdef inline int64_t _checked(int64_t work) except -1 nogil:
+    """``work`` if it is below CHECK_EVERY, else 0 after running the signal handlers (raising
+    what they raise)."""
+    if work < CHECK_EVERY:
+        return work
+    with gil:
+        PyErr_CheckSignals()
+    return 0
 
 
 def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
@@ -29,7 +43,7 @@ def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const
     cdef Py_ssize_t n_sizes = bounds.shape[0]
     cdef Py_ssize_t r, s, p, end
     cdef double total, v
-    cdef int64_t col
+    cdef int64_t col, work = 0
     for s in range(1, n_sizes):
         if bounds[s] < bounds[s - 1]:
             raise ValueError("bounds must ascend")
@@ -41,6 +55,7 @@ def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const
         return out_array
     with nogil:
         for r in range(n_rows):
+            work = _checked(work + indptr[r + 1] - indptr[r] + n_sizes)
             p = indptr[r]
             end = indptr[r + 1]
             total = 0.0
@@ -73,7 +88,7 @@ def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, con
     cdef Py_ssize_t n_test = test_indptr.shape[0] - 1
     cdef Py_ssize_t n_sizes = bounds.shape[0]
     cdef Py_ssize_t j, r, s, p, end
-    cdef int64_t n
+    cdef int64_t n, work = 0
     cdef double c, total
     if scale.shape[0] != n_sv or scale.shape[1] != n_sizes:
         raise ValueError("scale must be (support vectors, sizes)")
@@ -93,6 +108,7 @@ def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, con
         w = w_array
         with nogil:
             for j in range(n_sv):
+                work = _checked(work + sv_indptr[j + 1] - sv_indptr[j] + 1)
                 c = scale[j, s]
                 if c == 0:
                     continue
@@ -103,6 +119,7 @@ def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, con
                         w[sv_indices[p]] += c * sv_data[p]
                     p += 1
             for r in range(n_test):
+                work = _checked(work + test_indptr[r + 1] - test_indptr[r] + 1)
                 p = test_indptr[r]
                 end = test_indptr[r + 1]
                 total = 0.0
@@ -129,7 +146,7 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
     cdef Py_ssize_t n_cols = rank_of.shape[0]
     cdef Py_ssize_t n_sizes = bounds.shape[0]
     cdef Py_ssize_t r, p, s, q = 0, lo, hi, mid
-    cdef int64_t col, rank, top
+    cdef int64_t col, rank, top, work = 0
     if n_sizes == 0:
         raise ValueError("bounds must not be empty")
     for s in range(1, n_sizes):
@@ -166,6 +183,7 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
                         lo = mid + 1
                 group[col] = lo
         for r in range(n_rows):
+            work = _checked(work + indptr[r + 1] - indptr[r] + 1)
             for p in range(indptr[r], indptr[r + 1]):
                 col = indices[p]
                 if 0 <= col < n_cols and group[col] >= 0:
@@ -179,6 +197,7 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
     cdef int64_t[::1] oi = out_indices
     with nogil:
         for r in range(n_rows):
+            work = _checked(work + 2 * (indptr[r + 1] - indptr[r]) + n_sizes)
             for s in range(n_sizes + 1):
                 counts[s] = 0
             for p in range(indptr[r], indptr[r + 1]):
@@ -209,7 +228,7 @@ def ranked_auc_f1(const double[:, ::1] ranked, const unsigned char[:, ::1] posit
     cdef Py_ssize_t n_rows = ranked.shape[0]
     cdef Py_ssize_t n = ranked.shape[1]
     cdef Py_ssize_t j, i
-    cdef int64_t tp, tp_before, neg_group, n_neg = n - n_pos
+    cdef int64_t tp, tp_before, neg_group, n_neg = n - n_pos, work = 0
     cdef double wins, best, f1
     if positive.shape[0] != n_rows or positive.shape[1] != n:
         raise ValueError("ranked and positive must have the same shape")
@@ -221,6 +240,7 @@ def ranked_auc_f1(const double[:, ::1] ranked, const unsigned char[:, ::1] posit
     cdef double[::1] best_f1 = f1_array
     with nogil:
         for j in range(n_rows):
+            work = _checked(work + n)
             tp = 0
             tp_before = 0
             neg_group = 0
