@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -322,6 +323,27 @@ def test_worker_lost_during_lsqr(fragile_client, monkeypatch):
     np.testing.assert_array_equal(dist.istop, local.istop)
     assert np.abs(dist.itn - local.itn).max() <= 1
     assert relative(dist.x, local.x) <= 1e-8
+
+
+def slow_blocks(block, block_info=None):
+    time.sleep(2.0)  # a block that takes long to build or count on its worker
+    return block
+
+
+@pytest.mark.parametrize("call", ["term_stats", "lsqr"])
+def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
+    """Ctrl-C while the client waits for the workers raises within 0.5 s (the wait is
+    interruptible Python), and the same client then computes an exact result."""
+    from test_interrupts import LATENCY, interrupt_after
+
+    X, y = corpus()
+    dX = dask_matrix(X).map_blocks(slow_blocks, dtype=X.dtype)
+    if call == "term_stats":
+        latency = interrupt_after(0.5, lambda: textsel.term_stats(dX, y))
+    else:
+        latency = interrupt_after(0.5, lambda: textsel.lsqr(dX, y.astype(float)))
+    assert latency <= LATENCY
+    assert textsel.term_stats(dask_matrix(X), y) == textsel.term_stats(X, y)
 
 
 def test_raw_text_pipeline_example(client, tmp_path, monkeypatch):
