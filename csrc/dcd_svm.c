@@ -151,11 +151,12 @@ static void face_matvec(const ts_csr *X, const double *y, const double *diag, do
  * alpha_F and stop once every free gradient is below tol / 10, or when the work (in stored
  * values visited) would exceed `budget`.  Each CG iterate lowers the objective, but may leave
  * the box.  Returns 1 when the step meets the stopping test over every variable, 3 when the step
- * was cut short at a bound, 0 for any other step, 2 when nothing was done.
+ * was cut short at a bound, 0 for any other step, 2 when nothing was done, 4 when the options'
+ * interrupt check asked to stop (checked before every CG iteration).
  */
 static int newton_step_once(const ts_csr *X, const double *y, const double *diag, const double *upper,
                             const double *qd, double bias_value, double tol, double *budget,
-                            const newton_ws *ws, double *alpha, double *w)
+                            const newton_ws *ws, const ts_svm_options *o, double *alpha, double *w)
 {
     const int64_t m = X->n_rows, n = X->n_cols;
     int64_t a, i, nf = 0, limit = -1, iter;
@@ -178,6 +179,9 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
     }
     for (iter = 0; *budget >= cost; iter++) {
         double pq = 0, step, rz_next = 0, r_max = 0;
+        /* a CG iteration costs two passes over the free documents: as long as a DCD pass */
+        if (o->interrupted && o->interrupted(o->interrupt_ctx))
+            return 4; /* alpha and w untouched so far */
         *budget -= cost;
         face_matvec(X, y, diag, bias_value, ws, nf, ws->p, ws->q);
         for (a = 0; a < nf; a++)
@@ -240,14 +244,15 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
 /*
  * Active-set iterations of newton_step_once: while a step is cut short by a multiplier reaching
  * a bound, that multiplier leaves the free set and the face's minimiser is sought again, as long
- * as `budget` lasts.  Returns 1 (stopping test met), 0 (alpha moved) or 2 (nothing done).
+ * as `budget` lasts.  Returns 1 (stopping test met), 0 (alpha moved), 2 (nothing done) or 4
+ * (interrupted).
  */
 static int newton_step(const ts_csr *X, const double *y, const double *diag, const double *upper,
                        const double *qd, double bias_value, double tol, double budget, const newton_ws *ws,
-                       double *alpha, double *w)
+                       const ts_svm_options *o, double *alpha, double *w)
 {
     int step, moved = 0;
-    while ((step = newton_step_once(X, y, diag, upper, qd, bias_value, tol, &budget, ws, alpha, w)) == 3)
+    while ((step = newton_step_once(X, y, diag, upper, qd, bias_value, tol, &budget, ws, o, alpha, w)) == 3)
         moved = 1;
     return step == 2 && moved ? 0 : step;
 }
@@ -435,7 +440,11 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
         }
         if (o->newton && crossings <= 2 && iter >= next_newton && predicted > 30) {
             const double budget = newton_budget > work ? newton_budget : work;
-            const int step = newton_step(X, y, diag, upper, qd, bias_value, o->tol, budget, &ws, alpha, w);
+            const int step = newton_step(X, y, diag, upper, qd, bias_value, o->tol, budget, &ws, o, alpha, w);
+            if (step == 4) {
+                status = TS_ERR_INTERRUPTED;
+                goto done;
+            }
             if (step == 1) {
                 result->converged = 1;
                 break;

@@ -336,6 +336,21 @@ static void test_newton_finish(void)
         d2 = dual(&D, &o, a2, NULL);
         CHECK(fabs(p1 - p2) / p1 < 1e-5);
         CHECK(p2 >= d2 - 1e-9 && (p2 - d2) / p2 < 1e-4);
+        /* the Newton finish's CG iterations check for interrupts too: more checks than passes
+         * (300 documents: no check inside a pass), and a stop at every one of them is clean */
+        if (loss == TS_SQUARED_HINGE) {
+            int64_t k, calls;
+            o.interrupted = stop_on_kth_call;
+            interrupt_calls = 0, interrupt_at = 0;
+            CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w2, a2, &r2) == TS_OK);
+            calls = interrupt_calls;
+            CHECK(calls > r2.n_iter);
+            for (k = 1; k <= calls; k++) {
+                interrupt_calls = 0, interrupt_at = k;
+                CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w2, a2, &r2) == TS_ERR_INTERRUPTED);
+                CHECK(interrupt_calls == k);
+            }
+        }
     }
     free_data(&D);
 }
