@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from .cli_select import FORMATS, run_datasets, run_select, run_study
 from .demo import CORPORA, DEFAULT_METRICS, run_demo
@@ -101,21 +102,32 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run a subcommand.  Exit codes: 0 done, 1 bad data or options, 2 usage or missing file."""
     args = build_parser().parse_args(argv)
+
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        # a user's warning is one line naming the command, not a source location
+        print(f"textsel {args.command}: warning: {message}", file=sys.stderr)
+
     try:
-        if args.command == "demo":
-            run_demo(args.corpus, args.data_home, args.metrics, args.top, args.classes)
-        elif args.command == "select":
-            run_select(args)
-        elif args.command == "datasets":
-            run_datasets(args)
-        elif args.command == "study":
-            run_study(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = one_line
+            return _run(args)
     except FileNotFoundError as exc:
         print(f"textsel {args.command}: {exc}", file=sys.stderr)
         return 2
     except (ValueError, TypeError, OSError) as exc:  # OSError: a download that failed
         print(f"textsel {args.command}: {exc}", file=sys.stderr)
         return 1
+
+
+def _run(args) -> int:
+    if args.command == "demo":
+        run_demo(args.corpus, args.data_home, args.metrics, args.top, args.classes)
+    elif args.command == "select":
+        run_select(args)
+    elif args.command == "datasets":
+        run_datasets(args)
+    elif args.command == "study":
+        run_study(args)
     return 0
 
 

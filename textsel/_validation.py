@@ -8,6 +8,7 @@ arrays in the one layout the kernels accept, raising ``TypeError`` or
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -290,6 +291,24 @@ def check_positive_int(value, name: str, low: int = 1, high: int | None = None) 
         bound = f"[{low}, {high}]" if high is not None else f">= {low}"
         raise ValueError(f"{name} must be in {bound}, got {value}")
     return int(value)
+
+
+def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:
+    """The number of terms a selector keeps for its ``k``: ``"all"`` or an integer >= 1.
+
+    A ``k`` above what there is keeps everything with a ``UserWarning`` naming both (as
+    scikit-learn's ``SelectKBest`` does), so that a grid over k runs on small vocabularies.
+    """
+    if isinstance(k, str) and k == "all":
+        return n_available
+    if isinstance(k, str):
+        raise TypeError(f"k must be an integer >= 1 or 'all', got {k!r}")
+    k = check_positive_int(k, "k", 1)
+    if k > n_available:
+        warnings.warn(f"k={k} is greater than {what}={n_available}; all {n_available} are kept",
+                      UserWarning, stacklevel=3)  # fmt: skip
+        return n_available
+    return k
 
 
 def check_real(value, name: str, low: float, high: float | None) -> float:

@@ -11,7 +11,13 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dispatch import distributed_method
-from ._validation import CheckedSelectorMixin, check_positive_int, check_real, check_sparse_structure
+from ._validation import (
+    CheckedSelectorMixin,
+    check_positive_int,
+    check_real,
+    check_sparse_structure,
+    terms_to_keep,
+)
 from .termstats import TermStats, term_stats
 
 __all__ = ["ScalableTermSelector", "average_vector_length", "probability_ratio", "target_avl", "zeta"]
@@ -74,8 +80,9 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
 
     Parameters
     ----------
-    k : int, default 1000
-        Terms to keep.
+    k : int or "all", default 1000
+        Terms to keep, among the terms in two or more documents.  ``"all"`` keeps every such
+        term; a k above their number keeps them all, with a ``UserWarning``.
     gamma : float, default 0.085
     target_avl : float, optional
         Aim at this AVL instead of AVL°(k).
@@ -128,7 +135,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         eligible = int((stats.df >= 2).sum())
         if eligible == 0:
             raise ValueError("X has no term in two or more documents; nothing to select")
-        k = check_positive_int(self.k, "k", 1, eligible)
+        k = terms_to_keep(self.k, eligible, "the terms in two or more documents")
         gamma = check_real(self.gamma, "gamma", 0.0, None)
         bisections = check_positive_int(self.max_bisections, "max_bisections", 1)
         m = stats.n_docs

@@ -11,7 +11,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dispatch import distributed_method
-from ._validation import CheckedSelectorMixin, check_positive_int, check_sparse_structure
+from ._validation import CheckedSelectorMixin, check_sparse_structure, terms_to_keep
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
@@ -103,7 +103,8 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     metric : str, default "bns"
         One of :data:`textsel.METRICS`.
     k : int or "all", default 1000
-        Number of terms to keep; must not exceed the number of terms.
+        Number of terms to keep.  A k above the number of terms keeps them all, with a
+        ``UserWarning`` (as scikit-learn's ``SelectKBest`` does).
     percentile : float in (0, 100], optional
         Keep this share of the terms instead (``ceil(percentile/100 * n_terms)``);
         overrides ``k``.
@@ -220,9 +221,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             if not 0 < p <= 100:
                 raise ValueError(f"percentile must be in (0, 100], got {p}")
             return max(1, math.ceil(n_terms * p / 100))
-        if isinstance(self.k, str) and self.k == "all":
-            return n_terms
-        return check_positive_int(self.k, "k", 1, n_terms)
+        return terms_to_keep(self.k, n_terms)
 
     def _get_support_mask(self):
         check_is_fitted(self, "ranking_")
