@@ -6,7 +6,8 @@ import argparse
 import sys
 import warnings
 
-from .cli_select import FORMATS, run_datasets, run_select, run_study
+from .cli_select import INPUT_FORMATS, OUTPUT_FORMATS, run_datasets, run_select, run_study
+from .cli_text import add_vectorizer_options
 from .demo import CORPORA, DEFAULT_METRICS, run_demo
 from .metrics import METRICS
 from .selection import MULTICLASS
@@ -54,14 +55,23 @@ def build_parser() -> argparse.ArgumentParser:
         "with a Forman metric and write the selected terms as tab-separated 'rank, column, term, "
         "score' lines (to stdout or --output).",
     )
-    select.add_argument("input", help="the matrix file (.arff, .arff.gz, SVMlight, or CLUTO .mat)")
-    select.add_argument("--format", choices=FORMATS, default="auto", help="file format (default: by name)")
+    select.add_argument(
+        "input",
+        help="a matrix file (.arff, .arff.gz, SVMlight, CLUTO .mat) or raw text (.csv, .tsv, "
+        ".jsonl, or a folder with one sub-folder per class)",
+    )
+    select.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
+                        help="how to read the input (default: by its name)")  # fmt: skip
     select.add_argument("--labels", default=None, help="a CLUTO matrix's row classes (.rclass)")
     select.add_argument("--metric", choices=METRICS, default="bns")
-    select.add_argument("--k", default="100", help="terms to keep, or 'all' (default 100)")
+    select.add_argument("--k", default=None, help="terms to keep, or 'all' (default: 100)")
     select.add_argument("--percentile", type=float, default=None, help="keep this share of the terms instead")
     select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin")
+    select.add_argument("--format", choices=OUTPUT_FORMATS, default="tsv",
+                        help="output: tab- or comma-separated lines with a score column per class, "
+                        "or JSON (default: tsv)")  # fmt: skip
     select.add_argument("--output", default=None, help="write here instead of stdout")
+    add_vectorizer_options(select)
 
     study = sub.add_parser(
         "study",
@@ -71,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Prints the macro-averaged F1 table; with --out also writes the records (CSV, JSON), the "
         "summary and tolerance tables and two PNG figures.",
     )
-    study.add_argument("inputs", nargs="*", help="labelled matrix files (ARFF or SVMlight)")
+    study.add_argument("inputs", nargs="*", help="labelled matrix files (ARFF or SVMlight) or raw text "
+                       "(.csv, .tsv, .jsonl, a folder per class)")  # fmt: skip
     study.add_argument("--forman-sets", action="store_true", help="add the ARFF sets of the data home")
     study.add_argument("--data-home", default=None)
     study.add_argument("--metrics", default=",".join(METRICS), help="comma-separated (default: all twelve)")
@@ -85,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--out", default=None, help="folder for the tables and figures")
     study.add_argument("--no-plots", action="store_true", help="write the tables only")
     study.add_argument("--progress", action="store_true", help="report progress on stderr")
+    add_vectorizer_options(study)
 
     datasets = sub.add_parser("datasets", help="list the corpora in the data home")
     datasets.add_argument("--data-home", default=None, help="default: $TEXTSEL_DATA or ~/textsel_data")

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import sys
 from pathlib import Path
 
 import numpy as np
+from sklearn.utils import Bunch
 
+from .cli_text import column_names, vectorize
 from .datasets import get_data_home, load_arff, load_cluto, load_svmlight
 from .datasets.fetch import ARCHIVES, _sha256, fetch
+from .datasets.texts import TEXT_FORMATS, load_texts, text_format
 from .selection import TermSelector
 from .termstats import term_stats
 
 FORMATS = ("auto", "arff", "svmlight", "cluto")
+INPUT_FORMATS = FORMATS + tuple(f for f in TEXT_FORMATS if f != "auto")
+OUTPUT_FORMATS = ("tsv", "csv", "json")
 KNOWN_ARCHIVES = ("reuters21578.tar.gz", "20news-bydate.tar.gz")
 
 
@@ -36,22 +44,83 @@ def read_matrix(path, fmt="auto", labels=None):
     return b.X, b.y, None
 
 
+def is_text_input(path, fmt="auto") -> bool:
+    """Whether ``path`` is raw text (CSV/TSV, JSON Lines, a folder per class), by ``fmt`` or name."""
+    if fmt != "auto":
+        return fmt in TEXT_FORMATS
+    return text_format(path) is not None
+
+
+def read_dataset(args, path, fmt="auto", labels=None) -> Bunch:
+    """A matrix file, or raw text vectorized as the options say, as a Bunch: ``X``, ``y``,
+    ``names`` (feature names, or None: hashed or unnamed columns), ``texts`` and ``vectorizer``
+    (None for a matrix file) and ``class_names`` (the label of each indicator column of a
+    multi-label ``y``, else None)."""
+    if not is_text_input(path, fmt):
+        X, y, names = read_matrix(path, fmt, labels)
+        return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
+    b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
+                   label_separator=args.label_separator, fmt=fmt, encoding=args.encoding)  # fmt: skip
+    X, names, vectorizer = vectorize(b.texts, args)
+    return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer,
+                 class_names=b.target_names if b.multilabel else None)  # fmt: skip
+
+
+def selection_records(selector, names, class_names=None):
+    """One record per selected term: rank, column, term, combined score, and each class's score."""
+    classes = [str(c) for c in (selector.classes_ if class_names is None else class_names)]
+    records = []
+    for rank, (column, term) in enumerate(zip(selector.ranking_, names, strict=True), 1):
+        record = {
+            "rank": rank,
+            "column": int(column),
+            "term": str(term),
+            "score": float(selector.scores_[column]),
+        }
+        record["class_scores"] = dict(zip(classes, map(float, selector.score_table_[:, column]), strict=True))
+        records.append(record)
+    return records
+
+
+def format_selection(records, fmt: str) -> str:
+    """The records as tab- or comma-separated lines (a ``score[class]`` column per class) or JSON."""
+    if fmt == "json":
+        return json.dumps(records, indent=1) + "\n"
+    buffer = io.StringIO()
+    classes = list(records[0]["class_scores"]) if records else []
+    writer = csv.writer(buffer, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+    writer.writerow(["rank", "column", "term", "score", *(f"score[{c}]" for c in classes)])
+    for r in records:
+        writer.writerow([r["rank"], r["column"], r["term"], f"{r['score']:.6g}",
+                         *(f"{r['class_scores'][c]:.6g}" for c in classes)])  # fmt: skip
+    return buffer.getvalue()
+
+
 def run_select(args, out=None):
-    """Select terms and write 'rank, column, term, score' as tab-separated lines."""
+    """Select terms and write them with their scores (overall and per class) as TSV, CSV or JSON."""
     out = out or sys.stdout
-    X, y, names = read_matrix(args.input, args.format, args.labels)
-    k = "all" if args.k == "all" else int(args.k)
+    data = read_dataset(args, args.input, args.input_format, args.labels)
+    if args.k is not None and args.percentile is not None:
+        raise ValueError("give --k or --percentile, not both")
+    k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
     selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass)
-    selector.fit(X, y)
-    lines = ["rank\tcolumn\tterm\tscore"]
-    for rank, column in enumerate(selector.ranking_, 1):
-        term = names[column] if names is not None else ""
-        lines.append(f"{rank}\t{column}\t{term}\t{selector.scores_[column]:.6g}")
-    text = "\n".join(lines) + "\n"
+    selector.fit(data.X, data.y)
+    if data.texts is not None:
+        terms = column_names(data.names, data.vectorizer, data.texts, selector.ranking_)
+    else:
+        terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
+    text = format_selection(selection_records(selector, terms, data.class_names), args.format)
     if args.output:
         Path(args.output).write_text(text)
     else:
         out.write(text)
+
+
+def _int_option(text, name):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer or 'all', got {text!r}") from None
 
 
 def run_datasets(args, out=None):
@@ -100,8 +169,8 @@ def run_study(args, out=None):
     if not paths:
         raise ValueError("no dataset: name matrix files or pass --forman-sets")
     for path in paths:
-        X, y, _ = read_matrix(path, "auto", None)
-        datasets[Path(path).name.split(".")[0]] = (X, y)
+        data = read_dataset(args, path)
+        datasets[Path(path).name.split(".")[0]] = (data.X, data.y)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     ks = [int(k) for k in args.ks.split(",") if k.strip()]
     records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,

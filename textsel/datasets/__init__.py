@@ -11,6 +11,7 @@ from .formats import load_cluto, load_svmlight
 from .newsgroups import load_20newsgroups
 from .reuters import load_reuters21578
 from .synthetic import make_synthetic_corpus
+from .texts import load_texts
 
 __all__ = [
     "fetch",
@@ -20,5 +21,6 @@ __all__ = [
     "load_cluto",
     "load_reuters21578",
     "load_svmlight",
+    "load_texts",
     "make_synthetic_corpus",
 ]

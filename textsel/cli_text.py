@@ -1,0 +1,161 @@
+"""Raw text on the command line: scikit-learn's vectorizers, set from options, and the names of
+hashed columns."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+
+def add_vectorizer_options(parser) -> None:
+    """The options of ``select`` and ``study`` that say how raw text becomes a matrix."""
+    group = parser.add_argument_group(
+        "raw text (a .csv/.tsv/.jsonl file or a folder per class)",
+        "vectorized by scikit-learn's CountVectorizer (TfidfVectorizer with --tfidf, "
+        "HashingVectorizer with --hashing)",
+    )
+    group.add_argument(
+        "--text-column", default="text", help="column or key of the text (default: %(default)s)"
+    )
+    group.add_argument(
+        "--label-column", default="label", help="column or key of the label (default: %(default)s)"
+    )
+    group.add_argument(
+        "--label-separator",
+        default=None,
+        help="split CSV labels on this string for several labels per row (default: one label)",
+    )
+    group.add_argument("--encoding", default="utf-8", help="text encoding (default: %(default)s)")
+    group.add_argument("--tfidf", action="store_true", help="tf-idf weights instead of counts")
+    group.add_argument("--binary", action="store_true", help="0/1 presence instead of counts")
+    group.add_argument("--sublinear-tf", action="store_true", help="1 + log(tf) (with --tfidf)")
+    group.add_argument(
+        "--min-df", type=_df, default=1, help="ignore terms in fewer documents (count or share; default: 1)"
+    )
+    group.add_argument(
+        "--max-df",
+        type=_df,
+        default=1.0,
+        help="ignore terms in more documents (count or share; default: 1.0)",
+    )
+    group.add_argument(
+        "--ngram-range",
+        type=_ngrams,
+        default=(1, 1),
+        metavar="MIN,MAX",
+        help="word n-gram lengths (default: 1,1)",
+    )
+    group.add_argument(
+        "--stop-words", choices=("english",), default=None, help="drop a stop-word list (default: none)"
+    )
+    group.add_argument(
+        "--token-pattern",
+        default=r"(?u)\b\w\w+\b",
+        help="regular expression of a token (default: %(default)s)",
+    )
+    group.add_argument(
+        "--hashing",
+        type=int,
+        default=None,
+        metavar="BITS",
+        help="hash terms into 2^BITS columns (HashingVectorizer) for vocabularies that do not fit",
+    )
+
+
+def _df(text: str):
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a count or a share in [0, 1], got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return int(value) if value.is_integer() and value > 1 else value
+
+
+def _ngrams(text: str):
+    import argparse
+
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected MIN,MAX (e.g. 1,2), got {text!r}")
+    low, high = (int(p) for p in parts)
+    if not 1 <= low <= high:
+        raise argparse.ArgumentTypeError(f"expected 1 <= MIN <= MAX, got {text!r}")
+    return low, high
+
+
+def make_vectorizer(args):
+    """The scikit-learn vectorizer the options describe."""
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+
+    common = dict(ngram_range=args.ngram_range, stop_words=args.stop_words, token_pattern=args.token_pattern)
+    if args.hashing is not None:
+        if not 1 <= args.hashing <= 30:
+            raise ValueError(f"--hashing must be in [1, 30] bits, got {args.hashing}")
+        # unsigned (alternate_sign=False): presence and counts stay non-negative for the metrics
+        return HashingVectorizer(n_features=2**args.hashing, alternate_sign=False, binary=args.binary,
+                                 norm="l2" if args.tfidf else None, **common)  # fmt: skip
+    if args.tfidf:
+        return TfidfVectorizer(binary=args.binary, sublinear_tf=args.sublinear_tf, min_df=args.min_df,
+                               max_df=args.max_df, **common)  # fmt: skip
+    return CountVectorizer(binary=args.binary, min_df=args.min_df, max_df=args.max_df, **common)
+
+
+def vectorize(texts, args):
+    """(X, feature names or None, vectorizer): names are None for hashed columns (see
+    :func:`hashed_names`)."""
+    vectorizer = make_vectorizer(args)
+    try:
+        X = vectorizer.fit_transform(texts)
+    except ValueError as exc:  # "empty vocabulary", or min_df/max_df leaving nothing
+        raise ValueError(f"vectorizing the texts: {exc}") from None
+    names = None if args.hashing is not None else vectorizer.get_feature_names_out()
+    return X.tocsr(), names, vectorizer
+
+
+def hashed_names(vectorizer, texts, columns) -> dict[int, str]:
+    """For hashed columns, the term that lands in each of ``columns`` most often (``a|b`` when
+    several collide equally often), found by one pass of the vectorizer's analyzer; memory grows
+    with the terms of those columns only."""
+    from sklearn.utils import murmurhash3_32
+
+    wanted = set(int(c) for c in columns)
+    n = vectorizer.n_features
+    analyze = vectorizer.build_analyzer()
+    counts: dict[int, Counter] = {c: Counter() for c in wanted}
+    bucket_of: dict[str, int] = {}
+    for text in texts:
+        for term in analyze(text):
+            col = bucket_of.get(term)
+            if col is None:
+                col = bucket_of[term] = _bucket(murmurhash3_32(term, seed=0), n)
+            if col in wanted:
+                counts[col][term] += 1
+        if len(bucket_of) > 1_000_000:  # the cache only saves hashing again; keep it bounded
+            bucket_of.clear()
+    names = {}
+    for col, counter in counts.items():
+        if not counter:
+            names[col] = ""
+            continue
+        top = counter.most_common()
+        best = top[0][1]
+        names[col] = "|".join(sorted(term for term, c in top if c == best)[:3])
+    return names
+
+
+def _bucket(h: int, n: int) -> int:
+    """HashingVectorizer's column for hash ``h`` (abs(h) mod n, with abs(-2^31) taken as 2^31 - 1
+    - (n - 1), as scikit-learn's hasher does)."""
+    return (2**31 - 1 - (n - 1)) % n if h == -(2**31) else abs(h) % n
+
+
+def column_names(names, vectorizer, texts, columns) -> np.ndarray:
+    """Names of ``columns``: the vocabulary's, or the most frequent term of each hashed column."""
+    if names is not None:
+        return np.asarray(names, dtype=object)[np.asarray(columns, dtype=np.int64)]
+    found = hashed_names(vectorizer, texts, columns)
+    return np.array([found[int(c)] for c in columns], dtype=object)
