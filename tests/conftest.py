@@ -5,6 +5,14 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import textsel
+
+if os.environ.get("TEXTSEL_EXPECT_INSTALLED") == "1":
+    # tools/check_release.py runs the suite against an installed wheel: never the source tree's
+    SOURCE = Path(__file__).resolve().parents[1] / "textsel"
+    if Path(textsel.__file__).resolve().parent == SOURCE:
+        raise pytest.UsageError(f"TEXTSEL_EXPECT_INSTALLED=1 but textsel was imported from {SOURCE}")
+
 
 def random_corpus(n_docs=60, n_terms=40, n_classes=3, density=0.15, seed=0, dtype=np.float64):
     """A small random non-negative CSR matrix and 1-D labels with every class present."""

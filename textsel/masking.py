@@ -177,7 +177,7 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
 
 
 def ranked_features(model) -> np.ndarray:
-    """Indices of the features with nonzero weight, by decreasing |w| (ties: lower index first)."""
+    """Indices of the features with nonzero weight, by decreasing ``abs(w)`` (ties: lower index first)."""
     w = model.coef_[0]
     nonzero = np.flatnonzero(w)
     if nonzero.size == 0:

@@ -67,6 +67,12 @@ class TermStats:
     def n_terms(self) -> int:
         return self.class_df.shape[1]
 
+    def __radd__(self, other) -> TermStats:
+        """``0 + stats`` is ``stats``, so that ``sum(...)`` adds the statistics of chunks."""
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self
+        return NotImplemented
+
     def __add__(self, other: TermStats) -> TermStats:
         if not isinstance(other, TermStats):
             return NotImplemented

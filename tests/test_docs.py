@@ -1,0 +1,90 @@
+"""The docs build with warnings as errors, name every public object, and their code runs.
+
+Every ``python`` block of README.md and docs/*.md runs, each page's blocks in order as one script,
+in a fresh process in an empty folder (so a page cannot lean on this test's state).  Shell
+commands and printed output blocks are not code; the benchmark commands they show are run by
+their authors and recorded with their figures in docs/benchmarks.md.
+"""
+
+import importlib
+import inspect
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+PAGES = [
+    p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if BLOCK.search(p.read_text())
+]
+PUBLIC_MODULES = ["textsel", "textsel.termstats", "textsel.metrics", "textsel.selection", "textsel.scalable",
+                  "textsel.sampling", "textsel.lsqr", "textsel.proximal", "textsel.svm", "textsel.masking",
+                  "textsel.study", "textsel.plots", "textsel.datasets", "textsel.distributed",
+                  "textsel.score_funcs"]  # fmt: skip
+
+
+def shards(folder: Path) -> None:
+    """What docs/distributed.md reads: JSON Lines text shards (here from the synthetic corpus)."""
+    from textsel.datasets import make_synthetic_corpus
+
+    corpus = make_synthetic_corpus(n_docs=900, n_terms=3000)
+    (folder / "shards").mkdir()
+    for part in range(3):
+        lines = [json.dumps({"text": t, "label": corpus.target_names[y]})
+                 for t, y in zip(corpus.data[part::3], corpus.target[part::3], strict=True)]  # fmt: skip
+        (folder / "shards" / f"train-{part}.jsonl").write_text("\n".join(lines) + "\n")
+
+
+PRELUDES = {"distributed.md": shards}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_code_blocks_run(page, tmp_path):
+    code = "\n\n".join(BLOCK.findall(page.read_text()))
+    if page.name in PRELUDES:
+        PRELUDES[page.name](tmp_path)
+    (tmp_path / "tests").symlink_to(ROOT / "tests")  # pages that use the test helpers name "tests"
+    script = tmp_path / f"{page.stem}_blocks.py"
+    script.write_text(code)
+    run = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=900
+    )
+    assert run.returncode == 0, f"{page.name}:\n{run.stderr[-4000:]}"
+
+
+def public_names():
+    for name in PUBLIC_MODULES:
+        module = importlib.import_module(name)
+        names = getattr(module, "__all__", None)
+        if names is None:
+            names = [n for n, v in vars(module).items() if not n.startswith("_")
+                     and (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == name]  # fmt: skip
+        for n in names:
+            if not inspect.ismodule(getattr(module, n)):
+                yield name, n
+
+
+def test_every_public_name_has_an_api_entry():
+    listed = set(re.findall(r"^\s+(textsel[\w.]*)\s*$", (ROOT / "docs" / "api.rst").read_text(), re.M))
+    missing = [
+        f"{m}.{n}" for m, n in public_names() if f"{m}.{n}" not in listed and f"textsel.{n}" not in listed
+    ]
+    assert not missing, f"not in docs/api.rst: {missing}"
+
+
+def test_sphinx_builds_with_warnings_as_errors(tmp_path):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("numpydoc")
+    pytest.importorskip("myst_parser")
+    run = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(ROOT / "docs"),
+         str(tmp_path / "html")],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-4000:]
+    page = (tmp_path / "html" / "generated" / "textsel.DualLinearSVC.html").read_text()
+    assert 'id="textsel.DualLinearSVC.fit"' in page and "sample_weight" in page  # methods documented
