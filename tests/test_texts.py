@@ -178,3 +178,21 @@ def test_select_on_the_real_20newsgroups_as_json_lines(data_home, tmp_path, caps
     X = vec.fit_transform([t for t, _ in rows])
     sel = textsel.TermSelector("bns", k=50).fit(X, [y for _, y in rows])
     assert got == vec.get_feature_names_out()[sel.ranking_].tolist()
+
+
+@pytest.mark.parametrize(
+    "write, message",
+    [
+        (lambda p: write_csv(p / "a.csv", DOCS, header=("body", "label")), "no column 'text'"),
+        (lambda p: write_csv(p / "a.csv", [("text", "")]), "the label is empty"),
+        (lambda p: (p / "a.csv").write_bytes(b"text,label\n\xff,x\n") and p / "a.csv", "not utf-8"),
+        (lambda p: (p / "empty").mkdir() or p / "empty", "no sub-folders"),
+        (lambda p: (p / "r.tar.gz").write_bytes(b"\x1f\x8b\x08") and p / "r.tar.gz", "unsupported format"),
+        (lambda p: write_csv(p / "a.csv", [("the", "x"), ("a", "y")]), "empty vocabulary"),
+    ],
+)
+def test_every_user_error_is_one_line_and_exit_1(tmp_path, capsys, write, message):
+    assert main(["select", str(write(tmp_path)), "--stop-words", "english"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("textsel select: ") and message in err
+    assert "Traceback" not in err

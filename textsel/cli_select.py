@@ -24,14 +24,33 @@ OUTPUT_FORMATS = ("tsv", "csv", "json")
 KNOWN_ARCHIVES = ("reuters21578.tar.gz", "20news-bydate.tar.gz")
 
 
+SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt", ".dat", ".data", ".scale", ".t")
+SUPPORTED = ("ARFF (.arff, .arff.gz), SVMlight (.svm, .svmlight, .libsvm, .txt, .dat, or "
+             "--input-format svmlight), CLUTO (.mat) and raw text (.csv, .tsv, .jsonl, a folder with one "
+             "sub-folder per class)")  # fmt: skip
+
+
+def matrix_format(path) -> str:
+    """The matrix format a file name says (compressed SVMlight included), or a ValueError naming
+    the formats textsel reads."""
+    name = Path(path).name.lower()
+    if name.endswith((".arff", ".arff.gz")):
+        return "arff"
+    if name.endswith(".mat"):
+        return "cluto"
+    stem = name.removesuffix(".gz").removesuffix(".bz2")
+    if "." not in stem or stem.endswith(SVMLIGHT_SUFFIXES):
+        return "svmlight"
+    raise ValueError(f"{path}: unsupported format; textsel reads {SUPPORTED}")
+
+
 def read_matrix(path, fmt="auto", labels=None):
     """(X, y, feature names or None) from an ARFF, SVMlight or CLUTO file."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     if fmt == "auto":
-        name = path.name.lower()
-        fmt = "arff" if ".arff" in name else "cluto" if name.endswith(".mat") else "svmlight"
+        fmt = matrix_format(path)
     if fmt == "arff":
         b = load_arff(path)
         return b.X, b.y, b.feature_names

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,12 @@ def load_svmlight(path):
     Bunch
         ``X`` (CSR, float64) and ``y`` (the labels as read).
     """
-    X, y = load_svmlight_file(str(path))
+    try:
+        X, y = load_svmlight_file(str(path))
+    except FileNotFoundError:
+        raise
+    except (EOFError, OSError, zlib.error) as exc:  # a corrupt .gz or .bz2 (bz2 raises OSError)
+        raise ValueError(f"{path} is not a readable SVMlight file ({type(exc).__name__}: {exc})") from None
     return Bunch(X=sp.csr_matrix(X), y=y)
 
 
