@@ -196,3 +196,17 @@ def test_every_user_error_is_one_line_and_exit_1(tmp_path, capsys, write, messag
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("textsel select: ") and message in err
     assert "Traceback" not in err
+
+
+def test_study_progress_goes_to_stderr_when_asked(tmp_path, capsys):
+    rows = [(f"goal match {i}", "sport") for i in range(6)] + [
+        (f"market shares {i}", "finance") for i in range(6)
+    ]
+    path = write_jsonl(tmp_path / "d.jsonl", rows)
+    args = ["study", str(path), "--metrics", "bns", "--ks", "2", "--trials", "1", "--folds", "2"]
+    assert main([*args, "--progress"]) == 0
+    assert "task" in capsys.readouterr().err
+    assert main([*args, "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""  # and by default too when stderr is not a terminal
+    assert main(args) == 0
+    assert capsys.readouterr().err == ""

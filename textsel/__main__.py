@@ -95,7 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     study.add_argument("--seed", type=int, default=0)
     study.add_argument("--out", default=None, help="folder for the tables and figures")
     study.add_argument("--no-plots", action="store_true", help="write the tables only")
-    study.add_argument("--progress", action="store_true", help="report progress on stderr")
+    study.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="report progress on stderr (default: when stderr is a terminal)",
+    )
     add_vectorizer_options(study)
 
     datasets = sub.add_parser("datasets", help="list the corpora in the data home")

@@ -192,8 +192,9 @@ def run_study(args, out=None):
         datasets[Path(path).name.split(".")[0]] = (data.X, data.y)
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
     ks = [int(k) for k in args.ks.split(",") if k.strip()]
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
     records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
-                           n_jobs=args.n_jobs, random_state=args.seed, progress=args.progress)  # fmt: skip
+                           n_jobs=args.n_jobs, random_state=args.seed, progress=progress)  # fmt: skip
     summary = study.macro_average(records)
     tolerance = study.tolerance_curve(records)
     table_ks = sorted({r["k"] for r in summary})
