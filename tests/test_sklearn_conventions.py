@@ -109,3 +109,22 @@ def test_sparse_arrays_through_statistics_selectors_and_lsqr():
     out = selector.transform(sp.csr_array(X))
     assert sp.issparse(out) and out.shape == (60, 4)
     np.testing.assert_array_equal(out.toarray(), X.toarray()[:, selector.get_support()])
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [textsel.DualLinearSVC(max_iter=1, random_state=0), textsel.RLSClassifier(max_iter=1),
+     textsel.ProximalSVC(max_iter=1), textsel.WeightedProximalSVC(max_iter=1)],
+    ids=lambda e: type(e).__name__,
+)  # fmt: skip
+def test_stopping_at_max_iter_is_a_convergence_warning(estimator):
+    """As LinearSVC: a model that stopped at its iteration limit says so (issue 15); one that
+    converged says nothing."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = random_corpus(n_docs=80, n_terms=30, seed=7)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        estimator.fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        type(estimator)().fit(X, y)

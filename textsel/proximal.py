@@ -15,10 +15,12 @@ targets t in {-1, +1} one-vs-rest, all classes solved together (one pass over
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.extmath import safe_sparse_dot
@@ -167,6 +169,15 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             X, T, damp=damp, row_weights=weights, fit_intercept=self._fit_intercept,
             atol=tol, btol=tol, iter_lim=max_iter, n_threads=self.n_threads,
         )  # fmt: skip
+        stopped = np.atleast_1d(result.istop) == 7  # LSQR's "iteration limit reached"
+        if stopped.any():
+            warnings.warn(
+                f"{type(self).__name__}: LSQR reached its iteration limit ({int(np.max(result.itn))} "
+                f"iterations) for {int(stopped.sum())} of {stopped.size} classes before tol={tol}; "
+                "increase max_iter",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
         n_terms = X.shape[1]
         coef = np.ascontiguousarray(result.x[:n_terms].T)
         intercept = result.x[n_terms] if self._fit_intercept else np.zeros(T.shape[1])

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
@@ -204,6 +206,17 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.alpha_ = np.array([r.alpha for r in results])
         self.n_iter_ = max(r.n_iter for r in results)
         self.converged_ = np.array([r.converged for r in results])
+        if not self.converged_.all():
+            # as scikit-learn's LinearSVC: a model that stopped at max_iter says so
+            missed = [str(self.classes_[k]) for k, ok in zip(problems, self.converged_, strict=True)
+                      if not ok]  # fmt: skip
+            warnings.warn(
+                f"DualLinearSVC did not converge within max_iter={max_iter} passes "
+                f"({'the binary problem' if n_classes == 2 else 'classes ' + ', '.join(missed[:5])}); "
+                "increase max_iter, or scale the data",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         signs = np.array([np.where(codes == k, 1.0, -1.0) for k in problems])
         self.support_ = np.flatnonzero((self.alpha_ > 0).any(axis=0))
         self.dual_coef_ = (signs * self.alpha_)[:, self.support_]
