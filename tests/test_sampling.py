@@ -167,7 +167,6 @@ def test_srls_equals_rlsc_on_the_sampled_rescaled_columns():
         (lambda: feature_probabilities(matrix(7), "xx"), ValueError, "strategy must be one of"),
         (lambda: feature_probabilities(sp.csr_matrix((5, 5)), "ws"), ValueError, "all zeros"),
         (lambda: feature_probabilities(matrix(7), "ss", 0), ValueError, "k must be in"),
-        (lambda: feature_probabilities(matrix(7), "ss", method="randomized"), ValueError, "k is required"),
         (lambda: sample_features([0.5, -0.1], 3), ValueError, "non-negative"),
         (lambda: sample_features([0.5, 0.5], 0), ValueError, "r must be > 0"),
     ],
@@ -175,3 +174,29 @@ def test_srls_equals_rlsc_on_the_sampled_rescaled_columns():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_randomized_default_k_is_stated_and_works():
+    """Issue 15: with the randomized method and no k, k = min(100, min(X.shape)) (was an error)."""
+    from textsel.sampling import RANDOMIZED_K
+
+    X = sp.random(300, 150, density=0.05, random_state=3, format="csr")
+    p = feature_probabilities(X, "ss", method="randomized", random_state=0)
+    q = feature_probabilities(X, "ss", k=min(RANDOMIZED_K, 150), method="randomized", random_state=0)
+    np.testing.assert_array_equal(p, q)
+
+
+def test_srls_defaults_work_on_20newsgroups(data_home):
+    """SRLSClassifier() at its defaults on 20 Newsgroups tf-idf (11,314 x 56,436, far above the
+    exact SVD's 4M cells) used to raise "k is required"; it now fits by the randomized method
+    and classifies far above chance (20 classes)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from textsel.datasets import load_20newsgroups
+
+    news = load_20newsgroups(data_home)
+    vec = TfidfVectorizer(sublinear_tf=True, min_df=2)
+    X = vec.fit_transform(news.data_train)
+    model = textsel.SRLSClassifier(random_state=0).fit(X, news.target_train)
+    accuracy = (model.predict(vec.transform(news.data_test)) == news.target_test).mean()
+    assert model.kept_.size <= 1000 and accuracy > 0.3
