@@ -65,7 +65,7 @@ CHILD = textwrap.dedent(
         "TermSelector.fit": lambda: textsel.TermSelector(k=5).fit(huge, y),
         "ScalableTermSelector.fit": lambda: textsel.ScalableTermSelector(k=5).fit(huge, y),
         "feature_probabilities": lambda: feature_probabilities(tall, k=2, method="randomized", n_iter=1),
-        "evaluate_subsets": lambda: evaluate_subsets(model, X, y, X_test, y_test, sizes, methods=("mask",)),
+        "evaluate_subsets": lambda: evaluate_subsets(model, X, y, X_test, y_test, sizes, ("mask",), None),
     }
     out = {}
     for name, call in cases.items():

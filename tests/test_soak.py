@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import random_corpus
+from sklearn.preprocessing import normalize
 
 import textsel
 from textsel.masking import evaluate_subsets
@@ -30,7 +31,8 @@ def calls():
     X = sp.csr_matrix(X, dtype=np.float64)
     y = np.asarray(y)
     binary = (y == 0).astype(int)
-    svm = textsel.DualLinearSVC(random_state=0).fit(X[:150], binary[:150])
+    unit = normalize(X)  # evaluate_subsets' norm="l2" expects unit-length rows
+    svm = textsel.DualLinearSVC(random_state=0).fit(unit[:150], binary[:150])
     return {
         "term_stats + score": lambda: textsel.score(textsel.term_stats(X, y), "bns"),
         "lsqr": lambda: textsel.lsqr(X, binary.astype(float), damp=0.1),
@@ -39,7 +41,7 @@ def calls():
         "TermSelector": lambda: textsel.TermSelector("bns", k=20).fit(X, y).transform(X),
         "ScalableTermSelector": lambda: textsel.ScalableTermSelector(k=20).fit(X, y).transform(X),
         "evaluate_subsets": lambda: evaluate_subsets(
-            svm, X[:150], binary[:150], X[150:], binary[150:], [0.5, 1.0]
+            svm, unit[:150], binary[:150], unit[150:], binary[150:], [0.5, 1.0]
         ),
         "feature_probabilities": lambda: feature_probabilities(
             X, "ss", 5, method="randomized", random_state=0

@@ -162,11 +162,15 @@ def test_proximal_by_skew():
 
 
 def test_masking_curves_per_class():
+    from sklearn.preprocessing import normalize
+
     from textsel.study import masking_curves
 
     X, y, Xt, yt = _split(13, n=240)
     Y, Yt = np.eye(3, dtype=int)[y], np.eye(3, dtype=int)[yt]
-    records = masking_curves(X, Y, Xt, Yt, sizes=[0.25, 1.0], classes=[0, 2])
+    with pytest.raises(ValueError, match="rows are not unit length"):  # norm="l2" on raw counts
+        masking_curves(X, Y, Xt, Yt, sizes=[1.0], classes=[0])
+    records = masking_curves(normalize(X), Y, normalize(Xt), Yt, sizes=[0.25, 1.0], classes=[0, 2])
     assert {r["class"] for r in records} == {0, 2}
     assert len(records) == 2 * 2 * 3  # classes x sizes x methods
 

@@ -27,6 +27,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from . import _masking as _curves
 from ._curve_scores import auc_best_f1
 from ._ranked import rank_columns, top_columns
+from ._rows import row_norms
 from ._validation import as_csr
 from .svm import DualLinearSVC, fit_binary
 
@@ -127,6 +128,9 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
         raise ValueError("X_train and y_train must be the data the model was fitted on")
     if y_test.shape != (X_test.shape[0],):
         raise ValueError(f"y_test has shape {y_test.shape} but X_test has {X_test.shape[0]} documents")
+    if norm == "l2":
+        for name, M in (("X_train", X_train), ("X_test", X_test)):
+            _check_unit_rows(M, name)
     positive = model.classes_[1]
     truth = y_test == positive
     if truth.min() == truth.max():
@@ -174,6 +178,22 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
     for r in out:
         r["seconds"] += common
     return out
+
+
+def _check_unit_rows(M, name):
+    """norm="l2" re-normalises restricted documents, which only matches a model trained on
+    unit-length rows (Kolcz & Chowdhury's setting): other rows make exact, mask and svset
+    disagree even with every feature kept, so they are refused."""
+    lengths = row_norms(M)
+    off = np.abs(lengths[lengths > 0] - 1.0)
+    tolerance = 1e-4 if M.dtype == np.float32 else 1e-8
+    if off.size and off.max() > tolerance:
+        worst = int(np.flatnonzero(lengths > 0)[off.argmax()])
+        raise ValueError(
+            f"norm='l2' but {name}'s rows are not unit length (row {worst} has length "
+            f"{lengths[worst]:.6g}): pass norm=None to take the rows as they are, or train and "
+            "evaluate on sklearn.preprocessing.normalize(X)"
+        )
 
 
 def ranked_features(model) -> np.ndarray:
