@@ -140,3 +140,36 @@ def test_fit_does_not_modify_inputs(corpus):
     textsel.TermSelector(k=3).fit(X, y)
     for a, b in zip(copies, (X.data, X.indices, X.indptr, y), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_partial_fit_over_chunks_equals_fit_on_everything():
+    """Issue 15: chunks added one by one choose exactly the terms fit chooses on the whole corpus,
+    with classes given once (a chunk may miss a class), for 1-D labels and for an indicator."""
+    X, y = random_corpus(n_docs=300, n_terms=50, n_classes=4, seed=9)
+    y = np.where(np.arange(300) < 100, np.minimum(y, 2), y)  # the first chunk has no class 3
+    whole = textsel.TermSelector("bns", k=12).fit(X, y)
+    chunked = textsel.TermSelector("bns", k=12)
+    for start in range(0, 300, 100):
+        chunked.partial_fit(X[start : start + 100], y[start : start + 100], classes=np.arange(4))
+    np.testing.assert_array_equal(chunked.ranking_, whole.ranking_)
+    assert chunked.stats_ == whole.stats_
+    unnamed = textsel.TermSelector("bns", k=12)  # no classes: the chunks' own labels, aligned by label
+    for start in range(0, 300, 100):
+        unnamed.partial_fit(X[start : start + 100], y[start : start + 100])
+    np.testing.assert_array_equal(unnamed.ranking_, whole.ranking_)
+    Y = np.eye(4, dtype=int)[y]
+    by_indicator = textsel.TermSelector("ig", k=7)
+    for start in range(0, 300, 150):
+        by_indicator.partial_fit(X[start : start + 150], Y[start : start + 150])
+    np.testing.assert_array_equal(by_indicator.ranking_, textsel.TermSelector("ig", k=7).fit(X, Y).ranking_)
+
+
+def test_partial_fit_checks_what_chunks_must_share():
+    X, y = random_corpus(n_docs=60, n_terms=20, seed=10)
+    sel = textsel.TermSelector(k=3).partial_fit(X, y, classes=np.unique(y))
+    with pytest.raises(ValueError, match="20 features"):
+        sel.partial_fit(X[:, :10], y)
+    with pytest.raises(ValueError, match="labelled like the earlier chunks"):
+        sel.partial_fit(X, np.eye(3, dtype=int)[y])
+    with pytest.raises(ValueError, match="not in classes"):
+        sel.partial_fit(X, y + 10)

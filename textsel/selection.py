@@ -126,6 +126,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         One-vs-rest scores of every class.
     ranking_ : ndarray of int
         The selected terms' indices in the order they were chosen.
+    stats_ : TermStats
+        The statistics the terms were chosen from (summed over the chunks of
+        :meth:`partial_fit`).
     classes_ : ndarray
         Class labels (indicator columns for multi-label ``y``).
     n_features_in_ : int
@@ -187,7 +190,48 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             multi_output=True,
         )
         self._n_selected(X.shape[1])
+        self._partial_classes = None  # a later partial_fit adds to these statistics, classes as they come
         return self._fit_stats(term_stats(X, y))
+
+    def partial_fit(self, X, y, classes=None):
+        """Add one chunk of documents and choose the terms again from every chunk seen so far.
+
+        Statistics of disjoint chunks add up exactly (:class:`textsel.TermStats`), so the terms
+        chosen after the last chunk are those :meth:`fit` chooses on all the chunks stacked.
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_docs, n_terms)
+            A chunk; every chunk has the same terms (columns).
+        y : array-like of shape (n_docs,) or (n_docs, n_classes)
+        classes : array-like, optional
+            Every class of the corpus, read on the first call (later chunks' labels must be
+            among them); without it the classes are those the chunks hold.  A class with no
+            document yet takes no part in the selection until one arrives.  Not used with an
+            indicator ``y``.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        first = not hasattr(self, "stats_")
+        X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
+                             dtype=(np.float64, np.float32), multi_output=True, reset=first)  # fmt: skip
+        indicator = np.ndim(y) == 2
+        if first:
+            self._partial_classes = None if indicator or classes is None else np.unique(classes)
+        elif indicator != self.stats_.multilabel:
+            raise ValueError("y must be labelled like the earlier chunks (1-D labels or an indicator)")
+        # without classes given, a chunk counts the labels it holds (one class is enough) and the
+        # sum aligns them by label
+        chunk_classes = None if indicator else getattr(self, "_partial_classes", None)
+        if chunk_classes is None and not indicator:
+            chunk_classes = np.unique(y)
+        stats = term_stats(X, y, classes=chunk_classes)
+        total = stats if first else self.stats_ + stats
+        self.stats_ = total
+        return self._fit_stats(total, _scoreable_only=True)
 
     def _check_params(self):
         if self.metric not in METRICS:
@@ -195,8 +239,18 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
 
-    def _fit_stats(self, stats: TermStats):
-        """Score the terms and choose them, from the corpus's statistics."""
+    def _fit_stats(self, stats: TermStats, _scoreable_only: bool = False):
+        """Score the terms and choose them, from the corpus's statistics.  With
+        ``_scoreable_only`` (partial_fit), classes with no document yet, or with every document,
+        sit out until a chunk makes one-vs-rest defined for them."""
+        self.stats_ = stats
+        if _scoreable_only:
+            keep = (stats.class_sizes > 0) & (stats.class_sizes < stats.n_docs)
+            if not keep.any():
+                raise ValueError("no class has both documents and non-documents yet; add more chunks")
+            if not keep.all():
+                stats = TermStats(stats.class_df[keep], stats.df, stats.class_sizes[keep], stats.n_docs,
+                                  stats.classes[keep], stats.multilabel)  # fmt: skip
         k = self._n_selected(stats.n_terms)
         table = score(
             stats,
