@@ -346,6 +346,14 @@ def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
     assert textsel.term_stats(dask_matrix(X), y) == textsel.term_stats(X, y)
 
 
+def test_dask_workers_run_textsel_on_one_thread_each(client):
+    """Dask's nannies set OMP_NUM_THREADS=1 in the workers: textsel's kernels there default to one
+    thread each (no oversubscription with threads_per_worker)."""
+    from textsel._parallel import default_n_threads
+
+    assert set(client.run(default_n_threads).values()) == {1}
+
+
 def test_raw_text_pipeline_example(client, tmp_path, monkeypatch):
     """The documented example (benchmarks/example_dask_pipeline.py): text shards on disk, a bag,
     hashed CSR blocks of unknown size, BNS selection and a WPSVM, equal to the same steps in memory."""

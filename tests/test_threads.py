@@ -1,6 +1,9 @@
 """Threading: results do not depend on the number of threads, and the nogil kernels may run
 from many Python threads at once (the PyWavelets-style concurrency test)."""
 
+import os
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -106,3 +109,55 @@ def test_int64_indices_on_threads(tiny_blocks):
     X64 = sp.csr_matrix(X.shape)
     X64.data, X64.indices, X64.indptr = X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)
     assert textsel.term_stats(X64, y, n_threads=2) == textsel.term_stats(X, y, n_threads=1)
+
+
+def test_threadpoolctl_limits_textsel_threads():
+    """Issue 15: threadpool_limits (which scikit-learn and joblib use) limits textsel's kernels,
+    and lists textsel among the thread pools it controls; results do not change."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from textsel._parallel import available_cores, default_n_threads
+
+    assert any(info["user_api"] == "textsel" for info in threadpool_info())
+    X, y = random_corpus(n_docs=400, n_terms=300, n_classes=6, seed=2)
+    unlimited = textsel.score(textsel.term_stats(X, y), "bns")
+    with threadpool_limits(limits=1):
+        assert default_n_threads() == 1
+        limited = textsel.score(textsel.term_stats(X, y), "bns")
+    with threadpool_limits(limits=1, user_api="blas"):  # another library's limit leaves textsel alone
+        assert default_n_threads() == min(available_cores(), default_n_threads())
+    np.testing.assert_array_equal(limited, unlimited)
+
+
+@pytest.mark.parametrize("env, expected", [({"OMP_NUM_THREADS": "1"}, 1), ({"TEXTSEL_NUM_THREADS": "1"}, 1),
+                                           ({"OMP_NUM_THREADS": "junk"}, None)])  # fmt: skip
+def test_environment_thread_limits(env, expected):
+    """OMP_NUM_THREADS (set by joblib's workers and Dask's nannies) and TEXTSEL_NUM_THREADS bound
+    the default; a value that is not a positive integer is ignored."""
+    code = "from textsel._parallel import default_n_threads as d, available_cores as a; print(d(), a())"
+    clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "TEXTSEL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True,
+                         check=True)  # fmt: skip
+    got, cores = map(int, out.stdout.split())
+    assert got == (cores if expected is None else expected)
+
+
+def test_joblib_workers_do_not_oversubscribe():
+    """In joblib's worker processes (loky sets OMP_NUM_THREADS to cores / n_jobs) textsel's
+    default thread count shrinks to its share."""
+    from joblib import Parallel, delayed
+
+    from textsel._parallel import available_cores, default_n_threads
+
+    counts = Parallel(n_jobs=2, backend="loky")(delayed(default_n_threads)() for _ in range(2))
+    assert max(counts) <= max(1, available_cores() // 2)
+
+
+def test_selectors_take_n_threads():
+    X, y = random_corpus(n_docs=300, n_terms=200, n_classes=5, seed=3)
+    for cls in (textsel.TermSelector, textsel.ScalableTermSelector):
+        one = cls(k=20, n_threads=1).fit(X, y)
+        many = cls(k=20, n_threads=2).fit(X, y)
+        np.testing.assert_array_equal(one.get_support(), many.get_support())
+    with pytest.raises(ValueError, match="n_threads"):
+        textsel.TermSelector(k=5, n_threads=0).fit(X, y)

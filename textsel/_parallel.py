@@ -27,11 +27,70 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: the limit threadpoolctl set on textsel's threads (threadpool_limits), or None
+_limit: int | None = None
+
+
+def _env_limit() -> int | None:
+    """The thread budget the environment gives this process: ``TEXTSEL_NUM_THREADS``, else
+    ``OMP_NUM_THREADS`` (which joblib's worker processes and Dask's nannies set to share the
+    machine), when it is a positive integer."""
+    for name in ("TEXTSEL_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(name, "").split(",")[0].strip()
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    return None
+
+
+def default_n_threads() -> int:
+    """Threads a call uses when not told: every core this process may use, within the limits
+    set by threadpoolctl (``threadpool_limits``) and by the environment (``OMP_NUM_THREADS``,
+    ``TEXTSEL_NUM_THREADS``), so that textsel inside joblib or Dask workers does not
+    oversubscribe the machine."""
+    return max(1, min(n for n in (available_cores(), _limit, _env_limit()) if n is not None))
+
+
 def effective_n_threads(n_threads) -> int:
-    """``n_threads`` as a count: None or -1 means every core this process may use."""
+    """``n_threads`` as a count: None or -1 means :func:`default_n_threads`."""
     if n_threads is None or (isinstance(n_threads, int) and n_threads == -1):
-        return available_cores()
+        return default_n_threads()
     return check_positive_int(n_threads, "n_threads", 1)
+
+
+def _register_with_threadpoolctl() -> None:
+    """Make ``threadpoolctl.threadpool_limits`` (and what uses it: scikit-learn, joblib) limit
+    textsel's threads too: a controller for the library holding textsel's C core."""
+    try:
+        import threadpoolctl
+    except ImportError:  # scikit-learn requires it; without it the environment limits still apply
+        return
+    if not hasattr(threadpoolctl, "register") or any(
+        getattr(c, "internal_api", None) == "textsel" for c in getattr(threadpoolctl, "_ALL_CONTROLLERS", [])
+    ):
+        return
+
+    class TextselController(threadpoolctl.LibController):
+        user_api = "textsel"
+        internal_api = "textsel"
+        filename_prefixes = ("_ccore",)
+
+        def get_num_threads(self):
+            return default_n_threads()
+
+        def set_num_threads(self, num_threads):
+            global _limit
+            # threadpoolctl restores a limit by setting back what get_num_threads gave
+            _limit = None if num_threads is None else max(1, int(num_threads))
+
+        def get_version(self):
+            from . import __version__
+
+            return __version__
+
+    threadpoolctl.register(TextselController)
+
+
+_register_with_threadpoolctl()
 
 
 def split_blocks(weights: np.ndarray, n_threads: int) -> list[tuple[int, int]]:

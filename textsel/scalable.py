@@ -89,6 +89,9 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     pr_smoothing : float, default 0.5
         Add-s smoothing of the probability ratio (see :func:`probability_ratio`).
     max_bisections : int, default 40
+    n_threads : int, optional
+        Threads for counting; None uses every core the process may use, within threadpoolctl's
+        and ``OMP_NUM_THREADS``'s limits.
 
     Attributes
     ----------
@@ -102,7 +105,10 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         zeta(t; ``lambda_``).
     """
 
-    def __init__(self, k=1000, gamma=0.085, target_avl=None, pr_smoothing=0.5, max_bisections=40):
+    def __init__(
+        self, k=1000, gamma=0.085, target_avl=None, pr_smoothing=0.5, max_bisections=40, n_threads=None
+    ):
+        self.n_threads = n_threads
         self.k = k
         self.gamma = gamma
         self.target_avl = target_avl
@@ -125,7 +131,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         """
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True)  # fmt: skip
-        return self._fit_stats(term_stats(X, y))
+        return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
     def _check_params(self):
         """Nothing to check before the statistics: k's bound depends on them."""

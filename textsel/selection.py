@@ -115,6 +115,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         positive class's scores directly.
     negative_features, alpha, pow_k, random_state
         Metric parameters, see :func:`textsel.score`.
+    n_threads : int, optional
+        Threads for counting and scoring; None uses every core the process may use, within
+        threadpoolctl's and ``OMP_NUM_THREADS``'s limits.  The selection does not depend on it.
 
     Attributes
     ----------
@@ -154,6 +157,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         alpha=0.5,
         pow_k=5.0,
         random_state=None,
+        n_threads=None,
     ):
         self.metric = metric
         self.k = k
@@ -163,6 +167,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.alpha = alpha
         self.pow_k = pow_k
         self.random_state = random_state
+        self.n_threads = n_threads
 
     @distributed_method("fit_selector")
     def fit(self, X, y):
@@ -191,7 +196,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         )
         self._n_selected(X.shape[1])
         self._partial_classes = None  # a later partial_fit adds to these statistics, classes as they come
-        return self._fit_stats(term_stats(X, y))
+        return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
@@ -228,7 +233,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         chunk_classes = None if indicator else getattr(self, "_partial_classes", None)
         if chunk_classes is None and not indicator:
             chunk_classes = np.unique(y)
-        stats = term_stats(X, y, classes=chunk_classes)
+        stats = term_stats(X, y, classes=chunk_classes, n_threads=self.n_threads)
         total = stats if first else self.stats_ + stats
         self.stats_ = total
         return self._fit_stats(total, _scoreable_only=True)
@@ -259,6 +264,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             alpha=self.alpha,
             pow_k=self.pow_k,
             random_state=self.random_state,
+            n_threads=self.n_threads,
         )
         how = "max" if self.multiclass == "round_robin" else self.multiclass
         self.classes_ = stats.classes
