@@ -1,5 +1,6 @@
 """The main job, ``textsel demo``, through the console entry point."""
 
+import argparse
 import subprocess
 import sys
 
@@ -158,3 +159,84 @@ def test_study_figure_skips_a_first_dataset_without_tasks(tmp_path, capsys):
                  "--ks", "5", "--trials", "1", "--folds", "2", "--out", str(out)])  # fmt: skip
     assert code == 0
     assert (out / "decision_boundaries.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_version_and_help_show_defaults_as_values(capsys):
+    """Issue 15: --version; every option's default in --help, as a value (not a Python list);
+    --data-home explained everywhere; study's help counts its four figures."""
+    import textsel
+    from textsel.__main__ import build_parser
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"textsel {textsel.__version__}"
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, type(parser._subparsers._group_actions[0])))
+    for name, sub in subparsers.choices.items():
+        text = sub.format_help()
+        assert "['" not in text and "('" not in text, name
+        for action in sub._actions:
+            if action.option_strings and action.option_strings[0] not in ("-h",) and action.default not in (
+                None, False, [], argparse.SUPPRESS):  # fmt: skip
+                assert "default" in (action.help or ""), (
+                    f"{name} {action.option_strings[0]}: no default shown"
+                )
+            if action.dest == "data_home":
+                assert "TEXTSEL_DATA" in action.help
+    assert "four PNG figures" in subparsers.choices["study"].format_help()
+
+
+def test_select_reads_standard_input(tmp_path):
+    arff = tmp_path / "t.arff"
+    _write_arff(arff)
+    command = [sys.executable, "-m", "textsel", "select", "-", "--input-format", "arff", "--k", "2"]
+    run = subprocess.run(command, input=arff.read_bytes(), capture_output=True, check=True)
+    assert {line.split(b"\t")[2] for line in run.stdout.splitlines()[1:]} == {b"good", b"bad"}
+    run = subprocess.run([sys.executable, "-m", "textsel", "select", "-"], input=b"", capture_output=True)
+    assert run.returncode == 1 and b"needs --input-format" in run.stderr
+
+
+def test_cluto_labels_and_terms_are_found_beside_the_matrix(tmp_path, capsys):
+    (tmp_path / "m.mat").write_text("4 3 6\n1 1 3 2\n2 1 3 1\n1 3\n2 2\n")
+    (tmp_path / "m.mat.rclass").write_text("a\nb\na\nb\n")
+    (tmp_path / "m.mat.clabel").write_text("alpha\nbeta\ngamma\n")
+    assert main(["select", str(tmp_path / "m.mat"), "--k", "all"]) == 0
+    terms = {line.split("\t")[2] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert terms == {"alpha", "beta", "gamma"}
+    (tmp_path / "other.clabel").write_text("x\ny\nz\n")
+    assert (
+        main(["select", str(tmp_path / "m.mat"), "--k", "all", "--terms", str(tmp_path / "other.clabel")])
+        == 0
+    )
+    assert {line.split("\t")[2] for line in capsys.readouterr().out.splitlines()[1:]} == {"x", "y", "z"}
+
+
+def test_study_ks_are_checked(tmp_path, capsys):
+    arff = tmp_path / "t.arff"
+    _write_arff(arff)
+    with pytest.raises(SystemExit) as exit_:
+        main(["study", str(arff), "--ks", "5,x"])
+    assert exit_.value.code == 2 and "positive integers" in capsys.readouterr().err
+    assert main(["study", str(arff), "--ks", "500,900", "--trials", "1", "--folds", "2"]) == 1
+    assert "every k is above the vocabulary" in capsys.readouterr().err
+
+
+def test_study_tables_sorted_by_k_as_numbers(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    lines = (
+        ["@relation r"]
+        + [f"@attribute w{j} integer" for j in range(40)]
+        + ["@attribute class {a,b}", "@data"]
+    )
+    for i in range(60):
+        cols = sorted(rng.choice(40, 6, replace=False) + (0 if i % 2 else 0))
+        lines.append("{" + ",".join(f"{c} 1" for c in cols) + (", 40 b" if i % 2 else "") + "}")
+    (tmp_path / "r.arff").write_text("\n".join(lines) + "\n")
+    args = ["study", str(tmp_path / "r.arff"), "--metrics", "bns", "--ks", "5,20,100", "--trials", "1",
+            "--folds", "2", "--out", str(tmp_path / "out"), "--no-plots"]  # fmt: skip
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "k = 100 above its 40 terms" in captured.err
+    summary = (tmp_path / "out" / "summary.csv").read_text().splitlines()
+    ks = [int(row.split(",")[1]) for row in summary[1:]]
+    assert ks == sorted(ks) == [5, 20]

@@ -69,8 +69,9 @@ def entry_points(X, y):
         "evaluate_subsets": lambda: np.array(
             [
                 [r["auc"], r["best_f1"]]
-                for r in evaluate_subsets(svm, X[:400], binary[:400], X[400:], binary[400:], [0.1, 0.5, 1.0],
-                                          norm=None)
+                for r in evaluate_subsets(
+                    svm, X[:400], binary[:400], X[400:], binary[400:], [0.1, 0.5, 1.0], norm=None
+                )
             ]
         ),  # fmt: skip
         "feature_probabilities": lambda: feature_probabilities(

@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import sys
+import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +46,17 @@ def matrix_format(path) -> str:
     raise ValueError(f"{path}: unsupported format; textsel reads {SUPPORTED}")
 
 
-def read_matrix(path, fmt="auto", labels=None):
-    """(X, y, feature names or None) from an ARFF, SVMlight or CLUTO file."""
+def _beside(path: Path, given, suffix: str):
+    """A CLUTO companion file: the one given, else ``<matrix><suffix>`` when it exists."""
+    if given is not None:
+        return given
+    candidate = path.with_name(path.name + suffix)
+    return candidate if candidate.is_file() else None
+
+
+def read_matrix(path, fmt="auto", labels=None, terms=None):
+    """(X, y, feature names or None) from an ARFF, SVMlight or CLUTO file.  A CLUTO matrix's
+    row classes and column labels default to the ``.rclass`` and ``.clabel`` files beside it."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
@@ -55,9 +66,10 @@ def read_matrix(path, fmt="auto", labels=None):
         b = load_arff(path)
         return b.X, b.y, b.feature_names
     if fmt == "cluto":
+        labels = _beside(path, labels, ".rclass")
         if labels is None:
-            raise ValueError("a CLUTO matrix needs --labels (its .rclass file)")
-        b = load_cluto(path, classes_path=labels)
+            raise ValueError(f"a CLUTO matrix needs --labels (its .rclass file; none at {path}.rclass)")
+        b = load_cluto(path, classes_path=labels, terms_path=_beside(path, terms, ".clabel"))
         return b.X, b.y, b.feature_names
     b = load_svmlight(path)
     return b.X, b.y, None
@@ -70,19 +82,36 @@ def is_text_input(path, fmt="auto") -> bool:
     return text_format(path) is not None
 
 
-def read_dataset(args, path, fmt="auto", labels=None) -> Bunch:
+#: the file ending standard input is saved under, for each format (``textsel select -``)
+STDIN_SUFFIX = {"arff": ".arff", "svmlight": ".svm", "cluto": ".mat", "csv": ".csv", "tsv": ".tsv",
+                "jsonl": ".jsonl"}  # fmt: skip
+
+
+def read_dataset(args, path, fmt="auto", labels=None, terms=None) -> Bunch:
     """A matrix file, or raw text vectorized as the options say, as a Bunch: ``X``, ``y``,
     ``names`` (feature names, or None: hashed or unnamed columns), ``texts`` and ``vectorizer``
     (None for a matrix file) and ``class_names`` (the label of each indicator column of a
     multi-label ``y``, else None)."""
+    if str(path) == "-":
+        return _from_stdin(args, fmt, labels, terms)
     if not is_text_input(path, fmt):
-        X, y, names = read_matrix(path, fmt, labels)
+        X, y, names = read_matrix(path, fmt, labels, terms)
         return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
     b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
                    label_separator=args.label_separator, fmt=fmt, encoding=args.encoding)  # fmt: skip
     X, names, vectorizer = vectorize(b.texts, args)
     return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer,
                  class_names=b.target_names if b.multilabel else None)  # fmt: skip
+
+
+def _from_stdin(args, fmt, labels, terms) -> Bunch:
+    """Standard input, saved to a temporary file of the format ``--input-format`` names."""
+    if fmt not in STDIN_SUFFIX:
+        raise ValueError(f"reading standard input (-) needs --input-format, one of {', '.join(STDIN_SUFFIX)}")
+    with tempfile.TemporaryDirectory(prefix="textsel-stdin-") as folder:
+        saved = Path(folder) / f"stdin{STDIN_SUFFIX[fmt]}"
+        saved.write_bytes(sys.stdin.buffer.read())
+        return read_dataset(args, saved, fmt, labels, terms)
 
 
 def selection_records(selector, names, class_names=None):
@@ -118,7 +147,7 @@ def format_selection(records, fmt: str) -> str:
 def run_select(args, out=None):
     """Select terms and write them with their scores (overall and per class) as TSV, CSV or JSON."""
     out = out or sys.stdout
-    data = read_dataset(args, args.input, args.input_format, args.labels)
+    data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
     if args.k is not None and args.percentile is not None:
         raise ValueError("give --k or --percentile, not both")
     k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
@@ -175,6 +204,21 @@ def run_datasets(args, out=None):
     return 0
 
 
+def _study_ks(ks, datasets):
+    """The ks the study can use: a k above a dataset's vocabulary is left out there with a
+    warning, and one above every vocabulary is an error, never an empty table."""
+    widest = max(X.shape[1] for X, _ in datasets.values())
+    for name, (X, _) in datasets.items():
+        above = [k for k in ks if k > X.shape[1]]
+        if above:
+            warnings.warn(f"{name}: k = {', '.join(map(str, above))} above its {X.shape[1]} terms; "
+                          "left out for this dataset", UserWarning, stacklevel=2)  # fmt: skip
+    usable = [k for k in ks if k <= widest]
+    if not usable:
+        raise ValueError(f"--ks: every k is above the vocabulary of every dataset (at most {widest} terms)")
+    return usable
+
+
 def run_study(args, out=None):
     """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
     from . import study
@@ -188,10 +232,9 @@ def run_study(args, out=None):
     if not paths:
         raise ValueError("no dataset: name matrix files or pass --forman-sets")
     for path in paths:
-        data = read_dataset(args, path)
+        data = read_dataset(args, path, labels=args.labels)
         datasets[Path(path).name.split(".")[0]] = (data.X, data.y)
-    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
-    ks = [int(k) for k in args.ks.split(",") if k.strip()]
+    metrics, ks = args.metrics, _study_ks(args.ks, datasets)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
                            n_jobs=args.n_jobs, random_state=args.seed, progress=progress)  # fmt: skip

@@ -217,13 +217,20 @@ def _plain(label):
     return label.item() if isinstance(label, np.generic) else label
 
 
+def _order(value):
+    """Sort key: numbers by value (k = 20 before 1000), everything else by its text after them."""
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, str(value))
+
+
 def macro_average(records, by=("metric", "k")):
     """Average the measures over tasks (datasets and classes), one row per ``by`` group."""
     groups = {}
     for r in records:
         groups.setdefault(tuple(r[key] for key in by), []).append(r)
     rows = []
-    for key, members in sorted(groups.items(), key=lambda item: tuple(map(str, item[0]))):
+    for key, members in sorted(groups.items(), key=lambda item: tuple(map(_order, item[0]))):
         row = dict(zip(by, key, strict=True))
         row["tasks"] = len(members)
         for measure in MEASURES:
