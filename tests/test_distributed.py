@@ -354,6 +354,16 @@ def test_dask_workers_run_textsel_on_one_thread_each(client):
     assert set(client.run(default_n_threads).values()) == {1}
 
 
+def test_sample_weight_on_the_cluster(client):
+    """sample_weight reaches the distributed LSQR as row weights: the same model as in memory."""
+    X, y = corpus()
+    w = np.random.default_rng(5).integers(0, 3, X.shape[0]).astype(float)
+    kw = dict(tol=1e-10, class_weight="balanced")
+    dist = textsel.WeightedProximalSVC(**kw).fit(dask_matrix(X), y, sample_weight=w)
+    local = textsel.WeightedProximalSVC(**kw).fit(X, y, sample_weight=w)
+    assert relative(dist.coef_, local.coef_) <= 1e-8
+
+
 def test_raw_text_pipeline_example(client, tmp_path, monkeypatch):
     """The documented example (benchmarks/example_dask_pipeline.py): text shards on disk, a bag,
     hashed CSR blocks of unknown size, BNS selection and a WPSVM, equal to the same steps in memory."""

@@ -36,6 +36,26 @@ EXPECTED_FAILURES = {
 }
 
 
+_LSQR_TOL = (
+    "LSQR stops at tol=1e-4 by default: fits with weights and with repeated documents agree to "
+    "about 1e-6, not to the check's 1e-7 (at tol=1e-12 the check passes: "
+    "test_sample_weight_equivalence_at_a_tight_tolerance)"
+)
+for _name in ("ProximalSVC", "WeightedProximalSVC"):  # RLSClassifier passes at tol=1e-4 already
+    EXPECTED_FAILURES[_name] = {
+        "check_sample_weight_equivalence_on_dense_data": _LSQR_TOL,
+        "check_sample_weight_equivalence_on_sparse_data": _LSQR_TOL,
+    }
+EXPECTED_FAILURES["RLSClassifier"] = {
+    "check_class_weight_classifiers": (
+        "RLSC has no intercept (Dasgupta et al.'s model, w only): on the check's uncentred blobs a "
+        "class's weight cannot move the boundary's offset, so the favoured class is not predicted "
+        "for 87% of the documents (scikit-learn's RidgeClassifier(fit_intercept=False) fails it "
+        "alike); ProximalSVC and WeightedProximalSVC, with an intercept, pass"
+    ),
+}
+
+
 def expected_failed_checks(estimator):
     return EXPECTED_FAILURES.get(type(estimator).__name__, {})
 
@@ -43,6 +63,19 @@ def expected_failed_checks(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_check_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", [textsel.RLSClassifier, textsel.ProximalSVC, textsel.WeightedProximalSVC])
+def test_sample_weight_equivalence_at_a_tight_tolerance(cls):
+    """What scikit-learn does for its own iterative solvers (Ridge's sag, for one): the check run
+    with a tight tolerance, where it must pass."""
+    from sklearn.utils.estimator_checks import (
+        check_sample_weight_equivalence_on_dense_data,
+        check_sample_weight_equivalence_on_sparse_data,
+    )
+
+    check_sample_weight_equivalence_on_dense_data(cls.__name__, cls(tol=1e-14, max_iter=100_000))
+    check_sample_weight_equivalence_on_sparse_data(cls.__name__, cls(tol=1e-14, max_iter=100_000))
 
 
 def test_the_expected_failures_are_real():

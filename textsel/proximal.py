@@ -23,9 +23,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
 from ._atomic import atomic_fit
 from ._dispatch import distributed_method
@@ -37,8 +38,9 @@ from .lsqr import lsqr
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 
 
-def proximal_weights(T: np.ndarray) -> np.ndarray:
-    """Zhuang et al.'s document weights for one-vs-rest targets ``T`` (documents x columns, +-1).
+def proximal_weights(T: np.ndarray, sample_weight=None) -> np.ndarray:
+    """Zhuang et al.'s document weights for one-vs-rest targets ``T`` (documents x columns, +-1);
+    with ``sample_weight``, N+ and N- are the weighted counts (a weight of 2 counts twice).
 
     ``delta- = 1`` and ``delta+ = 1 + (ratio - 1) / 2`` per column with
     ``ratio = sqrt(N-/N+)``: half-way from no reweighting (1) to full balance.
@@ -54,8 +56,9 @@ def proximal_weights(T: np.ndarray) -> np.ndarray:
     docs/benchmarks.md).  That reading stays available as an explicit
     ``delta=1 + (N-/N+ - 1) / 2``.
     """
-    n_pos = (T > 0).sum(axis=0)
-    n_neg = T.shape[0] - n_pos
+    s = np.ones(T.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    n_pos = s @ (T > 0)
+    n_neg = s.sum() - n_pos
     return 1.0 + (np.sqrt(n_neg / n_pos) - 1.0) / 2.0
 
 
@@ -108,14 +111,15 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
 
     _fit_intercept = True
 
-    def _weights_and_damp(self, row_norms, T):
+    def _weights_and_damp(self, row_norms, T, s=None):
         """Row weights (documents x columns, or None) and the damp of each column; ``row_norms()``
-        gives the documents' Euclidean norms where an estimate needs them."""
+        gives the documents' Euclidean norms where an estimate needs them, ``s`` the documents'
+        weights (None: all ones) that the estimates count them by."""
         raise NotImplementedError
 
     @atomic_fit
     @distributed_method("fit_lsqr_classifier")
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.
 
         With ``threshold="scut"``, per-class decision thresholds are then chosen
@@ -128,6 +132,10 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             is fitted on its cluster through the distributed LSQR.
         y : array-like of shape (n_docs,) or (n_docs, n_classes)
             Binary or multi-class labels, or a multi-label 0/1 indicator matrix.
+        sample_weight : array-like of shape (n_docs,), optional
+            Non-negative weight of each document's squared error (a weight of 2 is the document
+            twice, 0 leaves it out), multiplied by ``class_weight``'s; the "auto" estimates of v
+            and delta count documents by their weights too.
 
         Returns
         -------
@@ -141,18 +149,24 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        return self._fit(X, y, lambda: _row_norms(X), self._out_of_fold_scores)
+        return self._fit(X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight)
 
-    def _fit(self, X, y, row_norms, out_of_fold_scores):
+    def _fit(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
         """The fit on a checked ``X`` (in memory or on a cluster): targets, weights, one batched
         solve, then the SCut thresholds from ``out_of_fold_scores(X, T, n_folds, weights, damp)``."""
         T = self._targets(y)
+        s = self._document_weights(y, sample_weight, X.shape[0])
         if self.threshold not in (None, "scut"):
             raise ValueError(f"threshold must be None or 'scut', got {self.threshold!r}")
         if self.threshold == "scut":
             n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
             fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
-        weights, damp = self._weights_and_damp(row_norms, T)
+        weights, damp = self._weights_and_damp(row_norms, T, s)
+        if s is not None:  # each document's squared error counts s times: row weight sqrt(s)
+            root = np.sqrt(s)[:, None]
+            weights = np.ascontiguousarray(
+                np.broadcast_to(root, T.shape) if weights is None else weights * root
+            )
         self.coef_, self.intercept_, self.n_iter_ = self._solve(X, T, weights, damp)
         self.thresholds_ = np.zeros(T.shape[1])
         if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
@@ -161,6 +175,19 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             scores = out_of_fold_scores(X, T, n_folds, weights, damp)
             self.thresholds_ = scut_thresholds(scores, T > 0, fbr)
         return self
+
+    def _document_weights(self, y, sample_weight, n_docs):
+        """sample_weight times class_weight's weight of each document, or None for all ones."""
+        s = None
+        if sample_weight is not None:
+            s = _check_sample_weight(sample_weight, np.empty((n_docs, 0)), dtype=np.float64,
+                                     ensure_non_negative=True)  # fmt: skip
+        if self.class_weight is not None:
+            by_class = compute_sample_weight(self.class_weight, y)
+            s = by_class if s is None else s * by_class
+        if s is not None and not (s > 0).any():
+            raise ValueError("sample_weight: every document has weight 0")
+        return s
 
     def _solve(self, X, T, weights, damp):
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
@@ -284,6 +311,9 @@ class RLSClassifier(_LSQRLinearClassifier):
         Folds for "scut".
     fbr : float, default 0.3
         The fallback F1 of "scut".
+    class_weight : dict, "balanced" or None, default None
+        Weights of each class's documents (scikit-learn's convention, as in RidgeClassifier):
+        multiply every document's squared error by its class's weight.
 
     Attributes
     ----------
@@ -299,7 +329,9 @@ class RLSClassifier(_LSQRLinearClassifier):
 
     _fit_intercept = False
 
-    def __init__(self, alpha=1.0, tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3):
+    def __init__(self, alpha=1.0, tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3,
+                 class_weight=None):  # fmt: skip
+        self.class_weight = class_weight
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
@@ -308,7 +340,7 @@ class RLSClassifier(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, row_norms, T):
+    def _weights_and_damp(self, row_norms, T, s=None):
         alpha = check_real(self.alpha, "alpha", 0.0, None)
         return None, np.full(T.shape[1], np.sqrt(alpha))
 
@@ -323,7 +355,7 @@ class ProximalSVC(_LSQRLinearClassifier):
     v : "auto" or float
         Regularisation; "auto" is Zhuang et al.'s estimate 2 mean_i ||x_i||
         with unit weights.
-    tol, max_iter, n_threads, threshold, cv, fbr
+    tol, max_iter, n_threads, threshold, cv, fbr, class_weight
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -334,7 +366,9 @@ class ProximalSVC(_LSQRLinearClassifier):
         The v used for each class.
     """
 
-    def __init__(self, v="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3):
+    def __init__(self, v="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3,
+                 class_weight=None):  # fmt: skip
+        self.class_weight = class_weight
         self.v = v
         self.tol = tol
         self.max_iter = max_iter
@@ -343,10 +377,10 @@ class ProximalSVC(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, row_norms, T):
+    def _weights_and_damp(self, row_norms, T, s=None):
         v = _positive_or_auto(self.v, "v")
         if v is None:
-            v = 2.0 * row_norms().mean()
+            v = 2.0 * np.average(row_norms(), weights=s)
         self.v_ = np.full(T.shape[1], v)
         return None, np.sqrt(self.v_)
 
@@ -365,7 +399,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     delta : "auto", float or array-like of shape (n_columns,)
         ``delta+``; "auto" is 1 + (sqrt(N-/N+) - 1)/2 per class, half-way to full
         balance (see :func:`proximal_weights` for the reading of the paper).
-    tol, max_iter, n_threads, threshold, cv, fbr
+    tol, max_iter, n_threads, threshold, cv, fbr, class_weight
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -377,8 +411,10 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     """
 
     def __init__(
-        self, v="auto", delta="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3
-    ):
+        self, v="auto", delta="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3,
+        class_weight=None,
+    ):  # fmt: skip
+        self.class_weight = class_weight
         self.v = v
         self.delta = delta
         self.tol = tol
@@ -388,9 +424,9 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, row_norms, T):
+    def _weights_and_damp(self, row_norms, T, s=None):
         if isinstance(self.delta, str) and self.delta == "auto":
-            delta = proximal_weights(T)
+            delta = proximal_weights(T, s)
         else:
             delta = np.asarray(self.delta, dtype=np.float64)
             if delta.ndim > 1 or (delta.ndim == 1 and delta.shape[0] != T.shape[1]):
@@ -401,7 +437,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         W = np.where(T > 0, delta, 1.0)
         v = _positive_or_auto(self.v, "v")
         if v is None:
-            self.v_ = 2.0 * (W * row_norms()[:, None]).mean(axis=0)
+            self.v_ = 2.0 * np.average(W * row_norms()[:, None], axis=0, weights=s)
         else:
             self.v_ = np.full(T.shape[1], v)
         self.delta_ = delta

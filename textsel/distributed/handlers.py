@@ -68,14 +68,16 @@ def fit_selector(est, fit, X, y):
     return est._fit_stats(stats)
 
 
-def fit_lsqr_classifier(est, fit, X, y):
+def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
     """The least-squares classifiers' ``fit`` with every pass over ``X`` on the cluster."""
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
     y = _local(y)
     y = y if sp.issparse(y) else np.asarray(y)  # _targets reads a sparse indicator as it is
     if y.shape[0] != A.shape[0]:
         raise ValueError(f"y has {y.shape[0]} entries but X has {A.shape[0]} documents")
-    est._fit(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est))
+    if sample_weight is not None:
+        sample_weight = _local(sample_weight)
+    est._fit(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est), sample_weight)
     _mark_fitted(est, A.shape[1])
     return est
 
