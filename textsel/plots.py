@@ -14,14 +14,30 @@ def _pyplot():
     return plt
 
 
+#: twelve colours no two of which are shades of one hue (tab20's pairs put acc/acc2, bns/chi2 and
+#: dfreq/f1 in light and dark of the same colour, hard to tell apart where the curves sit together)
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf", "#000000", "#b8860b")  # fmt: skip
+LINESTYLES = ("-", "--", "-.", ":")
+#: the boundary lines' colours: none grey like the words' dots, none black like BNS's line
+LINE_COLORS = tuple(c for c in PALETTE if c not in ("#7f7f7f", "#000000"))
+
+
 def _styles(names):
-    """A distinct colour and marker per name (12 metrics outrun the default 10-colour cycle)."""
-    plt = _pyplot()
-    cmap = plt.get_cmap("tab20")
+    """A distinct colour, marker and dash per name (12 metrics outrun the default 10-colour cycle)."""
     markers = "osd^v<>pP*Xh"
-    return {name: {"color": cmap(i % 20), "marker": markers[i % len(markers)],
-                   "linewidth": 2.8 if name == "bns" else 1.2}
+    return {name: {"color": PALETTE[i % len(PALETTE)], "marker": markers[i % len(markers)],
+                   "linestyle": LINESTYLES[i % len(LINESTYLES)], "linewidth": 2.8 if name == "bns" else 1.3}
             for i, name in enumerate(sorted(names))}  # fmt: skip
+
+
+def _legend_outside(ax, **kwargs):
+    """The legend to the right of the axes, where it can cover no curve."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
+
+
+def _save(fig, path):
+    fig.savefig(path, dpi=110, bbox_inches="tight")  # keeps the outside legend in the picture
 
 
 def plot_measure_vs_k(rows, path, measure="f1", title=None):
@@ -47,9 +63,9 @@ def plot_measure_vs_k(rows, path, measure="f1", title=None):
         xlabel="terms selected (k)", ylabel=f"macro-averaged {measure}", title=title or f"{measure} against k"
     )
     ax.grid(alpha=0.3)
-    ax.legend(ncol=2, fontsize="small")
+    _legend_outside(ax)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -67,9 +83,9 @@ def plot_tolerance(rows, path, title=None):
     ax.set(xlabel="tolerance (% below the best)", ylabel="share of tasks within tolerance",
            title=title or "best within tolerance")  # fmt: skip
     ax.grid(alpha=0.3)
-    ax.legend(ncol=2, fontsize="small")
+    _legend_outside(ax)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -94,9 +110,9 @@ def plot_precision_recall(rows, path, k, title=None):
     ax.set(xlabel="macro-averaged recall", ylabel="macro-averaged precision",
            title=title or f"precision against recall at k = {k}")  # fmt: skip
     ax.grid(alpha=0.3)
-    ax.legend(ncol=2, fontsize="small")
+    _legend_outside(ax)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -135,10 +151,10 @@ def plot_masking_curves(records, path, measures=("auc", "best_f1"), n_sizes=20, 
         ax.set_xscale("log")
         ax.set(xlabel="share of the ranked features kept", ylabel=f"mean {measure}")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+    _legend_outside(axes[0][-1])
     fig.suptitle(title or "re-training against masking and the SV set")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -188,14 +204,13 @@ def plot_decision_boundaries(stats, path, *, label=1, k=100, metrics=BOUNDARY_ME
     words = TermStats(class_df=np.stack((fp, tp)), df=stats.df, **sizes)
     fig, ax = plt.subplots(figsize=(7, 5.5))
     ax.scatter(fp, tp, s=5, color="0.55", label=f"words ({stats.n_terms})", zorder=1)
-    colors = plt.get_cmap("tab10")
     reach_fp, reach_tp = 1, 1  # the extent of every metric's selected words, to zoom on them
     for i, metric in enumerate(metrics):
         word_scores = score(words, metric)[1]
         chosen = np.argsort(-word_scores, kind="stable")[:k]
         reach_fp, reach_tp = max(reach_fp, fp[chosen].max()), max(reach_tp, tp[chosen].max())
         surface = score(grid, metric)[1].reshape(TP.shape)
-        color, width = ("k", 2.6) if metric == "bns" else (colors(i % 10), 1.3)
+        color, width = ("k", 2.6) if metric == "bns" else (LINE_COLORS[i % len(LINE_COLORS)], 1.3)
         level = [word_scores[chosen[-1]]]
         ax.contour(FP, TP, surface, levels=level, colors=[color], linewidths=width, zorder=2)
         ax.plot([], [], color=color, linewidth=width, label=metric)
@@ -204,7 +219,7 @@ def plot_decision_boundaries(stats, path, *, label=1, k=100, metrics=BOUNDARY_ME
     ax.set(xlim=(0, xlim), ylim=(0, ylim), xlabel=f"false positives: other documents with it (of {neg})",
            ylabel=f"true positives: class documents with it (of {pos})",
            title=title or f"decision boundaries of the top {k} words")  # fmt: skip
-    ax.legend(fontsize="small", ncol=2, loc="upper right")
+    _legend_outside(ax)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
