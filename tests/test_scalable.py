@@ -88,3 +88,11 @@ def test_explicit_target_and_bad_input():
         textsel.ScalableTermSelector(k=5, target_avl="long").fit(X, y)
     with pytest.raises(ValueError, match="two or more documents"):
         textsel.ScalableTermSelector(k=1).fit(sp.eye(4, 4, format="csr"), [0, 1, 0, 1])
+
+
+def test_k_all_keeps_every_term_in_two_or_more_documents():
+    """Issue 15: k="all" as in TermSelector."""
+    X, y = random_corpus(n_docs=120, n_terms=60, seed=14)
+    sel = textsel.ScalableTermSelector(k="all").fit(X, y)
+    eligible = np.asarray((X > 0).sum(axis=0)).ravel() >= 2
+    np.testing.assert_array_equal(sel.get_support(), eligible)
