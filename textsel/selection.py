@@ -195,7 +195,6 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             multi_output=True,
         )
         self._n_selected(X.shape[1])
-        self._partial_classes = None  # a later partial_fit adds to these statistics, classes as they come
         return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
     def partial_fit(self, X, y, classes=None):
@@ -225,18 +224,20 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
                              dtype=(np.float64, np.float32), multi_output=True, reset=first)  # fmt: skip
         indicator = np.ndim(y) == 2
         if first:
-            self._partial_classes = None if indicator or classes is None else np.unique(classes)
+            partial_classes = None if indicator or classes is None else np.unique(classes)
         elif indicator != self.stats_.multilabel:
             raise ValueError("y must be labelled like the earlier chunks (1-D labels or an indicator)")
         # without classes given, a chunk counts the labels it holds (one class is enough) and the
         # sum aligns them by label
-        chunk_classes = None if indicator else getattr(self, "_partial_classes", None)
+        if not first:
+            partial_classes = self._partial_classes
+        chunk_classes = None if indicator else partial_classes
         if chunk_classes is None and not indicator:
             chunk_classes = np.unique(y)
         stats = term_stats(X, y, classes=chunk_classes, n_threads=self.n_threads)
         total = stats if first else self.stats_ + stats
         self.stats_ = total
-        return self._fit_stats(total, _scoreable_only=True)
+        return self._fit_stats(total, _scoreable_only=True, _partial_classes=partial_classes)
 
     def _check_params(self):
         if self.metric not in METRICS:
@@ -244,11 +245,13 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
 
-    def _fit_stats(self, stats: TermStats, _scoreable_only: bool = False):
+    def _fit_stats(self, stats: TermStats, _scoreable_only: bool = False, _partial_classes=None):
         """Score the terms and choose them, from the corpus's statistics.  With
         ``_scoreable_only`` (partial_fit), classes with no document yet, or with every document,
-        sit out until a chunk makes one-vs-rest defined for them."""
+        sit out until a chunk makes one-vs-rest defined for them; ``_partial_classes`` are the
+        classes partial_fit was given (None: later chunks bring their own)."""
         self.stats_ = stats
+        self._partial_classes = _partial_classes
         if _scoreable_only:
             keep = (stats.class_sizes > 0) & (stats.class_sizes < stats.n_docs)
             if not keep.any():
