@@ -189,6 +189,8 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
         if (!(pq > 0))
             break; /* a flat direction (hinge loss, dependent documents): stop here */
         step = rz / pq;
+        if (!isfinite(step))
+            return 2; /* a face too badly scaled for CG (weights near 1e308): alpha left alone */
         for (a = 0; a < nf; a++) {
             const int64_t r = ws->free_idx[a];
             ws->x[a] += step * ws->p[a];
@@ -205,6 +207,9 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
     }
     if (iter == 0)
         return 2;
+    for (a = 0; a < nf; a++)
+        if (!isfinite(ws->x[a]))
+            return 2; /* the same: coordinate descent goes on from the alpha it had */
     /* First the projected path P(alpha + s (x - alpha)) for s = 1, 1/2, ..., 1/16 (Bertsekas'
      * projected Newton): it drops every multiplier that wants to leave the face at once, and the
      * first point that lowers the objective is kept ... */
@@ -458,6 +463,14 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
             }
         }
     }
+    /* weights near the double range's end (C times a document's weight up to 1e308) can push a
+     * multiplier, and w, past it: an error, never a non-finite model */
+    for (i = 0; i < n + (o->fit_intercept ? 1 : 0); i++)
+        if (!isfinite(w[i]))
+            status = TS_ERR_NONFINITE;
+    for (i = 0; i < m; i++)
+        if (!isfinite(alpha[i]))
+            status = TS_ERR_NONFINITE;
 
 done:
     free(order);

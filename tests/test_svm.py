@@ -169,3 +169,16 @@ def test_single_class_and_nan():
     X.data[0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         textsel.DualLinearSVC().fit(X, y)
+
+
+def test_weights_near_the_double_range_give_a_finite_model():
+    """Found by fuzzing: documents weighted 1e308 made the Newton finish's conjugate gradients
+    overflow (the face's diagonal 1/(2C) is subnormal) and the intercept NaN.  The step is now
+    abandoned; coordinate descent reaches the model it reaches without the finish."""
+    X = sp.csr_matrix((4, 2))
+    y = np.array([3, 0, 0, 3])
+    w = np.full(4, 1e308)
+    with_newton = textsel.DualLinearSVC(newton=True, random_state=0).fit(X, y, sample_weight=w)
+    without = textsel.DualLinearSVC(newton=False, random_state=0).fit(X, y, sample_weight=w)
+    assert np.isfinite(with_newton.intercept_).all() and np.isfinite(with_newton.alpha_).all()
+    np.testing.assert_allclose(with_newton.intercept_, without.intercept_, rtol=1e-6)

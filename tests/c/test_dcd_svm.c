@@ -305,6 +305,26 @@ static void test_bad_input(void)
         D.ind[2] = saved;
     }
     CHECK(ts_dcd_svm(&X, D.y, &o, NULL, NULL, alpha, &r) == TS_ERR_ARG);
+    {
+        /* found by fuzzing: documents weighted 1e308 with no stored value made the Newton
+         * finish's CG overflow (the face's diagonal 1/(2C) is subnormal) and the model NaN; the
+         * step is now abandoned and coordinate descent reaches the finite optimum */
+        ts_csr empty = {4, 2, D.data, D.ind, NULL, NULL, NULL};
+        int32_t zeros[5] = {0, 0, 0, 0, 0};
+        double y4[4] = {1, -1, -1, 1}, big[4] = {1e308, 1e308, 1e308, 1e308}, w3[3], a4[4];
+        ts_svm_options q = options(TS_SQUARED_HINGE, 1);
+        double w_plain[3], a_plain[4];
+        int k;
+        q.weights = big;
+        empty.indptr32 = zeros;
+        q.newton = 0;
+        CHECK(ts_dcd_svm(&empty, y4, &q, NULL, w_plain, a_plain, &r) == TS_OK);
+        q.newton = 1;
+        CHECK(ts_dcd_svm(&empty, y4, &q, NULL, w3, a4, &r) == TS_OK);
+        for (k = 0; k < 4; k++)
+            CHECK(isfinite(a4[k]) && fabs(a4[k] - a_plain[k]) <= 1e-6 * fabs(a_plain[k]));
+        CHECK(isfinite(w3[2]) && fabs(w3[2] - w_plain[2]) <= 1e-6);
+    }
     free_data(&D);
 }
 
