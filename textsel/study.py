@@ -73,8 +73,8 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
     boolean : bool, default True
         Forman's representation: a stored nonzero becomes 1.  False keeps the values.
     progress : bool, default False
-        Show a progress bar over the tasks (tqdm when installed, else a line per task on
-        stderr).  Ctrl-C stops the run, workers included.
+        Show a progress bar over the tasks (tqdm, from ``pip install "textsel[progress]"``; else a
+        line per task on stderr).  Ctrl-C stops the run, workers included.
 
     Returns
     -------
