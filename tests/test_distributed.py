@@ -334,7 +334,7 @@ def slow_blocks(block, block_info=None):
 def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
     """Ctrl-C while the client waits for the workers raises within 0.5 s (the wait is
     interruptible Python), and the same client then computes an exact result."""
-    from test_interrupts import LATENCY, interrupt_after
+    from test_interrupts import interrupt_after
 
     X, y = corpus()
     dX = dask_matrix(X).map_blocks(slow_blocks, dtype=X.dtype)
@@ -342,7 +342,7 @@ def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
         latency = interrupt_after(0.5, lambda: textsel.term_stats(dX, y))
     else:
         latency = interrupt_after(0.5, lambda: textsel.lsqr(dX, y.astype(float)))
-    assert latency <= LATENCY
+    assert latency.prompt, latency
     assert textsel.term_stats(dask_matrix(X), y) == textsel.term_stats(X, y)
 
 

@@ -4,12 +4,19 @@ A thread sends SIGINT to the process while the solver runs, as numpy's tests do.
 own SIGINT handler raises ``Interrupted`` (not KeyboardInterrupt, which would end the pytest
 session if the solver ever missed it); the solvers' checks run Python's signal handlers and
 re-raise whatever they raise.
+
+The 0.5 s bound is held on the CPU time the process spends between the signal and the
+exception, the work done after Ctrl-C, so that a loaded machine (which stretches wall time, not
+work) cannot make these tests flaky; wall time is held to 5 s, which catches a solver that
+ignores the signal while it waits.  The wall-clock latencies on a quiet machine are in
+docs/reliability.md (milliseconds).
 """
 
 import os
 import signal
 import threading
 import time
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -19,24 +26,34 @@ import textsel
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs POSIX signals")
 
-LATENCY = 0.5  # seconds from the signal to the exception, at most
+LATENCY = 0.5  # CPU seconds from the signal to the exception, at most
+HANG = 5.0  # wall seconds, at most
 
 
 class Interrupted(Exception):
     pass
 
 
-def interrupt_after(delay, call):
-    """Run ``call`` with a SIGINT sent after ``delay`` seconds; returns the seconds from the
-    signal to the exception.  Fails if ``call`` returns instead."""
-    armed = {"on": True, "sent": None}
+class Latency(NamedTuple):
+    wall: float  # seconds from the signal to the exception
+    cpu: float  # the process's CPU seconds in that time
+
+    @property
+    def prompt(self) -> bool:
+        return self.cpu <= LATENCY and self.wall <= HANG
+
+
+def interrupt_after(delay, call) -> Latency:
+    """Run ``call`` with a SIGINT sent after ``delay`` seconds; returns the wall and CPU seconds
+    from the signal to the exception.  Fails if ``call`` returns instead."""
+    armed = {"on": True, "sent": None, "cpu": None}
 
     def handler(signum, frame):
         if armed["on"]:
             raise Interrupted
 
     def send():
-        armed["sent"] = time.perf_counter()
+        armed["sent"], armed["cpu"] = time.perf_counter(), time.process_time()
         os.kill(os.getpid(), signal.SIGINT)
 
     previous = signal.signal(signal.SIGINT, handler)
@@ -45,13 +62,13 @@ def interrupt_after(delay, call):
         timer.start()
         with pytest.raises(Interrupted):
             call()
-        caught = time.perf_counter()
+        caught, caught_cpu = time.perf_counter(), time.process_time()
     finally:
         armed["on"] = False
         timer.cancel()
         timer.join()
         signal.signal(signal.SIGINT, previous)
-    return caught - armed["sent"]
+    return Latency(caught - armed["sent"], caught_cpu - armed["cpu"])
 
 
 def random_csr(n_rows, n_cols, per_row, seed):
@@ -76,7 +93,7 @@ def test_dual_linear_svc_stops_on_ctrl_c_and_stays_unfitted(n_classes, n_threads
     X, y = long_svm_problem(n_classes)
     model = textsel.DualLinearSVC(C=1000.0, tol=1e-15, max_iter=10**7, n_threads=n_threads)
     latency = interrupt_after(0.3, lambda: model.fit(X, y))
-    assert latency <= LATENCY
+    assert latency.prompt, latency
     assert not hasattr(model, "coef_") and not hasattr(model, "classes_")
 
 
@@ -96,14 +113,15 @@ def test_lsqr_stops_on_ctrl_c(n_rhs):
     latency = interrupt_after(
         0.3, lambda: textsel.lsqr(X, B, atol=0.0, btol=0.0, conlim=0.0, iter_lim=10**7, n_threads=2)
     )
-    assert latency <= LATENCY
+    assert latency.prompt, latency
 
 
 def test_least_squares_classifier_stops_on_ctrl_c_and_stays_unfitted():
     X = random_csr(100_000, 20_000, 10, seed=4)
     y = np.random.default_rng(5).integers(0, 30, X.shape[0])
     model = textsel.WeightedProximalSVC(tol=0.0, max_iter=10**7)
-    assert interrupt_after(0.3, lambda: model.fit(X, y)) <= LATENCY
+    latency = interrupt_after(0.3, lambda: model.fit(X, y))
+    assert latency.prompt, latency
     assert not hasattr(model, "coef_")
 
 
@@ -139,7 +157,7 @@ def test_masking_curves_stop_on_ctrl_c():
     scale = np.ones((sv.shape[0], bounds.size))
     args = (sv.data, sv.indices, sv.indptr, scale, test.data, test.indices, test.indptr, bounds)
     latency = interrupt_after(0.3, lambda: _masking.svset_curve(*args))
-    assert latency <= LATENCY
+    assert latency.prompt, latency
     rows = np.tile(test.indptr[:2], 1)  # and the curve still works afterwards
     assert _masking.prefix_row_sums(
         test.data, test.indices, rows, np.ones(4_000), bounds[:1], False
