@@ -200,3 +200,17 @@ def test_srls_defaults_work_on_20newsgroups(data_home):
     model = textsel.SRLSClassifier(random_state=0).fit(X, news.target_train)
     accuracy = (model.predict(vec.transform(news.data_test)) == news.target_test).mean()
     assert model.kept_.size <= 1000 and accuracy > 0.3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scale", [1e38, 1e30, 1e-30, 1e-38])
+def test_probabilities_do_not_depend_on_scale_or_dtype(dtype, scale):
+    """Found by fuzzing: float32 values of 3e38 overflowed their squares and "ws" gave NaN.  The
+    probabilities are scale-invariant, so X far from 1 is rescaled by a power of two (within
+    float32's narrower range too)."""
+    base = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [3.0, 1.0, 0.0]])
+    for strategy in ("ws", "ss"):
+        want = feature_probabilities(sp.csr_matrix(base), strategy, method="exact")
+        got = feature_probabilities(sp.csr_matrix((base * scale).astype(dtype)), strategy, method="exact")
+        assert np.isfinite(got).all()
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-10, atol=1e-7)

@@ -138,9 +138,11 @@ def _finite_in_range(X):
     if not np.isfinite(X.data).all():
         raise ValueError("X contains NaN or infinity")
     big = float(np.abs(X.data).max(initial=0.0))
-    if big > 2.0**400 or 0 < big < 2.0**-400:
+    # far enough inside the range that squares and their sums stay finite: float32's is 2^128
+    limit = 2.0**400 if X.dtype == np.float64 else 2.0**40
+    if big > limit or 0 < big < 1 / limit:
         X = X.copy()
-        X.data = np.ldexp(X.data, -np.frexp(big)[1])
+        X.data = np.ldexp(X.data, -np.frexp(big)[1]).astype(X.dtype, copy=False)
     return X
 
 
