@@ -15,6 +15,8 @@ __all__ = [
     "BlockMatrix",
     "as_label_array",
     "place_blocks",
+    "contiguous_groups",
+    "place_groups",
     "label_blocks",
     "matrix_blocks",
 ]
@@ -105,6 +107,40 @@ def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
     return sorted(((w, idx) for w, idx in groups.items() if idx), key=lambda g: g[1][0])
 
 
+def contiguous_groups(n_blocks: int, n_groups: int) -> list[list[int]]:
+    """Block indices cut into ``min(n_groups, n_blocks)`` runs of consecutive blocks, as even in
+    count as they can be (block ``i`` in run ``i * n_groups // n_blocks``)."""
+    if n_blocks == 0:
+        return []
+    n_groups = max(1, min(n_groups, n_blocks))
+    groups: list[list[int]] = [[] for _ in range(n_groups)]
+    for i in range(n_blocks):
+        groups[i * n_groups // n_blocks].append(i)
+    return groups
+
+
+def place_groups(client, futures, groups) -> list[tuple[str, list[int]]]:
+    """(worker, block indices) for each of the fixed ``groups``, in their order: the worker holding
+    most of the group's blocks (the least loaded one when none holds any, e.g. while they are
+    recomputed after a worker was lost)."""
+    who_has = client.who_has([futures[i] for g in groups for i in g])
+    workers = sorted(client.nthreads())
+    if not workers:
+        raise ConnectionError("no worker is running")  # the callers retry once workers are back
+    load = dict.fromkeys(workers, 0)
+    placed = []
+    for idx in groups:
+        held = dict.fromkeys(workers, 0)
+        for i in idx:
+            for w in who_has.get(futures[i].key, ()):
+                if w in held:
+                    held[w] += 1
+        worker = max(workers, key=lambda w: (held[w], -load[w]))
+        load[worker] += len(idx)
+        placed.append((worker, idx))
+    return placed
+
+
 class BlockMatrix:
     """A document-term matrix held as CSR row blocks on the workers of a Dask cluster.
 
@@ -113,6 +149,13 @@ class BlockMatrix:
     classifiers accept it wherever they accept ``X``, and a fit given the Dask array builds one
     itself.  The blocks are Dask futures with their graph, so a block lost with its worker is
     recomputed from that graph.
+
+    The blocks are cut once into ``groups``, runs of consecutive blocks (one per worker present
+    when the matrix is built), and each run is computed on one worker.  A product ``A' U`` adds
+    each run's blocks on the worker holding them and then the runs' sums in run order, so its
+    rounding depends on the number of runs only: the same matrix on the same number of workers
+    gives bitwise the same solve wherever the blocks happen to live, before and after a worker
+    is lost.
 
     Parameters
     ----------
@@ -128,6 +171,8 @@ class BlockMatrix:
     shape : tuple of int
     row_starts : ndarray of int64
         The first row of each block, and the number of rows last.
+    groups : list of list of int
+        The runs of consecutive blocks whose sums ``A' U`` adds, in this order.
     traffic : dict
         Bytes sent to and received from the workers by the LSQR products, and the number of
         products, summed over every solve on this matrix.
@@ -150,7 +195,14 @@ class BlockMatrix:
         self.array = X
         n_terms = int(X.shape[1])
         checked = [delayed(checked_float64)(b, i, n_terms, name) for i, b in enumerate(blocks)]
-        self.futures = client.compute(checked)
+        workers = sorted(client.nthreads())
+        self.groups = contiguous_groups(len(checked), len(workers))
+        self.futures = [None] * len(checked)
+        for g, idx in enumerate(self.groups):
+            # a preference, not a rule: a block whose worker is gone is recomputed elsewhere
+            where = dict(workers=[workers[g]], allow_other_workers=True) if workers else {}
+            for i, future in zip(idx, client.compute([checked[i] for i in idx], **where), strict=True):
+                self.futures[i] = future
         sizes = client.gather(client.map(n_rows, self.futures, pure=False))
         self.row_starts = np.cumsum([0, *sizes]).astype(np.int64)
         self.shape = (int(self.row_starts[-1]), n_terms)

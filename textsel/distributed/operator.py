@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import place_blocks
+from ._blocks import place_groups
 from ._worker import block_matvec, block_rmatvec
 
 __all__ = ["BlockOperator"]
@@ -16,10 +16,11 @@ RETRIES = 3
 class BlockOperator:
     """``A`` and ``A'`` on a :class:`BlockMatrix`, for :func:`textsel._ccore.lsqr_operator`.
 
-    Each product sends every worker holding blocks the one vector it needs (all of ``V``, or the
-    rows of ``U`` its blocks cover), runs the C block kernels there with one task per worker, and
-    brings back the block results (``A V``) or one partial sum per worker (``A' U``), added here
-    in a fixed order.  A product is stateless, so one that fails because a worker was lost is
+    Each product runs one task per run of consecutive blocks (:attr:`BlockMatrix.groups`) on the
+    worker holding them, sends it the one vector it needs (all of ``V``, or the rows of ``U`` its
+    blocks cover), runs the C block kernels there, and brings back the block results (``A V``)
+    or one partial sum per run (``A' U``), added here in run order: the sums do not depend on
+    where the blocks live.  A product is stateless, so one that fails because a worker was lost is
     simply asked again once the cluster has recomputed the lost blocks from their graph.
     """
 
@@ -28,7 +29,7 @@ class BlockOperator:
         self.client = A.client
 
     def _placement(self) -> list[tuple[str, list[int]]]:
-        return place_blocks(self.client, self.A.futures)
+        return place_groups(self.client, self.A.futures, self.A.groups)
 
     def _run(self, product, *args):
         """Run ``product`` and retry it after a lost worker (not after a data error)."""
@@ -74,7 +75,7 @@ class BlockOperator:
             tasks.append(self._submit(w, block_rmatvec, idx, rows, local))
         partials = self.client.gather(tasks, direct=True)
         G = np.zeros((self.A.shape[1], U.shape[1]))
-        for part in partials:  # a fixed order: by each worker's first block
+        for part in partials:  # in run order, whichever worker computed each
             G += part
             self.A.traffic["received"] += part.nbytes
         return G
