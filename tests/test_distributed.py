@@ -373,6 +373,39 @@ def slow_blocks(block, block_info=None):
     return block
 
 
+def test_a_persisted_array_keeps_its_placement(client):
+    """Blocks the cluster already holds (persisted, spread over both workers) are grouped as they
+    lie, each worker's blocks in order: the BlockMatrix moves none, and solves as in memory."""
+    from distributed import futures_of, wait
+
+    X, y = corpus()
+    workers = sorted(client.nthreads())
+    starts = np.cumsum([0, 700, 1100, 1, 1199])
+    parts = [
+        da.from_delayed(client.scatter(X[a:z], workers=[workers[i % 2]]), shape=(z - a, X.shape[1]),
+                        dtype=X.dtype, meta=sp.csr_matrix((0, 0)))
+        for i, (a, z) in enumerate(zip(starts[:-1], starts[1:], strict=True))
+    ]  # fmt: skip
+    dX = da.concatenate(parts, axis=0).persist()
+    wait(dX)
+    blocks = {f.key: f for f in futures_of(dX)}
+    held = client.who_has([blocks[b.key] for b in dX.to_delayed().ravel()])
+    lies = [held[b.key] for b in dX.to_delayed().ravel()]
+    assert all(len(w) == 1 for w in lies) and len(set(lies)) == 2, lies  # spread, one copy each
+    A = BlockMatrix(dX)
+    expected = sorted(
+        ([i for i, w in enumerate(lies) if w == holder] for holder in set(lies)), key=lambda g: g[0]
+    )
+    assert A.groups == expected
+    where = client.who_has(A.futures)
+    assert [where[f.key] for f in A.futures] == lies
+    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+    kw = dict(damp=0.5, atol=1e-10, btol=1e-10)
+    dist, local = textsel.lsqr(A, B, **kw), textsel.lsqr(X, B, **kw)
+    np.testing.assert_array_equal(dist.istop, local.istop)
+    assert relative(dist.x, local.x) <= 1e-8
+
+
 @pytest.mark.parametrize("call", ["term_stats", "lsqr"])
 def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
     """Ctrl-C while the client waits for the workers raises within 0.5 s (the wait is

@@ -214,3 +214,31 @@ def test_probabilities_do_not_depend_on_scale_or_dtype(dtype, scale):
         got = feature_probabilities(sp.csr_matrix((base * scale).astype(dtype)), strategy, method="exact")
         assert np.isfinite(got).all()
         np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-10, atol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["exact", "randomized"])
+def test_probabilities_are_float64_for_float32_input(method):
+    """Found by fuzzing: "ss" on float32 input gave float32 probabilities (an SVD in single
+    precision) summing to 1 - 6e-8, while "ws" and "us" gave float64.  Every strategy now returns
+    float64 summing to 1 to double precision, and "ss" matches the float64 input's answer to
+    float32's rounding of X."""
+    X = sp.random(40, 12, density=0.4, random_state=3, format="csr", dtype=np.float64)
+    X32 = X.astype(np.float32)
+    for strategy in ("ss", "ws", "us"):
+        p = feature_probabilities(X32, strategy, method=method, k=3, random_state=0)
+        assert p.dtype == np.float64
+        assert abs(p.sum() - 1.0) < 1e-12
+        want = feature_probabilities(X32.astype(np.float64), strategy, method=method, k=3, random_state=0)
+        np.testing.assert_allclose(p, want, rtol=1e-10, atol=1e-12)
+
+
+def test_srls_fits_float32_input_with_the_randomized_method():
+    """Found with the fuzzing above: the randomized method (SRLSClassifier's default above 4M
+    cells, e.g. TfidfVectorizer(dtype=np.float32) on 20 Newsgroups) refused float32 matrices with
+    "Buffer dtype mismatch".  It now samples the same terms as for the float64 matrix."""
+    X = sp.random(300, 2000, density=0.05, random_state=0, format="csr", dtype=np.float64)
+    y = np.arange(300) % 3
+    X32 = X.astype(np.float32)
+    got = textsel.SRLSClassifier(r=50, method="randomized", random_state=0).fit(X32, y)
+    want = textsel.SRLSClassifier(r=50, method="randomized", random_state=0).fit(X32.astype(np.float64), y)
+    np.testing.assert_array_equal(got.kept_, want.kept_)

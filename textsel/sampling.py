@@ -76,12 +76,12 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
 
     Returns
     -------
-    ndarray of shape (n_terms,)
-        Probabilities summing to one.
+    ndarray of float64, shape (n_terms,)
+        Probabilities summing to one (float64 for float32 input too).
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    X = _finite_in_range(as_csr(X, "X"))
+    X = _finite_in_range(_as_float64(as_csr(X, "X")))
     n_docs, n_terms = X.shape
     if strategy == "us":
         return np.full(n_terms, 1.0 / n_terms)
@@ -131,6 +131,15 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
     return scores / scores.sum()
 
 
+def _as_float64(X):
+    """``X`` with float64 values (a float32 matrix converted, its index arrays shared): the
+    probabilities are computed and returned in double precision whatever X's dtype, and the
+    randomized method's products take float64 only."""
+    if X.dtype == np.float64:
+        return X
+    return sp.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+
+
 def _finite_in_range(X):
     """``X``, refused if it holds NaN or infinity (LAPACK's SVD may never return on them), and
     scaled by a power of two when its largest magnitude is far from 1: the probabilities do not
@@ -138,11 +147,10 @@ def _finite_in_range(X):
     if not np.isfinite(X.data).all():
         raise ValueError("X contains NaN or infinity")
     big = float(np.abs(X.data).max(initial=0.0))
-    # far enough inside the range that squares and their sums stay finite: float32's is 2^128
-    limit = 2.0**400 if X.dtype == np.float64 else 2.0**40
+    limit = 2.0**400  # far enough inside the double range that squares and their sums stay finite
     if big > limit or 0 < big < 1 / limit:
         X = X.copy()
-        X.data = np.ldexp(X.data, -np.frexp(big)[1]).astype(X.dtype, copy=False)
+        X.data = np.ldexp(X.data, -np.frexp(big)[1])
     return X
 
 

@@ -248,7 +248,7 @@ def fuzz_sampling(data: bytes) -> None:
     method = b.pick(("auto", "exact", "randomized", "other"))
     with expected_errors(), unchanged(X):
         p = feature_probabilities(X, strategy=strategy, k=k, method=method, random_state=0, n_threads=1)
-        assert p.shape == (_shape(X)[1],)
+        assert p.shape == (_shape(X)[1],) and p.dtype == np.float64
         assert np.isfinite(p).all() and (p >= 0).all(), "probabilities must be finite and non-negative"
         assert abs(p.sum() - 1.0) < 1e-9, "probabilities must add up to 1"
     y = labels(b, _n_rows(X))

@@ -14,8 +14,10 @@ from ._worker import checked_float64, local_labels, n_rows, row_norms
 __all__ = [
     "BlockMatrix",
     "as_label_array",
+    "persisted_futures",
     "place_blocks",
     "contiguous_groups",
+    "initial_groups",
     "place_groups",
     "label_blocks",
     "matrix_blocks",
@@ -86,6 +88,22 @@ def as_label_array(y):
     return y if isinstance(y, da.Array) else local_labels(y)
 
 
+def persisted_futures(blocks, client=None):
+    """(client, the futures of ``blocks``) when a distributed Client (``client``, or the current
+    one) holds every one of them (a persisted array, computed or still computing), else
+    (None, None)."""
+    try:
+        from distributed import Future, default_client
+
+        client = client or default_client()
+    except (ImportError, ValueError):
+        return None, None
+    keys = [b.key for b in blocks]
+    if not all(k in client.futures for k in keys):
+        return None, None
+    return client, [Future(k, client) for k in keys]
+
+
 def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
     """(worker, block indices) pairs: each block with a worker holding it (the least loaded of its
     holders), a block held nowhere (being recomputed) with the least loaded worker; ordered by
@@ -141,6 +159,18 @@ def place_groups(client, futures, groups) -> list[tuple[str, list[int]]]:
     return placed
 
 
+def initial_groups(client, blocks) -> list[tuple[str | None, list[int]]]:
+    """(worker, block indices) for each group of a new BlockMatrix: the blocks each worker holds
+    when the cluster already holds them all, else runs of consecutive blocks, one per worker
+    (worker None when there is none yet)."""
+    workers = sorted(client.nthreads())
+    _, held = persisted_futures(blocks, client)
+    if held is not None and blocks and workers:
+        return place_blocks(client, held)
+    groups = contiguous_groups(len(blocks), len(workers))
+    return [(workers[g] if workers else None, idx) for g, idx in enumerate(groups)]
+
+
 class BlockMatrix:
     """A document-term matrix held as CSR row blocks on the workers of a Dask cluster.
 
@@ -150,12 +180,14 @@ class BlockMatrix:
     itself.  The blocks are Dask futures with their graph, so a block lost with its worker is
     recomputed from that graph.
 
-    The blocks are cut once into ``groups``, runs of consecutive blocks (one per worker present
-    when the matrix is built), and each run is computed on one worker.  A product ``A' U`` adds
-    each run's blocks on the worker holding them and then the runs' sums in run order, so its
-    rounding depends on the number of runs only: the same matrix on the same number of workers
-    gives bitwise the same solve wherever the blocks happen to live, before and after a worker
-    is lost.
+    The blocks are cut once into ``groups``, each computed on one worker: for an array the
+    cluster already holds (persisted), the blocks each worker holds then, so that no block moves;
+    for any other, runs of consecutive blocks, one per worker present.  A product ``A' U`` adds
+    each group's blocks in order on the worker holding them and then the groups' sums in group
+    order, so that a solve on this matrix is bitwise the same wherever its blocks later live
+    (after a lost worker's blocks were recomputed elsewhere, for one), and the same job run again
+    on the same number of workers repeats it bitwise (for a persisted array: as long as the
+    blocks are placed alike).
 
     Parameters
     ----------
@@ -172,7 +204,7 @@ class BlockMatrix:
     row_starts : ndarray of int64
         The first row of each block, and the number of rows last.
     groups : list of list of int
-        The runs of consecutive blocks whose sums ``A' U`` adds, in this order.
+        The groups of blocks (in block order) whose sums ``A' U`` adds, in this order.
     traffic : dict
         Bytes sent to and received from the workers by the LSQR products, and the number of
         products, summed over every solve on this matrix.
@@ -195,12 +227,12 @@ class BlockMatrix:
         self.array = X
         n_terms = int(X.shape[1])
         checked = [delayed(checked_float64)(b, i, n_terms, name) for i, b in enumerate(blocks)]
-        workers = sorted(client.nthreads())
-        self.groups = contiguous_groups(len(checked), len(workers))
+        placed = initial_groups(client, blocks)
+        self.groups = [idx for _, idx in placed]
         self.futures = [None] * len(checked)
-        for g, idx in enumerate(self.groups):
-            # a preference, not a rule: a block whose worker is gone is recomputed elsewhere
-            where = dict(workers=[workers[g]], allow_other_workers=True) if workers else {}
+        for worker, idx in placed:
+            # a preference, not a rule: a block whose worker is gone is computed elsewhere
+            where = dict(workers=[worker], allow_other_workers=True) if worker else {}
             for i, future in zip(idx, client.compute([checked[i] for i in idx], **where), strict=True):
                 self.futures[i] = future
         sizes = client.gather(client.map(n_rows, self.futures, pure=False))

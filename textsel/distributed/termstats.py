@@ -10,7 +10,7 @@ from dask.delayed import delayed
 
 from .._validation import label_repr
 from ..termstats import TermStats
-from ._blocks import as_label_array, label_blocks, matrix_blocks, place_blocks
+from ._blocks import as_label_array, label_blocks, matrix_blocks, persisted_futures, place_blocks
 from ._worker import accumulate, add_stats, block_stats, unpack_stats, worker_stats
 
 __all__ = ["term_stats"]
@@ -42,21 +42,6 @@ def _unique(y):
     return np.unique(y)
 
 
-def _persisted_blocks(blocks):
-    """The futures of ``blocks`` when a distributed Client is active and has every one of them
-    (a persisted array, computed or still computing), else None."""
-    try:
-        from distributed import Future, default_client
-
-        client = default_client()
-    except (ImportError, ValueError):
-        return None, None
-    keys = [b.key for b in blocks]
-    if not all(k in client.futures for k in keys):
-        return None, None
-    return client, [Future(k, client) for k in keys]
-
-
 def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     """:func:`textsel.term_stats` on a Dask array of CSR row blocks; the same TermStats, exactly.
 
@@ -71,7 +56,7 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     y_parts = label_blocks(y, X)
     classes = _classes(as_label_array(y), classes)
     n_threads = 1 if n_threads is None else n_threads
-    client, futures = _persisted_blocks(blocks)
+    client, futures = persisted_futures(blocks)
     if client is not None:
         stats = _on_workers(client, futures, y_parts, n_terms, classes, n_threads)
     else:
