@@ -82,6 +82,15 @@ def random_csr(n_rows, n_cols, per_row, seed):
     return X
 
 
+def long_lsqr_problem(seed):
+    """A random CSR matrix whose columns span eight orders of magnitude: LSQR with no tolerance
+    runs thousands of iterations (2,000 took 8 s here) instead of reaching machine precision in
+    about 50 (0.25 s on a fast machine, before the signal at 0.3 s: a test that then could not
+    fail or pass depending on the machine)."""
+    X = random_csr(100_000, 20_000, 10, seed=seed)
+    return (X @ sp.diags(np.logspace(-4, 4, X.shape[1]))).tocsr()
+
+
 def long_svm_problem(n_classes):
     X = random_csr(60_000, 3_000, 12, seed=1)
     y = np.random.default_rng(0).integers(0, n_classes, X.shape[0])  # random labels: slow at tol 1e-15
@@ -108,7 +117,7 @@ def test_refit_interrupted_keeps_the_previous_model():
 
 @pytest.mark.parametrize("n_rhs", [1, 40])
 def test_lsqr_stops_on_ctrl_c(n_rhs):
-    X = random_csr(100_000, 20_000, 10, seed=2)
+    X = long_lsqr_problem(seed=2)
     B = np.random.default_rng(3).standard_normal((X.shape[0], n_rhs))
     latency = interrupt_after(
         0.3, lambda: textsel.lsqr(X, B, atol=0.0, btol=0.0, conlim=0.0, iter_lim=10**7, n_threads=2)
@@ -117,7 +126,7 @@ def test_lsqr_stops_on_ctrl_c(n_rhs):
 
 
 def test_least_squares_classifier_stops_on_ctrl_c_and_stays_unfitted():
-    X = random_csr(100_000, 20_000, 10, seed=4)
+    X = long_lsqr_problem(seed=4)
     y = np.random.default_rng(5).integers(0, 30, X.shape[0])
     model = textsel.WeightedProximalSVC(tol=0.0, max_iter=10**7)
     latency = interrupt_after(0.3, lambda: model.fit(X, y))

@@ -126,6 +126,14 @@ def fuzz_lsqr(data: bytes) -> None:
         assert np.all((res.istop >= 0) & (res.istop <= 7))
 
 
+def _fit_and_check(model, X, y, X_new, weight) -> None:
+    """``model`` fitted with ``weight`` (documented refusals allowed), the caller's arrays
+    unchanged, then its predictions checked."""
+    with expected_errors(), unchanged(X, y, weight):
+        model.fit(X, y, sample_weight=weight)
+        _check_classifier(model, X, X_new)
+
+
 def fuzz_svm(data: bytes) -> None:
     """DualLinearSVC fit, predict and decision_function (binary and one-vs-rest)."""
     import textsel
@@ -146,9 +154,7 @@ def fuzz_svm(data: bytes) -> None:
         n_threads=b.pick((1, 2)),
         random_state=0,
     )
-    with expected_errors(), unchanged(X, y, weight):
-        model.fit(X, y, sample_weight=weight)
-        _check_classifier(model, X, X_new)
+    _fit_and_check(model, X, y, X_new, weight)
 
 
 def fuzz_proximal(data: bytes) -> None:
@@ -170,9 +176,7 @@ def fuzz_proximal(data: bytes) -> None:
         params["class_weight"] = b.pick(("balanced", {0: 2.0}, None))
     model = cls(**params)
     weight = np.array([abs(b.float()) for _ in range(_n_rows(X))]) if b.int(0, 3) == 0 else None
-    with expected_errors(), unchanged(X, y, weight):
-        model.fit(X, y, sample_weight=weight)
-        _check_classifier(model, X, X_new)
+    _fit_and_check(model, X, y, X_new, weight)
 
 
 def fuzz_selectors(data: bytes) -> None:
