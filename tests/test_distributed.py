@@ -303,7 +303,7 @@ def test_worker_lost_during_term_stats(fragile_client, tmp_path):
 def test_worker_lost_during_lsqr(fragile_client, monkeypatch):
     """A worker killed between two LSQR products: its blocks are recomputed from the graph, the
     product is asked again, and the solve is bitwise the one of an undisturbed run on the same
-    cluster (the sums follow the matrix's fixed runs of blocks, not where the blocks live), and
+    cluster (the sums follow the matrix's fixed groups of blocks, not where the blocks live), and
     equals the in-memory one."""
     X, y = corpus()
     B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
@@ -347,7 +347,7 @@ def test_block_runs_are_consecutive_and_even():
 
 
 def test_lsqr_does_not_depend_on_where_the_blocks_live(client, monkeypatch):
-    """The same BlockMatrix solved with its runs sent to the other worker (as after a worker loss
+    """The same BlockMatrix solved with its groups sent to the other worker (as after a worker loss
     or work stealing): bitwise the same x and iterations."""
     from textsel.distributed import _blocks
 

@@ -20,7 +20,7 @@ from ._dispatch import distributed_method
 _FLOAT_DTYPES = (np.float32, np.float64)
 
 
-def as_csr(X, name: str = "X", check_structure: bool = True) -> sp.csr_matrix:
+def as_csr(X, name: str = "X", check_structure: bool = True, float64: bool = False) -> sp.csr_matrix:
     """Return ``X`` as a CSR matrix the Cython kernels accept.
 
     Dense arrays and any scipy.sparse format are converted (a copy); CSR input
@@ -34,7 +34,8 @@ def as_csr(X, name: str = "X", check_structure: bool = True) -> sp.csr_matrix:
     converted (vectorised; scipy and scikit-learn would read past the arrays
     of a malformed matrix; what scipy builds from dense or COO input is well
     formed).  Callers whose kernel checks every row and index as it reads
-    them switch it off.
+    them switch it off.  ``float64`` converts float32 data too (a copy of the values only),
+    for callers whose kernels or precision need doubles.
     """
     if sp.issparse(X):
         if X.ndim != 2:
@@ -57,7 +58,7 @@ def as_csr(X, name: str = "X", check_structure: bool = True) -> sp.csr_matrix:
         X = sp.csr_matrix(arr)
         data, indices, indptr = X.data, X.indices, X.indptr
     _check_numeric(data.dtype, name)
-    if data.dtype not in _FLOAT_DTYPES:
+    if data.dtype not in _FLOAT_DTYPES or (float64 and data.dtype != np.float64):
         data = data.astype(np.float64)
     idx_dtype = np.result_type(indices.dtype, indptr.dtype)
     if idx_dtype not in (np.int32, np.int64):

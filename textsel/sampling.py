@@ -81,7 +81,7 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    X = _finite_in_range(_as_float64(as_csr(X, "X")))
+    X = _finite_in_range(as_csr(X, "X", float64=True))
     n_docs, n_terms = X.shape
     if strategy == "us":
         return np.full(n_terms, 1.0 / n_terms)
@@ -129,15 +129,6 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
     if not scores.sum() > 0:
         raise ValueError("X is all zeros: subspace probabilities are undefined")
     return scores / scores.sum()
-
-
-def _as_float64(X):
-    """``X`` with float64 values (a float32 matrix converted, its index arrays shared): the
-    probabilities are computed and returned in double precision whatever X's dtype, and the
-    randomized method's products take float64 only."""
-    if X.dtype == np.float64:
-        return X
-    return sp.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
 
 
 def _finite_in_range(X):

@@ -39,7 +39,9 @@ def block_error(name: str, index: int, exc: Exception) -> Exception:
     return kind(f"{name} block {index}: {exc}")
 
 
-def check_block(block, index: int, n_terms: int, name: str = "X", check_structure=True) -> sp.csr_matrix:
+def check_block(
+    block, index: int, n_terms: int, name: str = "X", check_structure=True, float64=False
+) -> sp.csr_matrix:
     """One block as a CSR matrix the kernels accept (:func:`textsel._validation.as_csr`), its type,
     width and (unless the caller's kernel checks it as it reads) structure checked; errors name
     the block.  Empty blocks are allowed."""
@@ -54,16 +56,14 @@ def check_block(block, index: int, n_terms: int, name: str = "X", check_structur
     if block.shape[0] == 0:
         return sp.csr_matrix((0, n_terms), dtype=np.float64)
     try:
-        return as_csr(block, name, check_structure=check_structure)
+        return as_csr(block, name, check_structure=check_structure, float64=float64)
     except (ValueError, TypeError) as exc:
         raise block_error(name, index, exc) from exc
 
 
 def checked_float64(block, index, n_terms, name):
     """A block for the LSQR products: checked, float64 values, every one finite."""
-    X = check_block(block, index, n_terms, name)
-    if X.dtype != np.float64:
-        X = sp.csr_matrix((X.data.astype(np.float64), X.indices, X.indptr), shape=X.shape)
+    X = check_block(block, index, n_terms, name, float64=True)
     if not np.isfinite(X.data).all():
         raise ValueError(f"{name} block {index}: {name} contains NaN or infinity")
     return X

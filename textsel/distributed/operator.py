@@ -16,11 +16,11 @@ RETRIES = 3
 class BlockOperator:
     """``A`` and ``A'`` on a :class:`BlockMatrix`, for :func:`textsel._ccore.lsqr_operator`.
 
-    Each product runs one task per run of consecutive blocks (:attr:`BlockMatrix.groups`) on the
-    worker holding them, sends it the one vector it needs (all of ``V``, or the rows of ``U`` its
-    blocks cover), runs the C block kernels there, and brings back the block results (``A V``)
-    or one partial sum per run (``A' U``), added here in run order: the sums do not depend on
-    where the blocks live.  A product is stateless, so one that fails because a worker was lost is
+    Each product runs one task per group of blocks (:attr:`BlockMatrix.groups`) on the worker
+    holding them, sends it the one vector it needs (all of ``V``, or the rows of ``U`` its blocks
+    cover), runs the C block kernels there, and brings back the block results (``A V``) or one
+    partial sum per group (``A' U``), added here in group order: the sums do not depend on where
+    the blocks live.  A product is stateless, so one that fails because a worker was lost is
     simply asked again once the cluster has recomputed the lost blocks from their graph.
     """
 
@@ -75,7 +75,7 @@ class BlockOperator:
             tasks.append(self._submit(w, block_rmatvec, idx, rows, local))
         partials = self.client.gather(tasks, direct=True)
         G = np.zeros((self.A.shape[1], U.shape[1]))
-        for part in partials:  # in run order, whichever worker computed each
+        for part in partials:  # in group order, whichever worker computed each
             G += part
             self.A.traffic["received"] += part.nbytes
         return G
