@@ -2,8 +2,10 @@
 
 Every entry point whose kernels release the GIL is called from eight threads at once on inputs
 that cannot be written (``setflags(write=False)`` arrays, and a read-only memory map), and must
-give results bit for bit equal to a serial call on ordinary arrays; seeded calls must repeat bit
-for bit across runs and thread counts.
+give results bit for bit equal to a serial call on ordinary arrays (the randomized leverage
+scores to 1e-12: their OpenBLAS calls are not bitwise repeatable under concurrency, see
+``NOT_BITWISE_UNDER_CONCURRENCY``); seeded calls must repeat bit for bit across runs and thread
+counts.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +20,13 @@ from textsel.masking import evaluate_subsets
 from textsel.sampling import feature_probabilities
 
 N_THREADS = 8
+
+#: entry points whose results may differ in the last bits when called from several threads at
+#: once: the randomized leverage scores orthonormalise by Cholesky QR in OpenBLAS (Q'Q, potrf,
+#: Q R^-1), and OpenBLAS decides per call how many of its threads to use, which a busy thread pool
+#: changes, and with it the order of the sums (seen in about 1 call in 250; a serial call repeats
+#: bitwise: test_seeded_calls_repeat_across_runs_and_thread_counts)
+NOT_BITWISE_UNDER_CONCURRENCY = {"feature_probabilities"}
 
 
 def frozen(X):
@@ -97,7 +106,10 @@ def test_eight_threads_on_read_only_inputs_equal_a_serial_call(layout, tmp_path)
             results = [f.result() for f in [pool.submit(call) for _ in range(N_THREADS)]]
             for result in results:
                 for got, want in zip(as_tuple(result), serial[name], strict=True):
-                    np.testing.assert_array_equal(got, want, err_msg=name)
+                    if name in NOT_BITWISE_UNDER_CONCURRENCY:
+                        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0, err_msg=name)
+                    else:
+                        np.testing.assert_array_equal(got, want, err_msg=name)
     np.testing.assert_array_equal(shared.data, X.data)  # nothing wrote to the shared inputs
 
 

@@ -64,6 +64,19 @@ def test_import_textsel_does_not_import_dask():
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
+def test_submodules_are_attributes_loaded_on_first_use():
+    """``textsel.sampling`` and the other public submodules work after a bare ``import textsel``
+    (as numpy's and scipy's do), each loaded when first reached: Dask only with
+    ``textsel.distributed.BlockMatrix``."""
+    code = (
+        "import sys, textsel; "
+        "print(textsel.sampling.SRLSClassifier.__name__, textsel.masking.__name__, 'dask' in sys.modules); "
+        "textsel.distributed.BlockMatrix; print('dask' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["SRLSClassifier", "textsel.masking", "False", "True"]
+
+
 def test_worker_kernels_import_neither_sklearn_nor_dask():
     """What a worker unpickles for term_stats and the LSQR products keeps the worker small: no
     scikit-learn (50 MB a process) and no Dask array code; and ``import textsel`` itself loads

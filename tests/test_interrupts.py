@@ -147,11 +147,11 @@ def test_a_recorded_stop_halts_the_count_at_its_first_check():
     stop = Interrupt()
     stop.error = RuntimeError("stopped elsewhere")
     table = np.empty((2, 300), dtype=np.int64)
-    args = (X.data, X.indices, X.indptr, labels.class_ptr, labels.class_docs, labels.primary,
+    args = ([(X.data, X.indices, X.indptr)], labels.class_ptr, labels.class_docs, labels.primary,
             np.arange(2), np.empty(300, dtype=np.uint16), np.zeros(300, dtype=np.int64), table)  # fmt: skip
-    status, _ = _termstats.count_classes(*args, False, stop)
+    status, *_ = _termstats.count_classes(*args, False, stop)
     assert status == _termstats.Status.ERR_INTERRUPTED
-    status, _ = _termstats.count_classes(*args, False, Interrupt())
+    status, *_ = _termstats.count_classes(*args, False, Interrupt())
     assert status == _termstats.Status.OK
 
 

@@ -153,10 +153,11 @@ def test_multilabel_chunks_add_up():
 
 
 @pytest.mark.parametrize("multilabel", [False, True])
-def test_add_counts_adds_chunks_into_one_table(multilabel):
-    """add_counts counts each further chunk straight into the first chunk's table (the kernel's
-    accumulate mode): the result equals term_stats of the stacked chunks, and no new table."""
-    from textsel.termstats import add_counts
+def test_count_blocks_adds_chunks_into_one_table(multilabel):
+    """count_blocks(into=...) counts each further chunk straight into the first chunk's table
+    (the kernel's accumulate mode): the result equals term_stats of the stacked chunks, and no
+    new table."""
+    from textsel.termstats import count_blocks
 
     X, y = random_corpus(n_docs=120, n_classes=4, seed=5)
     if multilabel:
@@ -167,19 +168,75 @@ def test_add_counts_adds_chunks_into_one_table(multilabel):
     total = textsel.term_stats(X[:30], y[:30], classes=classes)
     table = total.class_df
     for a, b in ((30, 75), (75, 120)):
-        total = add_counts(total, X[a:b], y[a:b], n_threads=2)
+        total = count_blocks([X[a:b]], y[a:b], n_threads=2, into=total)
     assert total == textsel.term_stats(X, y)
     assert total.class_df is table
 
 
-def test_add_counts_refuses_chunks_that_do_not_fit(corpus):
-    from textsel.termstats import add_counts
+def test_count_blocks_refuses_chunks_that_do_not_fit(corpus):
+    from textsel.termstats import count_blocks
 
     X, y = corpus
     with pytest.raises(ValueError, match="terms"):
-        add_counts(textsel.term_stats(X, y), X[:, :10], y)
+        count_blocks([X[:, :10]], y, into=textsel.term_stats(X, y))
     with pytest.raises(ValueError, match="multi-label"):
-        add_counts(textsel.term_stats(X, y), X, indicator(y))
+        count_blocks([X], indicator(y), into=textsel.term_stats(X, y))
+
+
+def _cut(X, bounds, rng):
+    """X cut into row blocks at ``bounds``, each block's value and index types drawn at random."""
+    blocks = []
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        part = X[a:b]
+        index = rng.choice([np.int32, np.int64])
+        block = sp.csr_matrix(part.shape, dtype=rng.choice([np.float32, np.float64]))
+        block.data = part.data.astype(block.dtype)
+        block.indices, block.indptr = part.indices.astype(index), part.indptr.astype(index)
+        blocks.append(block)
+    return blocks
+
+
+@settings(max_examples=120, deadline=None)
+@given(corpora(), st.integers(0, 2**31 - 1), st.booleans(), st.sampled_from([1, 2]))
+def test_count_blocks_equals_the_stacked_matrix(data, seed, multilabel, n_threads):
+    """Row blocks counted together (uneven, empty ones included, each with its own value and
+    index type) give exactly the statistics of the stacked matrix: one pass finds each
+    document's row in whichever block holds it."""
+    from textsel.termstats import count_blocks
+
+    X, y = data
+    rng = np.random.default_rng(seed)
+    if multilabel:
+        y = (rng.random((X.shape[0], 3)) < 0.4).astype(int)
+    bounds = np.unique(np.r_[0, rng.integers(0, X.shape[0] + 1, rng.integers(0, 6)), X.shape[0]])
+    bounds = np.sort(np.r_[bounds, rng.choice(bounds, rng.integers(0, 3))])  # repeated: empty blocks
+    blocks = _cut(X, bounds, rng)
+    stats = count_blocks(blocks, y, n_threads=n_threads)
+    assert stats == textsel.term_stats(X, y)
+    check_against_reference(stats, X, y if multilabel else indicator(y, stats.classes))
+
+
+@pytest.mark.parametrize("fault", ["nan", "negative", "index", "indptr", "width"])
+def test_count_blocks_names_the_faulty_block(fault):
+    """A fault in one block of several raises BlockValueError naming that block's position."""
+    from textsel.termstats import BlockValueError, count_blocks
+
+    X, y = random_corpus(n_docs=90, seed=6)
+    blocks = [X[:30].copy(), X[30:60].copy(), X[60:].copy()]
+    bad = blocks[1]
+    if fault == "nan":
+        bad.data[3] = np.nan
+    elif fault == "negative":
+        bad.data[3] = -1.0
+    elif fault == "index":
+        bad.indices[3] = X.shape[1] + 5
+    elif fault == "indptr":
+        bad.indptr[5] = bad.indptr[-1] + 7
+    else:
+        blocks[1] = bad[:, :-1]
+    with pytest.raises(BlockValueError) as caught:
+        count_blocks(blocks, y)
+    assert caught.value.block == 1
 
 
 def test_adding_mismatched_stats_raises(corpus):

@@ -15,7 +15,11 @@ from .lsqr import LSQRResult, lsqr
 #: ``import textsel`` costs little and a Dask worker running textsel's block kernels never loads
 #: scikit-learn or the estimators it does not call
 _LAZY = {
-    "study": None,
+    # the public submodules, reachable as attributes like numpy's and scipy's (``textsel.masking``)
+    **dict.fromkeys(
+        ["datasets", "distributed", "masking", "metrics", "plots", "proximal", "sampling", "scalable",
+         "selection", "study", "svm", "termstats"],
+    ),  # fmt: skip
     "DualLinearSVC": "svm",
     "METRICS": "metrics",
     "ProximalSVC": "proximal",

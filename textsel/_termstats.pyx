@@ -15,6 +15,7 @@ lists.
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 
 from ._fused cimport floating, integral
@@ -31,6 +32,21 @@ cpdef enum Status:
 cdef enum:
     # documents visited between two interrupt checks (about a millisecond of counting)
     _CHECK_EVERY = 1 << 14
+    # how far ahead in a class's document list the next rows are fetched into cache: the row
+    # pointers of the document this far ahead, the values and indices of the one half as far
+    _AHEAD = 8
+    # stored values of a row whose cache lines are asked for ahead
+    _ROW_HEAD = 256
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define TEXTSEL_PREFETCH(p) __builtin_prefetch((const void *) (p), 0, 1)
+    #else
+    #define TEXTSEL_PREFETCH(p) ((void) 0)
+    #endif
+    """
+    void _prefetch "TEXTSEL_PREFETCH"(const void *p) noexcept nogil
 
 
 cdef bint _interrupted(void *ctx) noexcept nogil:
@@ -48,11 +64,21 @@ cdef bint _interrupted(void *ctx) noexcept nogil:
     return False
 
 
-cdef inline int _count_row(const floating[::1] data, const integral[::1] indices,
-                           const integral[::1] indptr, Py_ssize_t i, Py_ssize_t n_terms,
+cdef struct Block:
+    # one CSR row block's buffers (element types fixed per call) and its first row among all blocks
+    const void *data
+    const void *indices
+    const void *indptr
+    Py_ssize_t n_rows
+    Py_ssize_t nnz
+    Py_ssize_t first_row
+
+
+cdef inline int _count_row(const floating *data, const integral *indices, const integral *indptr,
+                           Py_ssize_t n_rows, Py_ssize_t nnz, Py_ssize_t i, Py_ssize_t n_terms,
                            bint check_values, int64_t *row, int64_t *df, uint16_t *mark,
                            uint16_t stamp, Py_ssize_t *where) noexcept nogil:
-    # add document i's presence to row (and to df, if given) in one pass:
+    # add row i's presence to row (and to df, if given) in one pass:
     # each column index is bounds-checked before it is used, a stored zero
     # is not presence, and a column repeated within the row counts once
     # (mark[t] == stamp: already seen in this visit; unsorted rows are the
@@ -60,12 +86,12 @@ cdef inline int _count_row(const floating[::1] data, const integral[::1] indices
     cdef Py_ssize_t j, start, end
     cdef int64_t t
     cdef double v
-    if <uint64_t> i >= <uint64_t> (indptr.shape[0] - 1):
+    if <uint64_t> i >= <uint64_t> n_rows:
         where[0] = i
         return ERR_INDPTR
     start = indptr[i]
     end = indptr[i + 1]
-    if start < 0 or end < start or end > indices.shape[0]:
+    if start < 0 or end < start or end > nnz:
         where[0] = i
         return ERR_INDPTR
     for j in range(start, end):
@@ -89,90 +115,228 @@ cdef inline int _count_row(const floating[::1] data, const integral[::1] indices
     return OK
 
 
-def count_classes(const floating[::1] data,
-                  const integral[::1] indices,
-                  const integral[::1] indptr,
-                  const int64_t[::1] class_ptr,
-                  const int64_t[::1] class_docs,
-                  const unsigned char[::1] primary,
-                  const int64_t[::1] class_list,
-                  uint16_t[::1] mark,
-                  int64_t[::1] df,
-                  int64_t[:, ::1] class_df,
-                  bint accumulate=False,
-                  object interrupt=None):
-    """Fill the rows ``class_list`` of ``class_df``: ``class_df[c, t]`` documents of class ``c`` hold term ``t``.
+cdef Py_ssize_t _block_of(const Block *blocks, Py_ssize_t n_blocks, Py_ssize_t hint,
+                          Py_ssize_t i) noexcept nogil:
+    # the block holding global row i (its last row is first_row + n_rows - 1), or -1; documents
+    # come in ascending order within a class, so the block of the previous one is tried first
+    cdef Py_ssize_t lo = 0, hi = n_blocks, mid
+    if 0 <= hint < n_blocks and blocks[hint].first_row <= i < blocks[hint].first_row + blocks[hint].n_rows:
+        return hint
+    while lo < hi:  # the last block whose first row is <= i
+        mid = (lo + hi) // 2
+        if blocks[mid].first_row <= i:
+            lo = mid + 1
+        else:
+            hi = mid
+    lo -= 1
+    while lo >= 0 and blocks[lo].n_rows == 0:  # empty blocks share their first row with the next
+        lo -= 1
+    if lo < 0 or i >= blocks[lo].first_row + blocks[lo].n_rows:
+        return -1
+    return lo
 
-    ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents of class
-    ``c``.  Walking one class at a time writes a single row meanwhile, which
-    stays in cache; scattering each document's labels in document order
-    would touch the whole table.  Each row is zeroed here, just before it is
-    filled, for the same reason; with ``accumulate`` the rows keep their
-    counts and this block's are added (a sum over chunks in one table).  With
-    ``interrupt`` (a textsel._ccore.Interrupt) the pass checks for Ctrl-C every
-    2^14 documents and stops with ``Status.ERR_INTERRUPTED``.  Threads may fill disjoint class lists of
-    one table at once.  Where ``primary[l]`` is set for the entry
-    ``class_docs[l]``, the document's values are checked and it is counted
-    into ``df`` too.  ``mark`` (one uint16 per term, this caller's own, any
-    content; 16 bits keep it in the first-level cache) deduplicates column indices in rows that need it.
 
-    Returns ``(status, where)``: ``Status.OK`` or the first problem found,
-    and its position in ``data``/``indices`` (or the row, for ``ERR_INDPTR``).
-    """
-    cdef Py_ssize_t n_classes = class_df.shape[0]
-    cdef Py_ssize_t n_terms = class_df.shape[1]
-    cdef Py_ssize_t nnz = indices.shape[0]
-    cdef Py_ssize_t k, l, i, t, c
+cdef struct Pass:
+    # everything one counting pass reads and writes, but the blocks' element types
+    const Block *blocks
+    Py_ssize_t n_blocks
+    Py_ssize_t n_rows
+    const int64_t *class_ptr
+    const int64_t *class_docs
+    const unsigned char *primary
+    const int64_t *class_list
+    Py_ssize_t n_listed
+    Py_ssize_t n_classes
+    Py_ssize_t n_terms
+    uint16_t *mark
+    int64_t *df
+    int64_t *table
+    bint accumulate
+    void *interrupt_ctx
+    Py_ssize_t where
+    Py_ssize_t where_block
+
+
+cdef inline void _prefetch_doc(const floating *kind_data, const integral *kind_index, const Pass *p,
+                               Py_ssize_t i, Py_ssize_t *hint, bint row) noexcept nogil:
+    # ask for document i's row pointers (row false) or the first values and indices of its row
+    # (row true: its row pointers were asked for earlier, so reading them here rarely waits);
+    # documents of a class lie scattered through the matrix, and each row start would otherwise
+    # wait on memory.  Nothing invalid is read: a bad row is reported by the count itself.
+    cdef Py_ssize_t b, r, j, start, end
+    cdef const Block *blk
+    if <uint64_t> i >= <uint64_t> p.n_rows:
+        return
+    b = _block_of(p.blocks, p.n_blocks, hint[0], i)
+    if b < 0:
+        return
+    hint[0] = b
+    blk = &p.blocks[b]
+    r = i - blk.first_row
+    if not row:
+        _prefetch(<const integral *> blk.indptr + r)
+        return
+    start = (<const integral *> blk.indptr)[r]
+    end = (<const integral *> blk.indptr)[r + 1]
+    if start < 0 or end > blk.nnz:
+        return
+    # the first few cache lines: the hardware prefetcher takes over once a row is being read
+    end = min(end, start + _ROW_HEAD)
+    j = start
+    while j < end:
+        _prefetch(<const floating *> blk.data + j)
+        j += 64 // sizeof(floating)
+    j = start
+    while j < end:
+        _prefetch(<const integral *> blk.indices + j)
+        j += 64 // sizeof(integral)
+
+
+cdef int _count_blocks(const floating *kind_data, const integral *kind_index, Pass *p) noexcept nogil:
+    # kind_data and kind_index are never read: their types pick the blocks' element types
+    cdef Py_ssize_t k, l, i, c, end, b = 0, ahead_b = 0, half_b = 0
     cdef uint16_t stamp = 0
     cdef int status = OK
-    cdef Py_ssize_t where = -1
-    cdef int64_t *row
-    cdef int64_t *dfp = &df[0]
-    cdef uint16_t *markp = &mark[0]
     cdef int64_t visits = 0
-    cdef bint checking = interrupt is not None
-    cdef void *interrupt_ctx = <void *> interrupt  # held by the caller for the whole pass
-    if data.shape[0] != nnz or mark.shape[0] < n_terms or df.shape[0] != n_terms:
-        raise ValueError("count_classes: buffer lengths disagree")
-    if primary.shape[0] != class_docs.shape[0] or class_ptr.shape[0] != n_classes + 1:
-        raise ValueError("count_classes: label lists and class table disagree")
-    with nogil:
-        memset(markp, 0, n_terms * sizeof(uint16_t))
-        for k in range(class_list.shape[0]):
-            c = class_list[k]
-            if <uint64_t> c >= <uint64_t> n_classes:
-                status = ERR_INDPTR
-                where = c
-                break
-            row = &class_df[c, 0]
-            if not accumulate:
-                memset(row, 0, n_terms * sizeof(int64_t))
-            for l in range(class_ptr[c], class_ptr[c + 1]):
-                i = class_docs[l]
-                visits += 1
-                if checking and (visits & (_CHECK_EVERY - 1)) == 0 and _interrupted(interrupt_ctx):
-                    status = ERR_INTERRUPTED
-                    break
-                if stamp == 65535:
-                    # the stamps wrap: forget every mark
-                    memset(markp, 0, n_terms * sizeof(uint16_t))
-                    stamp = 0
-                stamp += 1
-                if primary[l]:
-                    status = _count_row(data, indices, indptr, i, n_terms, True, row, dfp, markp,
-                                        stamp, &where)
-                else:
-                    status = _count_row(data, indices, indptr, i, n_terms, False, row, NULL, markp,
-                                        stamp, &where)
-                if status != OK:
-                    break
+    cdef int64_t *row
+    cdef const Block *blk
+    memset(p.mark, 0, p.n_terms * sizeof(uint16_t))
+    for k in range(p.n_listed):
+        c = p.class_list[k]
+        if <uint64_t> c >= <uint64_t> p.n_classes:
+            p.where = c
+            return ERR_INDPTR
+        row = p.table + c * p.n_terms
+        if not p.accumulate:
+            memset(row, 0, p.n_terms * sizeof(int64_t))
+        end = p.class_ptr[c + 1]
+        for l in range(p.class_ptr[c], end):
+            if l + _AHEAD < end:
+                _prefetch_doc(kind_data, kind_index, p, p.class_docs[l + _AHEAD], &ahead_b, False)
+            if l + _AHEAD // 2 < end:
+                _prefetch_doc(kind_data, kind_index, p, p.class_docs[l + _AHEAD // 2], &half_b, True)
+            i = p.class_docs[l]
+            visits += 1
+            if p.interrupt_ctx != NULL and (visits & (_CHECK_EVERY - 1)) == 0 \
+                    and _interrupted(p.interrupt_ctx):
+                return ERR_INTERRUPTED
+            if stamp == 65535:
+                # the stamps wrap: forget every mark
+                memset(p.mark, 0, p.n_terms * sizeof(uint16_t))
+                stamp = 0
+            stamp += 1
+            b = _block_of(p.blocks, p.n_blocks, b, i) if <uint64_t> i < <uint64_t> p.n_rows else -1
+            if b < 0:
+                p.where = i
+                return ERR_INDPTR
+            blk = &p.blocks[b]
+            status = _count_row(<const floating *> blk.data, <const integral *> blk.indices,
+                                <const integral *> blk.indptr, blk.n_rows, blk.nnz, i - blk.first_row,
+                                p.n_terms, p.primary[l], row, p.df if p.primary[l] else NULL, p.mark,
+                                stamp, &p.where)
             if status != OK:
-                break
-    return status, where
+                p.where_block = b
+                return status
+    return OK
 
 
-# Eight indicator bytes at a time: masks for "which bytes of a word are nonzero", and the
-# multiplier that turns the lowest such byte's bit (1 << 8b, once shifted down) into b.
+def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class_docs,
+                  const unsigned char[::1] primary, const int64_t[::1] class_list,
+                  uint16_t[::1] mark, int64_t[::1] df, int64_t[:, ::1] class_df,
+                  bint accumulate=False, object interrupt=None):
+    """Fill the rows ``class_list`` of ``class_df``: ``class_df[c, t]`` documents of class ``c`` hold term ``t``.
+
+    ``blocks`` is a sequence of CSR row blocks, each a ``(data, indices, indptr)`` triple of
+    1-D C-contiguous arrays, read as one matrix with their rows one after another; all share
+    one value type (float32 or float64) and one index type (int32 or int64, ``indices`` and
+    ``indptr`` alike).  ``class_docs[class_ptr[c]:class_ptr[c+1]]`` lists the documents (rows
+    of that stacked matrix, best in ascending order) of class ``c``.  Walking one class at a
+    time, across every block, writes a single row meanwhile, which stays in cache; scattering
+    each document's labels in document order, or counting the blocks one after another, would
+    pass the whole table through the cache again and again.  Each row is zeroed here, just
+    before it is filled, for the same reason; with ``accumulate`` the rows keep their counts
+    and these blocks' are added (a sum over chunks in one table).  With ``interrupt`` (a
+    textsel._ccore.Interrupt) the pass checks for Ctrl-C every 2^14 documents and stops with
+    ``Status.ERR_INTERRUPTED``.  Threads may fill disjoint class lists of one table at once.
+    Where ``primary[l]`` is set for the entry ``class_docs[l]``, the document's values are
+    checked and it is counted into ``df`` too.  ``mark`` (one uint16 per term, this caller's
+    own, any content; 16 bits keep it in the first-level cache) deduplicates column indices in
+    rows that need it.
+
+    Returns ``(status, where, block)``: ``Status.OK`` or the first problem found, its position
+    in that block's ``data``/``indices`` (or its row, for ``ERR_INDPTR``), and the block's
+    position in ``blocks`` (-1 for a document in no block, ``where`` then its stacked row).
+    """
+    import numpy as np
+    cdef Pass p
+    cdef Block *table
+    cdef Py_ssize_t b, n_blocks = len(blocks)
+    cdef int status = OK, kind
+    cdef int64_t no_cell = 0
+    if mark.shape[0] < class_df.shape[1] or df.shape[0] != class_df.shape[1]:
+        raise ValueError("count_classes: buffer lengths disagree")
+    if primary.shape[0] != class_docs.shape[0] or class_ptr.shape[0] != class_df.shape[0] + 1:
+        raise ValueError("count_classes: label lists and class table disagree")
+    arrays = [tuple(np.asarray(a) for a in blk) for blk in blocks]  # held until the pass ends
+    if n_blocks == 0:
+        arrays = [(np.empty(0), np.empty(0, np.int32), np.zeros(1, np.int32))]
+    value_type, index_type = arrays[0][0].dtype, arrays[0][1].dtype
+    if value_type not in (np.float32, np.float64) or index_type not in (np.int32, np.int64):
+        raise TypeError("count_classes: values must be float32/float64 and indices int32/int64")
+    for data, indices, indptr in arrays:
+        if data.dtype != value_type or indices.dtype != index_type or indptr.dtype != index_type:
+            raise TypeError("count_classes: every block needs the same value and index types")
+        if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1 or indptr.shape[0] < 1 \
+                or data.shape[0] != indices.shape[0]:
+            raise ValueError("count_classes: buffer lengths disagree")
+        if not (data.flags.c_contiguous and indices.flags.c_contiguous and indptr.flags.c_contiguous):
+            raise ValueError("count_classes: block buffers must be C-contiguous")
+    kind = 2 * (value_type == np.float32) + (index_type == np.int64)
+    p.n_blocks = len(arrays)
+    p.n_rows = 0
+    p.class_ptr = &class_ptr[0]
+    p.class_docs = &class_docs[0] if class_docs.shape[0] else NULL
+    p.primary = &primary[0] if primary.shape[0] else NULL
+    p.class_list = &class_list[0] if class_list.shape[0] else NULL
+    p.n_listed = class_list.shape[0]
+    p.n_classes = class_df.shape[0]
+    p.n_terms = class_df.shape[1]
+    p.mark = &mark[0] if mark.shape[0] else NULL
+    p.df = &df[0] if df.shape[0] else &no_cell
+    # a table with no cells is never written: every index is out of range before a count
+    p.table = &class_df[0, 0] if class_df.shape[0] and class_df.shape[1] else &no_cell
+    p.accumulate = accumulate
+    p.interrupt_ctx = NULL if interrupt is None else <void *> interrupt
+    p.where = -1
+    p.where_block = -1
+    table = <Block *> PyMem_Malloc(p.n_blocks * sizeof(Block))
+    if table == NULL:
+        raise MemoryError()
+    try:
+        for b in range(p.n_blocks):
+            data, indices, indptr = arrays[b]
+            table[b].data = <const void *> <size_t> data.ctypes.data
+            table[b].indices = <const void *> <size_t> indices.ctypes.data
+            table[b].indptr = <const void *> <size_t> indptr.ctypes.data
+            table[b].n_rows = indptr.shape[0] - 1
+            table[b].nnz = indices.shape[0]
+            table[b].first_row = p.n_rows
+            p.n_rows += table[b].n_rows
+        p.blocks = table
+        with nogil:
+            if kind == 0:
+                status = _count_blocks(<const double *> NULL, <const int32_t *> NULL, &p)
+            elif kind == 1:
+                status = _count_blocks(<const double *> NULL, <const int64_t *> NULL, &p)
+            elif kind == 2:
+                status = _count_blocks(<const float *> NULL, <const int32_t *> NULL, &p)
+            else:
+                status = _count_blocks(<const float *> NULL, <const int64_t *> NULL, &p)
+    finally:
+        PyMem_Free(table)
+    return status, p.where, p.where_block
+
+
 cdef uint64_t _LOW7 = 0x7F7F7F7F7F7F7F7FULL
 cdef uint64_t _HIGH = 0x8080808080808080ULL
 cdef uint64_t _BYTE_INDEX = 0x0001020304050607ULL

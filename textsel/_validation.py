@@ -193,7 +193,7 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y") -> Labels:
     if classes is None:
         classes, inverse = np.unique(y_arr, return_inverse=True)
     else:
-        classes = _check_classes(classes, name)
+        classes = check_classes(classes, name)
         inverse = np.searchsorted(classes, y_arr)
         inverse = np.clip(inverse, 0, len(classes) - 1)
         unknown = classes[inverse] != y_arr
@@ -222,7 +222,7 @@ def _pointers(counts):
     return ptr
 
 
-def _check_classes(classes, name):
+def check_classes(classes, name):
     classes = np.asarray(classes)
     if classes.ndim != 1 or classes.size == 0:
         raise ValueError("classes must be a non-empty 1-D array")

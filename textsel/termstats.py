@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _tables, _termstats
 from ._ccore import Interrupt
@@ -211,63 +212,86 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     """
     if is_distributed(X):
         return handler("term_stats")(X, y, classes=classes, n_threads=n_threads)
-    X, labels = _checked(X, y, classes)
-    # not zeroed here: the kernel zeroes each row just before filling it, in cache and on its own
-    # thread; and from the table pool, so that a caller dropping the tables of one call does not
-    # make the next call fault in fresh pages (textsel/_tables.pyx)
-    class_df = _tables.empty((labels.classes.size, X.shape[1]), dtype=np.int64)
-    df = _count(X, labels, class_df, effective_n_threads(n_threads), accumulate=False)
-    return TermStats(
-        class_df, df, np.diff(labels.class_ptr), int(X.shape[0]), labels.classes, labels.multilabel
-    )
+    return count_blocks([X], y, classes=classes, n_threads=n_threads)
 
 
-def add_counts(stats: TermStats, X, y, *, n_threads=None) -> TermStats:
-    """``stats + term_stats(X, y, classes=stats.classes)``, counted straight into ``stats``'s
-    tables (which are modified) and returned: a sum over many chunks needs one table, not one
-    per chunk.  ``y`` must be labelled like the chunks ``stats`` was counted on (the same
-    ``classes``, or indicator columns of the same width)."""
-    X, labels = _checked(X, y, stats.classes)
-    if labels.multilabel != stats.multilabel:
-        raise ValueError("cannot add multi-label and single-label counts")
-    if X.shape[1] != stats.n_terms:
-        raise ValueError(f"X has {X.shape[1]} terms but the statistics count {stats.n_terms}")
-    df = _count(X, labels, stats.class_df, effective_n_threads(n_threads), accumulate=True)
-    stats.df[...] += df
-    stats.class_sizes[...] += np.diff(labels.class_ptr)
-    return TermStats(stats.class_df, stats.df, stats.class_sizes, stats.n_docs + int(X.shape[0]),
-                     stats.classes, stats.multilabel)  # fmt: skip
+def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermStats:
+    """:func:`term_stats` of row blocks read as one matrix (their rows one after another), in
+    one pass: each class's documents are counted across every block while its row of the table
+    is in cache, where counting the blocks one after another would pass the whole table through
+    the cache once per block.  No stacked copy of the blocks is made.
 
+    ``blocks`` are CSR matrices (or what :func:`term_stats` converts) of equal width; ``y``
+    labels their stacked rows.  With ``into`` (a TermStats counted with the same classes), the
+    counts are added into its tables, which are modified, and it is returned.
 
-def _checked(X, y, classes):
-    """``X`` as CSR the kernel reads in place and ``y`` as per-class document lists."""
-    # the counting kernel checks every row range and column index as it reads them
-    X = as_csr(X, "X", check_structure=False)
-    labels = as_labels(y, X.shape[0], classes)
+    A fault in a block's values or structure raises :class:`BlockValueError`, whose ``block``
+    is the block's position in ``blocks``.
+    """
+    if len(blocks) == 0:
+        raise ValueError("blocks must hold at least one block")
+    # blocks with no rows hold nothing to count (one alone is refused by as_csr, as X would be)
+    positions = [i for i, X in enumerate(blocks) if np.shape(X)[:1] != (0,)] or [0]
+    checked = [as_csr(blocks[i], "X", check_structure=False) for i in positions]
+    n_terms = checked[0].shape[1]
+    for position, X in zip(positions, checked, strict=True):
+        if X.shape[1] != n_terms:
+            raise BlockValueError(position, f"X has {X.shape[1]} terms but the first block has {n_terms}")
+        if X.indptr[0] != 0:
+            raise BlockValueError(position, _ERRORS[Status.ERR_INDPTR].format(where=0))
+    if into is not None:
+        classes = into.classes
+    labels = as_labels(y, sum(X.shape[0] for X in checked), classes)
     if classes is None and not labels.multilabel and labels.classes.size < 2:
         raise ValueError(
             f"y has 1 class ({label_repr(labels.classes[0])}); term statistics need at least 2 classes"
         )
-    if X.indptr[0] != 0:
-        raise ValueError(_ERRORS[Status.ERR_INDPTR].format(where=0))
-    return X, labels
+    n_docs = sum(X.shape[0] for X in checked)
+    if into is None:
+        # not zeroed here: the kernel zeroes each row just before filling it, in cache and on its
+        # own thread; and from the table pool, so that a caller dropping the tables of one call
+        # does not make the next call fault in fresh pages (textsel/_tables.pyx)
+        class_df = _tables.empty((labels.classes.size, n_terms), dtype=np.int64)
+        df = _count(checked, positions, labels, class_df, effective_n_threads(n_threads), accumulate=False)
+        return TermStats(class_df, df, np.diff(labels.class_ptr), n_docs, labels.classes, labels.multilabel)
+    if labels.multilabel != into.multilabel:
+        raise ValueError("cannot add multi-label and single-label counts")
+    if n_terms != into.n_terms:
+        raise ValueError(f"X has {n_terms} terms but the statistics count {into.n_terms}")
+    df = _count(checked, positions, labels, into.class_df, effective_n_threads(n_threads), accumulate=True)
+    into.df[...] += df
+    into.class_sizes[...] += np.diff(labels.class_ptr)
+    return TermStats(into.class_df, into.df, into.class_sizes, into.n_docs + n_docs,
+                     into.classes, into.multilabel)  # fmt: skip
 
 
-def _count(X, labels, class_df, n_threads, accumulate):
-    """Count ``X`` into ``class_df`` (overwritten, or added to with ``accumulate``); return df."""
-    n_terms = X.shape[1]
-    class_nnz = _termstats.class_loads(X.indptr, labels.class_ptr, labels.class_docs)
+class BlockValueError(ValueError):
+    """A fault in one of several blocks counted together; ``block`` is its position."""
+
+    def __init__(self, block: int, message: str):
+        super().__init__(message)
+        self.block = block
+
+
+def _count(blocks, positions, labels, class_df, n_threads, accumulate):
+    """Count the stacked ``blocks`` into ``class_df`` (overwritten, or added to with
+    ``accumulate``); return df.  A fault names the block by its entry in ``positions``."""
+    n_terms = class_df.shape[1]
+    buffers = [(X.data, X.indices, X.indptr) for X in _same_types(blocks)]
+    if n_threads == 1:
+        class_nnz = np.ones(labels.class_ptr.size - 1)  # one thread takes every class anyway
+    else:
+        class_nnz = _termstats.class_loads(_stacked_indptr(blocks), labels.class_ptr, labels.class_docs)
     interrupt = Interrupt()  # Ctrl-C stops every thread's pass within 2^14 documents
 
     def fill(class_list, class_ptr=labels.class_ptr, class_docs=labels.class_docs,
              primary=labels.primary, table=class_df, accumulate=accumulate):  # fmt: skip
         df = np.zeros(n_terms, dtype=np.int64)
         mark = np.empty(n_terms, dtype=np.uint16)
-        status, where = _termstats.count_classes(
-            X.data, X.indices, X.indptr, class_ptr, class_docs, primary, class_list, mark, df, table,
-            accumulate, interrupt,
-        )  # fmt: skip
-        return status, where, df
+        status, where, block = _termstats.count_classes(
+            buffers, class_ptr, class_docs, primary, class_list, mark, df, table, accumulate, interrupt
+        )
+        return status, where, block, df
 
     results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)], interrupt)
     if labels.unlabeled.size:
@@ -277,12 +301,42 @@ def _count(X, labels, class_df, n_threads, accumulate):
             fill(np.zeros(1, dtype=np.int64), np.array([0, n_unlabeled]), labels.unlabeled,
                  np.ones(n_unlabeled, dtype=np.uint8), np.empty((1, n_terms), dtype=np.int64), False)
         )  # fmt: skip
-    if any(status == Status.ERR_INTERRUPTED for status, _, _ in results):
+    if any(status == Status.ERR_INTERRUPTED for status, *_ in results):
         raise interrupt.error if interrupt.error is not None else KeyboardInterrupt()
-    for status, where, _ in results:
+    for status, where, block, _ in results:
         if status != Status.OK:
-            raise ValueError(_ERRORS[status].format(where=where))
-    df = results[0][2]
-    for _, _, part in results[1:]:
+            raise BlockValueError(positions[block] if block >= 0 else -1,
+                                  _ERRORS[status].format(where=where))  # fmt: skip
+    df = results[0][-1]
+    for *_, part in results[1:]:
         df += part
     return df
+
+
+def _same_types(blocks):
+    """``blocks`` with one value type and one index type, as the kernel reads them: a block
+    that differs from the rest is converted (float64 values, int64 indices where any has them)."""
+    values = {X.data.dtype for X in blocks}
+    index = {X.indices.dtype for X in blocks} | {X.indptr.dtype for X in blocks}
+    if len(values) == 1 and len(index) == 1:
+        return blocks
+    value_type = values.pop() if len(values) == 1 else np.float64
+    index_type = index.pop() if len(index) == 1 else np.int64
+    converted = []
+    for X in blocks:
+        converted.append(Y := sp.csr_matrix(X.shape, dtype=value_type))
+        # set, not passed to the constructor, which may narrow the index type again
+        Y.data = X.data.astype(value_type, copy=False)
+        Y.indices = X.indices.astype(index_type, copy=False)
+        Y.indptr = X.indptr.astype(index_type, copy=False)
+    return converted
+
+
+def _stacked_indptr(blocks) -> np.ndarray:
+    """The row pointer of the blocks stacked (int64): what each row costs the counting pass."""
+    if len(blocks) == 1:
+        return blocks[0].indptr
+    lengths = np.concatenate([np.diff(X.indptr) for X in blocks])
+    indptr = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=indptr[1:])
+    return indptr

@@ -13,8 +13,7 @@ import scipy.sparse as sp
 from .._ccore import csr_matmat, csr_rmatmat
 from .._rows import row_norms
 from .._validation import as_csr
-from ..termstats import TermStats, add_counts
-from ..termstats import term_stats as term_stats_in_memory
+from ..termstats import BlockValueError, TermStats, count_blocks
 
 __all__ = [
     "accumulate",
@@ -82,21 +81,41 @@ def local_labels(y):
     return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
 
 
-def block_stats(block, y_block, index, n_terms, classes, n_threads, into=None) -> TermStats:
-    """One block's TermStats by the in-memory kernel, counted in the global class order; with
-    ``into``, added by the kernel into ``into``'s tables (modified and returned)."""
-    X = check_block(block, index, n_terms, check_structure=False)  # the counting kernel checks it
-    y_block = local_labels(y_block)
-    if y_block.shape[0] != X.shape[0]:
-        raise ValueError(f"y block {index} has {y_block.shape[0]} rows but X block {index} has {X.shape[0]}")
-    if X.shape[0] == 0:
-        return _empty(y_block, n_terms, classes) if into is None else into
+def block_stats(block, y_block, index, n_terms, classes, n_threads) -> TermStats:
+    """One block's TermStats by the in-memory kernel, counted in the global class order."""
+    return _count_checked([block], [y_block], [index], n_terms, classes, n_threads)
+
+
+def _count_checked(blocks, y_parts, indices, n_terms, classes, n_threads) -> TermStats:
+    """The TermStats of blocks (numbered ``indices``) counted together by the in-memory kernel,
+    in one pass over them all; errors name the block."""
+    checked = []
+    for block, y_block, index in zip(blocks, y_parts, indices, strict=True):
+        X = check_block(block, index, n_terms, check_structure=False)  # the counting kernel checks it
+        y_block = local_labels(y_block)
+        if y_block.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"y block {index} has {y_block.shape[0]} rows but X block {index} has {X.shape[0]}"
+            )
+        if X.shape[0]:
+            checked.append((index, X, y_block))
+    if not checked:
+        return _empty(local_labels(y_parts[0]), n_terms, classes)
+    y = checked[0][2]
+    if len(checked) > 1:
+        parts = [yb for _, _, yb in checked]
+        y = sp.vstack(parts, format="csr") if any(sp.issparse(p) for p in parts) else np.concatenate(parts)
     try:
-        if into is None:
-            return term_stats_in_memory(X, y_block, classes=classes, n_threads=n_threads)
-        return add_counts(into, X, y_block, n_threads=n_threads)
+        return count_blocks([X for _, X, _ in checked], y, classes=classes, n_threads=n_threads)
+    except BlockValueError as exc:
+        raise block_error("X", checked[exc.block][0], exc) from exc
     except (ValueError, TypeError) as exc:
-        raise block_error("X", index, exc) from exc
+        if len(checked) == 1:
+            raise block_error("X", checked[0][0], exc) from exc
+        # a fault in the labels: count the blocks one by one to name the block that has it
+        for index, X, y_block in checked:
+            _count_checked([X], [y_block], [index], n_terms, classes, n_threads)
+        raise
 
 
 def _empty(y_block, n_terms, classes):
@@ -114,7 +133,7 @@ def _empty(y_block, n_terms, classes):
 
 def accumulate(total: TermStats, part) -> TermStats:
     """``total + part`` written into ``total``'s arrays; ``part`` is a TermStats or the fields
-    :func:`pack_stats` sent (added as they came, int32 included: no widened copy).  Both were
+    :func:`pack_stats` sent (added as they came, narrow types included: no widened copy).  Both were
     counted with the same global class order, so no alignment (``TermStats.__add__``) and no new
     table is needed."""
     if isinstance(part, tuple):
@@ -139,21 +158,20 @@ def add_stats(*parts: TermStats) -> TermStats:
 
 
 def worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads) -> tuple:
-    """One worker's blocks counted one after the other into one table: only it travels, and no
-    second table is held (each block after the first is added into it by the kernel).  Packed
-    by :func:`pack_stats` for the trip."""
-    total = None
-    for args in zip(blocks, y_parts, indices, strict=True):
-        total = block_stats(*args, n_terms, classes, n_threads, into=total)
-    return pack_stats(total)
+    """One worker's blocks counted together into one table (one pass, class by class across
+    the blocks: see :func:`textsel.termstats.count_blocks`); only the table travels, packed by
+    :func:`pack_stats` for the trip."""
+    return pack_stats(_count_checked(blocks, y_parts, indices, n_terms, classes, n_threads))
 
 
 def pack_stats(stats: TermStats) -> tuple:
-    """``stats`` as plain fields, the count tables as int32 when every count fits (no count
-    exceeds n_docs): half the bytes to send and to hold while they are sent."""
-    narrow = np.int32 if stats.n_docs <= np.iinfo(np.int32).max else np.int64
-    return (stats.class_df.astype(narrow), stats.df.astype(narrow), stats.class_sizes, stats.n_docs,
-            stats.classes, stats.multilabel)  # fmt: skip
+    """``stats`` as plain fields, each count table in the narrowest unsigned type its counts fit
+    (a class's count never exceeds its size, a term's never the number of documents): for
+    20 Newsgroups on two workers, 2 bytes a cell where int64 takes 8, a quarter of the bytes to
+    send and to hold while they are sent."""
+    class_df = stats.class_df.astype(np.min_scalar_type(int(stats.class_sizes.max(initial=0))))
+    df = stats.df.astype(np.min_scalar_type(stats.n_docs))
+    return (class_df, df, stats.class_sizes, stats.n_docs, stats.classes, stats.multilabel)
 
 
 def unpack_stats(fields: tuple) -> TermStats:

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from dask.delayed import delayed
 
-from .._validation import label_repr
+from .._validation import check_classes, label_repr
 from ..termstats import TermStats
 from ._blocks import as_label_array, label_blocks, matrix_blocks, persisted_futures, place_blocks
 from ._worker import accumulate, add_stats, block_stats, unpack_stats, worker_stats
@@ -53,17 +53,53 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     """
     blocks = matrix_blocks(X)
     n_terms = int(X.shape[1])
+    y = as_label_array(y)
+    classes = _classes(y, classes)
+    codes = _codes(y, classes)
+    if codes is not None:  # the blocks count class positions; the names are put back below
+        y, counted_classes = codes, np.arange(classes.size)
+    else:
+        counted_classes = classes
     y_parts = label_blocks(y, X)
-    classes = _classes(as_label_array(y), classes)
     n_threads = 1 if n_threads is None else n_threads
     client, futures = persisted_futures(blocks)
     if client is not None:
-        stats = _on_workers(client, futures, y_parts, n_terms, classes, n_threads)
+        stats = _on_workers(client, futures, y_parts, n_terms, counted_classes, n_threads)
     else:
-        stats = _in_graph(blocks, y_parts, n_terms, classes, n_threads)
+        stats = _in_graph(blocks, y_parts, n_terms, counted_classes, n_threads)
     if stats.n_docs == 0:
         raise ValueError(f"X must have at least one document and one term, got shape (0, {n_terms})")
+    if codes is not None:
+        stats = TermStats(stats.class_df, stats.df, stats.class_sizes, stats.n_docs, classes,
+                          stats.multilabel)  # fmt: skip
     return stats
+
+
+def _codes(y, classes):
+    """1-D integer or Boolean labels in memory as their positions in ``classes``, in the
+    narrowest unsigned type (one byte a document for up to 256 classes, where int64 labels take
+    eight on their way to the workers), checked as :func:`textsel.term_stats` checks them;
+    None for any other ``y`` (sent as it is)."""
+    if not isinstance(y, np.ndarray) or y.ndim != 1 or y.dtype.kind not in "biu" or classes is None:
+        return None
+    classes = check_classes(classes, "y")
+    if classes.dtype.kind not in "biu":
+        return None  # e.g. string classes for integer labels: the blocks report the mismatch
+    if y.dtype.kind == "b":  # as numbers: Boolean arrays would index as masks
+        y, classes = y.view(np.uint8), classes.astype(np.uint8)
+    code_type = np.min_scalar_type(classes.size)  # classes.size itself marks an unknown label
+    if y.size and 0 <= y.min() and y.max() < 4 * y.size and classes.min() >= 0:
+        # small non-negative labels (the usual class indices): one table lookup a document
+        table = np.full(max(int(y.max()), int(classes.max())) + 1, classes.size, dtype=code_type)
+        table[classes] = np.arange(classes.size)
+        codes = table[y]
+        unknown = codes == classes.size
+    else:
+        codes = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
+        unknown = classes[codes] != y
+    if unknown.any():
+        raise ValueError(f"y holds labels not in classes: {np.unique(y[unknown])[:5]}")
+    return codes.astype(code_type, copy=False)
 
 
 def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
