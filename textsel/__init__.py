@@ -17,9 +17,9 @@ from .lsqr import LSQRResult, lsqr
 _LAZY = {
     # the public submodules, reachable as attributes like numpy's and scipy's (``textsel.masking``)
     **dict.fromkeys(
-        ["datasets", "distributed", "masking", "metrics", "plots", "proximal", "sampling", "scalable",
-         "selection", "study", "svm", "termstats"],
-    ),  # fmt: skip
+        "datasets distributed masking metrics plots proximal sampling scalable selection study svm "
+        "termstats".split()
+    ),
     "DualLinearSVC": "svm",
     "METRICS": "metrics",
     "ProximalSVC": "proximal",
