@@ -210,6 +210,13 @@ def main():
     parser.add_argument("--blocks", type=int, default=32)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every configuration this many times, interleaved (this machine's speed drifts by a "
+        "third between minutes), and summarise the ratios over the rounds",
+    )
+    parser.add_argument(
         "--file-order",
         action="store_true",
         help="keep the corpus's documents in file order (newsgroup by newsgroup) instead of shuffling them",
@@ -226,19 +233,44 @@ def main():
         return child(args)
     if args.kernel_scaling:
         return kernel_scaling(args)
-    rows = []
+    rounds = []
     with tempfile.TemporaryDirectory() as tmp:
         reference = os.path.join(tmp, "memory.npz")
-        for run in ["memory", *args.workers.split(",")]:
-            cmd = [sys.executable, __file__, "--data-home", args.data_home, "--repeat", str(args.repeat),
-                   "--replicas", str(args.replicas), "--blocks", str(args.blocks), "--run", run,
-                   "--reference", reference] + ["--file-order"] * args.file_order  # fmt: skip
-            done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(__file__))
-            line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
-            if done.returncode or not line:
-                sys.exit(f"{run} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-            rows.append(json.loads(line[0][7:]))
-    report(rows)
+        for number in range(args.rounds):
+            rows = []
+            for run in ["memory", *args.workers.split(",")]:
+                cmd = [sys.executable, __file__, "--data-home", args.data_home, "--repeat", str(args.repeat),
+                       "--replicas", str(args.replicas), "--blocks", str(args.blocks), "--run", run,
+                       "--reference", reference] + ["--file-order"] * args.file_order  # fmt: skip
+                done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(__file__))
+                line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+                if done.returncode or not line:
+                    sys.exit(f"{run} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+                rows.append(json.loads(line[0][7:]))
+            if args.rounds > 1:
+                print(f"round {number + 1} of {args.rounds}:")
+            report(rows)
+            rounds.append(rows)
+    if len(rounds) > 1:
+        summary(rounds)
+
+
+def summary(rounds):
+    """The goals' ratios in every round (each from configurations run minutes apart, not hours),
+    their medians and ranges."""
+    keys = ("term_stats 2 workers / 1 worker, throughput", "term_stats+BNS, the same",
+            "WPSVM 2 workers / in memory, wall time", "largest worker peak / in-memory peak")  # fmt: skip
+    ratios = {key: [] for key in keys}
+    for mem, one, two in (r[:3] for r in rounds):
+        values = (one["counts_s"] / two["counts_s"], one["stats_s"] / two["stats_s"],
+                  two["fit_s"] / mem["fit_s"], max(two["worker_mb"]) / mem["client_mb"])  # fmt: skip
+        for key, value in zip(ratios, values, strict=True):
+            ratios[key].append(value)
+    print(f"over {len(rounds)} rounds (median, range):")
+    for key, values in ratios.items():
+        fmt = "{:.1%}" if "peak" in key else "{:.2f}x"
+        low, mid, high = (fmt.format(v) for v in (min(values), np.median(values), max(values)))
+        print(f"  {key}: {mid} ({low} - {high})")
 
 
 def argparse_hidden():

@@ -325,12 +325,12 @@ def test_worker_lost_during_lsqr(fragile_client, monkeypatch):
     calls = {"n": 0}
     real = block_operator.BlockOperator.matvec
 
-    def kill_on_the_fifth(self, V):
+    def kill_on_the_fifth(self, V, out=None):
         calls["n"] += 1
         if calls["n"] == 5:
             pids = self.client.run(os.getpid)
             os.kill(next(iter(pids.values())), signal.SIGKILL)
-        return real(self, V)
+        return real(self, V, out)
 
     monkeypatch.setattr(block_operator.BlockOperator, "matvec", kill_on_the_fifth)
     dist = textsel.lsqr(dask_matrix(X), B, **kw)

@@ -212,3 +212,34 @@ def test_every_status_code_maps_to_its_exception(code, cls, builtin):
     check_status(0, "fine")
     with pytest.raises(RuntimeError, match="unknown"):
         check_status(-99, "here")
+
+
+def test_operator_callbacks_read_views_and_write_into_the_solver():
+    """lsqr_operator (the solver behind the Dask path) hands the operator read-only views of its
+    work vectors and a view of its output buffer to fill: an operator doing the products with
+    scipy solves the same problem as the CSR solver (to the tolerance), and cannot write its
+    input."""
+    from textsel._ccore import lsqr_operator
+
+    from textsel.lsqr import prepare
+
+    rng = np.random.default_rng(3)
+    X = sp.random(60, 25, density=0.3, format="csr", random_state=rng)
+    B = rng.standard_normal((60, 2))
+    seen = []
+
+    class Operator:
+        def matvec(self, V, out):
+            seen.append(V.flags.writeable)
+            out[...] = X @ V
+
+        def rmatvec(self, U, out):
+            seen.append(U.flags.writeable)
+            out[...] = X.T @ U
+
+    m, n = X.shape
+    B2, damps, weights, tolerances, limit = prepare(m, B, 0.1, None, 1e-12, 1e-12, 1e8, None)
+    x, _ = lsqr_operator(Operator(), m, n, True, B2, weights, damps, *tolerances, limit)
+    expected = textsel.lsqr(X, B, damp=0.1, fit_intercept=True, atol=1e-12, btol=1e-12).x
+    np.testing.assert_allclose(x, expected, rtol=1e-9, atol=1e-12)
+    assert seen and not any(seen)

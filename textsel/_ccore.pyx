@@ -166,25 +166,18 @@ cdef class _Operator:
 
 cdef int _product(_Operator c, bint transpose, int64_t n_vec, const double *src,
                   double *dst) noexcept with gil:
-    """One callback: copy the C vectors into numpy, call the operator, copy its result back."""
+    """One callback: the operator reads the solver's input vectors (a read-only view, no copy)
+    and writes its result straight into the solver's output buffer."""
     cdef int64_t rows_in = c.n_rows if transpose else c.n_cols
     cdef int64_t rows_out = c.n_cols if transpose else c.n_rows
-    cdef const double[:, ::1] out
     try:
         if rows_in:
-            arr = np.asarray(<double[:rows_in, :n_vec]> <double *> src).copy()
+            arr = np.asarray(<double[:rows_in, :n_vec]> <double *> src)
         else:
             arr = np.zeros((0, n_vec))
-        result = (c.op.rmatvec if transpose else c.op.matvec)(arr)
-        result = np.ascontiguousarray(result, dtype=np.float64)
-        if result.shape != (rows_out, n_vec):
-            raise ValueError(
-                f"the operator's {'rmatvec' if transpose else 'matvec'} returned shape "
-                f"{result.shape}, expected {(rows_out, n_vec)}"
-            )
-        if rows_out:
-            out = result
-            memcpy(dst, &out[0, 0], rows_out * n_vec * sizeof(double))
+        arr.flags.writeable = False
+        out = np.asarray(<double[:rows_out, :n_vec]> dst) if rows_out else np.zeros((0, n_vec))
+        (c.op.rmatvec if transpose else c.op.matvec)(arr, out)
         return 0
     except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
         c.error = exc
@@ -202,10 +195,13 @@ cdef int _rmatvec(void *ctx, int64_t n_vec, const double *y, double *x) noexcept
 def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const double[:, ::1] b,
                   row_weights, const double[::1] damp, double atol, double btol, double conlim,
                   int64_t iter_lim, Interrupt interrupt=None):
-    """Run ts_lsqr_op on a Python operator: ``op.matvec(V)`` returns A V ((n_rows, P) from
-    (n_cols, P)) and ``op.rmatvec(U)`` returns A' U, float64.  The solver runs without the GIL
-    and takes it only for these calls; an exception they raise is raised here.  Other arguments
-    and the return value as :func:`lsqr_csr`."""
+    """Run ts_lsqr_op on a Python operator: ``op.matvec(V, out)`` writes A V ((n_rows, P) from
+    (n_cols, P)) into ``out`` and ``op.rmatvec(U, out)`` writes A' U, float64, every entry.  The
+    inputs are read-only views of the solver's work buffers and ``out`` a view of its output
+    buffer (no copies of vectors that may be hundreds of MB): an operator must not keep either
+    beyond the call.  The solver runs without the GIL and takes it only for these calls; an
+    exception they raise is raised here.  Other arguments and the return value as
+    :func:`lsqr_csr`."""
     cdef ts_linop A
     cdef _Operator c = _Operator()
     if b.shape[0] != n_rows:

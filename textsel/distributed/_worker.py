@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .. import _tables
 from .._ccore import csr_matmat, csr_rmatmat
 from .._rows import row_norms
 from .._validation import as_csr
@@ -184,9 +185,12 @@ def block_matvec(blocks, V):
     return [csr_matmat(b.data, b.indices, b.indptr, b.shape[1], V) for b in blocks]
 
 
-def block_rmatvec(blocks, U, starts):
-    """Sum over one worker's blocks of X_b' U_b (U holds their rows one after another)."""
-    G = np.zeros((blocks[0].shape[1], U.shape[1]))
-    for b, a, z in zip(blocks, starts[:-1], starts[1:], strict=True):
-        csr_rmatmat(b.data, b.indices, b.indptr, b.shape[1], np.ascontiguousarray(U[a:z]), G)
+def block_rmatvec(blocks, U_parts):
+    """Sum over one worker's blocks of X_b' U_b (``U_parts``: the rows of U each block covers)."""
+    # from the table pool: the (terms x classes) sum is the size of the (classes x terms) table a
+    # term_stats on the same labels left there, so the worker holds one such block, not two
+    G = _tables.empty((blocks[0].shape[1], U_parts[0].shape[1]))
+    G.fill(0.0)
+    for b, U in zip(blocks, U_parts, strict=True):
+        csr_rmatmat(b.data, b.indices, b.indptr, b.shape[1], np.ascontiguousarray(U), G)
     return G

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import numpy as np
 
 from ._blocks import place_groups
@@ -18,10 +20,12 @@ class BlockOperator:
 
     Each product runs one task per group of blocks (:attr:`BlockMatrix.groups`) on the worker
     holding them, sends it the one vector it needs (all of ``V``, or the rows of ``U`` its blocks
-    cover), runs the C block kernels there, and brings back the block results (``A V``) or one
-    partial sum per group (``A' U``), added here in group order: the sums do not depend on where
-    the blocks live.  A product is stateless, so one that fails because a worker was lost is
-    simply asked again once the cluster has recomputed the lost blocks from their graph.
+    cover; to every worker at once), runs the C block
+    kernels there, and brings back the block results (``A V``) or one partial sum per group
+    (``A' U``), added here in group order: the sums do not depend on where the blocks live.
+    Results are written straight into the solver's output buffer.  A product is stateless, so
+    one that fails because a worker was lost is simply asked again once the cluster has
+    recomputed the lost blocks from their graph.
     """
 
     def __init__(self, A):
@@ -46,46 +50,62 @@ class BlockOperator:
                     ) from exc
                 self.client.wait_for_workers(1, timeout=60)
 
-    def _submit(self, worker, func, blocks, *data):
-        scattered = [self.client.scatter(d, workers=[worker], direct=True, hash=False) for d in data]
-        self.A.traffic["sent"] += sum(d.nbytes for d in data)
+    def _submit(self, worker, func, blocks, data):
         futures = [self.A.futures[i] for i in blocks]
-        return self.client.submit(func, futures, *scattered, workers=[worker], allow_other_workers=True,
+        return self.client.submit(func, futures, data, workers=[worker], allow_other_workers=True,
                                   pure=False)  # fmt: skip
 
-    def _matvec(self, V):
+    def _send(self, pieces):
+        """Each (worker, data) pair sent straight from the client to its worker, all at once
+        (one after another, each waits out a round trip): the data's futures, in order."""
+        client = self.client
+
+        async def send_all():
+            return await asyncio.gather(*[
+                client.scatter(data, workers=[worker], direct=True, hash=False, asynchronous=True)
+                for worker, data in pieces
+            ])  # fmt: skip
+
+        return client.sync(send_all)
+
+    def _matvec(self, V, out):
         placement = self._placement()
-        tasks = [self._submit(w, block_matvec, idx, V) for w, idx in placement]
+        sent = self._send([(w, V) for w, _ in placement])
+        self.A.traffic["sent"] += V.nbytes * len(placement)
+        tasks = [self._submit(w, block_matvec, idx, v) for (w, idx), v in zip(placement, sent, strict=True)]
         results = self.client.gather(tasks, direct=True)
         starts = self.A.row_starts
-        Y = np.empty((self.A.shape[0], V.shape[1]))
         for (_, idx), parts in zip(placement, results, strict=True):
             for i, part in zip(idx, parts, strict=True):
-                Y[starts[i] : starts[i + 1]] = part
+                out[starts[i] : starts[i + 1]] = part
                 self.A.traffic["received"] += part.nbytes
-        return Y
 
-    def _rmatvec(self, U):
+    def _rmatvec(self, U, out):
         placement = self._placement()
         starts = self.A.row_starts
-        tasks = []
-        for w, idx in placement:
-            rows = np.concatenate([U[starts[i] : starts[i + 1]] for i in idx])
-            local = np.cumsum([0] + [int(starts[i + 1] - starts[i]) for i in idx])
-            tasks.append(self._submit(w, block_rmatvec, idx, rows, local))
+        # each group's rows of U as views, one per block: serialised as they lie, no gathered copy
+        pieces = [(w, [U[starts[i] : starts[i + 1]] for i in idx]) for w, idx in placement]
+        sent = self._send(pieces)
+        self.A.traffic["sent"] += sum(part.nbytes for _, parts in pieces for part in parts)
+        tasks = [
+            self._submit(w, block_rmatvec, idx, rows) for (w, idx), rows in zip(placement, sent, strict=True)
+        ]
         partials = self.client.gather(tasks, direct=True)
-        G = np.zeros((self.A.shape[1], U.shape[1]))
-        for part in partials:  # in group order, whichever worker computed each
-            G += part
-            self.A.traffic["received"] += part.nbytes
-        return G
+        out[...] = partials[0]
+        for part in partials[1:]:  # in group order, whichever worker computed each
+            out += part
+        self.A.traffic["received"] += sum(part.nbytes for part in partials)
 
-    def matvec(self, V: np.ndarray) -> np.ndarray:
-        """A V for V of shape (n_terms, P)."""
+    def matvec(self, V: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """A V, for V of shape (n_terms, P), written into ``out`` (n_docs, P) if given."""
+        out = np.empty((self.A.shape[0], V.shape[1])) if out is None else out
         self.A.traffic["products"] += 1
-        return self._run(self._matvec, V)
+        self._run(self._matvec, V, out)
+        return out
 
-    def rmatvec(self, U: np.ndarray) -> np.ndarray:
-        """A' U for U of shape (n_docs, P)."""
+    def rmatvec(self, U: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """A' U, for U of shape (n_docs, P), written into ``out`` (n_terms, P) if given."""
+        out = np.empty((self.A.shape[1], U.shape[1])) if out is None else out
         self.A.traffic["products"] += 1
-        return self._run(self._rmatvec, U)
+        self._run(self._rmatvec, U, out)
+        return out
