@@ -179,6 +179,12 @@ def main():
     parser = argument_parser(__doc__.splitlines()[0], repeat=21)
     parser.add_argument("--processes", type=int, help="time in this many fresh processes")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--shuffle",
+        action="store_true",
+        help="documents in a random order (seed 0) instead of the files' order, in which each class's "
+        "documents lie together",
+    )
     args = parser.parse_args()
     if args.child:
         return child(args.child, args.repeat)
@@ -188,7 +194,11 @@ def main():
           f"scikit-learn {sklearn.__version__}, textsel {textsel.__version__}; "
           f"{available_cores()} cores, {platform.processor() or platform.machine()}")  # fmt: skip
     for corpus in benchmark_corpora(args.data_home):
-        run(f"{corpus.name} train", corpus.X, corpus.y, corpus.Y, args.repeat)
+        X, y, Y, name = corpus.X, corpus.y, corpus.Y, f"{corpus.name} train"
+        if args.shuffle:
+            order = np.random.default_rng(0).permutation(X.shape[0])
+            X, y, Y, name = X[order], y[order], Y[order], name + ", rows shuffled"
+        run(name, X, y, Y, args.repeat)
 
 
 if __name__ == "__main__":
