@@ -232,7 +232,12 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
         raise ValueError("blocks must hold at least one block")
     # blocks with no rows hold nothing to count (one alone is refused by as_csr, as X would be)
     positions = [i for i, X in enumerate(blocks) if np.shape(X)[:1] != (0,)] or [0]
-    checked = [as_csr(blocks[i], "X", check_structure=False) for i in positions]
+    checked = []
+    for i in positions:
+        try:
+            checked.append(as_csr(blocks[i], "X", check_structure=False))
+        except ValueError as exc:
+            raise BlockValueError(i, str(exc)) from exc
     n_terms = checked[0].shape[1]
     for position, X in zip(positions, checked, strict=True):
         if X.shape[1] != n_terms:

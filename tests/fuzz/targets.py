@@ -100,6 +100,37 @@ def fuzz_term_stats(data: bytes) -> None:
                 table = textsel.score(stats, metric, alpha=b.pick((0.5, 0.0, 1.0)), n_threads=n_threads)
                 assert table.shape == (stats.n_classes, stats.n_terms)
                 assert np.isfinite(table).all(), f"{metric} gave a non-finite score"
+        _check_blocks(b, X, y, stats, n_threads)
+
+
+def _check_blocks(b, X, y, stats, n_threads) -> None:
+    """The counted matrix cut into row blocks (empty ones too, each with its own index type) and
+    counted together equals it; a further block from the fuzzer's bytes, malformed or not, is
+    counted or refused with a BlockValueError naming it, never read past."""
+    from textsel.termstats import BlockValueError, count_blocks
+
+    X = sp.csr_matrix(X)
+    cuts = sorted(b.int(0, X.shape[0]) for _ in range(b.int(0, 4)))
+    bounds = [0, *cuts, X.shape[0]]
+    blocks = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        index = b.pick((np.int32, np.int64))
+        a, z = X.indptr[lo], X.indptr[hi]
+        block = sp.csr_matrix((hi - lo, X.shape[1]), dtype=X.dtype)
+        block.data, block.indices = X.data[a:z], X.indices[a:z].astype(index)
+        block.indptr = (X.indptr[lo : hi + 1] - a).astype(index)
+        blocks.append(block)
+    assert count_blocks(blocks, y, classes=stats.classes, n_threads=n_threads) == stats
+    extra = csr(b)
+    if not sp.issparse(extra) or _shape(extra)[1] != X.shape[1] or stats.multilabel:
+        return
+    y_flat = np.asarray(y).reshape(-1)
+    y_all = np.concatenate([y_flat, np.resize(y_flat, _n_rows(extra))])
+    with expected_errors(), unchanged(extra):
+        try:
+            count_blocks([*blocks, extra], y_all, classes=stats.classes, n_threads=n_threads)
+        except BlockValueError as exc:
+            assert exc.block == len(blocks), f"the fault was put on block {exc.block}"
 
 
 def fuzz_lsqr(data: bytes) -> None:
