@@ -89,16 +89,16 @@ def as_label_array(y):
 
 
 def persisted_futures(blocks, client=None):
-    """(client, the futures of ``blocks``) when a distributed Client (``client``, or the current
-    one) holds every one of them (a persisted array, computed or still computing), else
-    (None, None)."""
+    """(client, the futures of ``blocks`` (Delayed objects or their keys)) when a distributed
+    Client (``client``, or the current one) holds every one of them (a persisted array, computed
+    or still computing), else (None, None)."""
     try:
         from distributed import Future, default_client
 
         client = client or default_client()
     except (ImportError, ValueError):
         return None, None
-    keys = [b.key for b in blocks]
+    keys = [b if isinstance(b, (str, tuple)) else b.key for b in blocks]
     if not all(k in client.futures for k in keys):
         return None, None
     return client, [Future(k, client) for k in keys]
@@ -109,10 +109,7 @@ def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
     holders), a block held nowhere (being recomputed) with the least loaded worker; ordered by
     each worker's first block, so that results added in this order are added in a fixed order."""
     who_has = client.who_has(futures)
-    workers = sorted(client.nthreads())
-    if not workers:
-        raise ConnectionError("no worker is running")  # the callers retry once workers are back
-    groups: dict[str, list[int]] = {w: [] for w in workers}
+    groups: dict[str, list[int]] = {w: [] for w in _workers(client, who_has, futures)}
     homeless = []
     for i, future in enumerate(futures):
         holders = [w for w in who_has.get(future.key, ()) if w in groups]
@@ -123,6 +120,17 @@ def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
     for i in homeless:
         groups[min(groups, key=lambda w: len(groups[w]))].append(i)
     return sorted(((w, idx) for w, idx in groups.items() if idx), key=lambda g: g[1][0])
+
+
+def _workers(client, who_has, futures) -> list[str]:
+    """The workers to place on, sorted: those holding the blocks when every block has a holder
+    (no second question to the scheduler, a millisecond a call), else every worker running."""
+    if futures and all(who_has.get(f.key) for f in futures):
+        return sorted({w for f in futures for w in who_has[f.key]})
+    workers = sorted(client.nthreads())
+    if not workers:
+        raise ConnectionError("no worker is running")  # the callers retry once workers are back
+    return workers
 
 
 def contiguous_groups(n_blocks: int, n_groups: int) -> list[list[int]]:
@@ -142,9 +150,7 @@ def place_groups(client, futures, groups) -> list[tuple[str, list[int]]]:
     most of the group's blocks (the least loaded one when none holds any, e.g. while they are
     recomputed after a worker was lost)."""
     who_has = client.who_has([futures[i] for g in groups for i in g])
-    workers = sorted(client.nthreads())
-    if not workers:
-        raise ConnectionError("no worker is running")  # the callers retry once workers are back
+    workers = _workers(client, who_has, [futures[i] for g in groups for i in g])
     load = dict.fromkeys(workers, 0)
     placed = []
     for idx in groups:

@@ -6,11 +6,19 @@ import dask
 import dask.array as da
 import numpy as np
 import scipy.sparse as sp
+from dask.core import flatten
 from dask.delayed import delayed
 
 from .._validation import check_classes, label_repr
 from ..termstats import TermStats
-from ._blocks import as_label_array, label_blocks, matrix_blocks, persisted_futures, place_blocks
+from ._blocks import (
+    as_label_array,
+    check_row_blocks,
+    label_blocks,
+    matrix_blocks,
+    persisted_futures,
+    place_blocks,
+)
 from ._worker import accumulate, add_stats, block_stats, unpack_stats, worker_stats
 
 __all__ = ["term_stats"]
@@ -51,7 +59,8 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     task per worker over the blocks it holds, which sends back one table; any other array, on
     any scheduler, by a task per block with the tables added ``SPLIT_EVERY`` at a time.
     """
-    blocks = matrix_blocks(X)
+    check_row_blocks(X)
+    keys = list(flatten(X.__dask_keys__()))  # enough to find a persisted array's blocks
     n_terms = int(X.shape[1])
     y = as_label_array(y)
     classes = _classes(y, classes)
@@ -62,11 +71,11 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
         counted_classes = classes
     y_parts = label_blocks(y, X)
     n_threads = 1 if n_threads is None else n_threads
-    client, futures = persisted_futures(blocks)
+    client, futures = persisted_futures(keys)
     if client is not None:
         stats = _on_workers(client, futures, y_parts, n_terms, counted_classes, n_threads)
     else:
-        stats = _in_graph(blocks, y_parts, n_terms, counted_classes, n_threads)
+        stats = _in_graph(matrix_blocks(X), y_parts, n_terms, counted_classes, n_threads)
     if stats.n_docs == 0:
         raise ValueError(f"X must have at least one document and one term, got shape (0, {n_terms})")
     if codes is not None:
