@@ -14,7 +14,7 @@ from ._parallel import effective_n_threads, run_blocks, split_groups
 from ._termstats import Status
 from ._validation import as_csr, as_labels, label_repr
 
-__all__ = ["TermStats", "term_stats"]
+__all__ = ["BlockValueError", "TermStats", "count_blocks", "term_stats"]
 
 _ERRORS = {
     Status.ERR_NONFINITE: "X contains NaN or infinity (stored value at position {where})",
