@@ -216,17 +216,37 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
 
 
 def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermStats:
-    """:func:`term_stats` of row blocks read as one matrix (their rows one after another), in
-    one pass: each class's documents are counted across every block while its row of the table
+    """:func:`term_stats` of row blocks read as one matrix (their rows one after another).
+
+    One pass: each class's documents are counted across every block while its row of the table
     is in cache, where counting the blocks one after another would pass the whole table through
-    the cache once per block.  No stacked copy of the blocks is made.
+    the cache once per block.  No stacked copy of the blocks is made.  This is how a Dask
+    worker counts the blocks it holds, and how a corpus read in chunks is counted at once.
 
-    ``blocks`` are CSR matrices (or what :func:`term_stats` converts) of equal width; ``y``
-    labels their stacked rows.  With ``into`` (a TermStats counted with the same classes), the
-    counts are added into its tables, which are modified, and it is returned.
+    Parameters
+    ----------
+    blocks : sequence of sparse matrices or array-likes
+        Row blocks of equal width, each what :func:`term_stats` accepts as ``X``; blocks with no
+        rows are allowed among others.  Value and index types may differ between blocks.
+    y : array-like of shape (total rows,), or (total rows, n_classes) indicator
+        Labels of the stacked rows, as for :func:`term_stats`.
+    classes : array-like, optional
+        Fix the class order (ignored with ``into``, whose classes are used).
+    n_threads : int, optional
+        As for :func:`term_stats`; the result does not depend on it.
+    into : TermStats, optional
+        Statistics counted with the same classes: the counts are added into its tables, which
+        are modified, and it is returned (a sum over many chunks in one table).
 
-    A fault in a block's values or structure raises :class:`BlockValueError`, whose ``block``
-    is the block's position in ``blocks``.
+    Returns
+    -------
+    TermStats
+
+    Raises
+    ------
+    BlockValueError
+        A block's values or structure are refused (NaN, a negative count, a malformed row
+        pointer, an index out of range, another width); ``block`` is its position in ``blocks``.
     """
     if len(blocks) == 0:
         raise ValueError("blocks must hold at least one block")
@@ -271,7 +291,13 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
 
 
 class BlockValueError(ValueError):
-    """A fault in one of several blocks counted together; ``block`` is its position."""
+    """A fault in one of the blocks :func:`count_blocks` counts; ``block`` is its position.
+
+    Attributes
+    ----------
+    block : int
+        The block's position in the sequence given (-1 for a document in no block).
+    """
 
     def __init__(self, block: int, message: str):
         super().__init__(message)
