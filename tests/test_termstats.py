@@ -253,3 +253,27 @@ def test_wide_and_empty_rows():
     X = sp.csr_matrix(([1.0], [999], [0, 0, 1, 1, 1]), shape=(4, 1000))
     stats = textsel.term_stats(X, [0, 1, 0, 1])
     assert stats.df.sum() == 1 and stats.class_df[1, 999] == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["small", "negative", "large", "bool"]))
+def test_label_positions_match_a_list_lookup(seed, kind):
+    """label_positions (a table lookup for small non-negative integers, a binary search for any
+    other labels) gives each label's index in classes, as list.index does, and refuses a label
+    outside classes by name."""
+    from textsel._validation import label_positions
+
+    rng = np.random.default_rng(seed)
+    if kind == "bool":
+        classes = np.array([False, True])
+        y = rng.random(20) < 0.5
+    else:
+        low, high = {"small": (0, 30), "negative": (-15, 15), "large": (0, 10**12)}[kind]
+        classes = np.unique(rng.integers(low, high, 6))
+        y = rng.choice(classes, 40)
+    positions = label_positions(y, classes)
+    assert positions.tolist() == [classes.tolist().index(v) for v in y.tolist()]
+    if kind != "bool":
+        outside = np.setdiff1d(np.arange(low, low + 50), classes)[:1]
+        with pytest.raises(ValueError, match="y holds labels not in classes"):
+            label_positions(np.r_[y, outside], classes)

@@ -6,7 +6,6 @@ import numpy as np
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from cpython.exc cimport PyErr_CheckSignals
-from libc.string cimport memcpy
 
 from ._core cimport (TS_ERR_CALLBACK, TS_ERR_INTERRUPTED, TS_HINGE, TS_SQUARED_HINGE, ts_csr, ts_csr_matmat,
                     ts_csr_matmat_panels,

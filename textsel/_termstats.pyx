@@ -273,6 +273,7 @@ def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class
     cdef Py_ssize_t b, n_blocks = len(blocks)
     cdef int status = OK, kind
     cdef int64_t no_cell = 0
+    cdef uint16_t no_mark = 0
     if mark.shape[0] < class_df.shape[1] or df.shape[0] != class_df.shape[1]:
         raise ValueError("count_classes: buffer lengths disagree")
     if primary.shape[0] != class_docs.shape[0] or class_ptr.shape[0] != class_df.shape[0] + 1:
@@ -301,7 +302,7 @@ def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class
     p.n_listed = class_list.shape[0]
     p.n_classes = class_df.shape[0]
     p.n_terms = class_df.shape[1]
-    p.mark = &mark[0] if mark.shape[0] else NULL
+    p.mark = &mark[0] if mark.shape[0] else &no_mark
     p.df = &df[0] if df.shape[0] else &no_cell
     # a table with no cells is never written: every index is out of range before a count
     p.table = &class_df[0, 0] if class_df.shape[0] and class_df.shape[1] else &no_cell
@@ -337,6 +338,8 @@ def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class
     return status, p.where, p.where_block
 
 
+# Eight indicator bytes at a time: masks for "which bytes of a word are nonzero", and the
+# multiplier that turns the lowest such byte's bit (1 << 8b, once shifted down) into b.
 cdef uint64_t _LOW7 = 0x7F7F7F7F7F7F7F7FULL
 cdef uint64_t _HIGH = 0x8080808080808080ULL
 cdef uint64_t _BYTE_INDEX = 0x0001020304050607ULL

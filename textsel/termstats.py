@@ -266,12 +266,12 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
             raise BlockValueError(position, _ERRORS[Status.ERR_INDPTR].format(where=0))
     if into is not None:
         classes = into.classes
-    labels = as_labels(y, sum(X.shape[0] for X in checked), classes)
+    n_docs = sum(X.shape[0] for X in checked)
+    labels = as_labels(y, n_docs, classes)
     if classes is None and not labels.multilabel and labels.classes.size < 2:
         raise ValueError(
             f"y has 1 class ({label_repr(labels.classes[0])}); term statistics need at least 2 classes"
         )
-    n_docs = sum(X.shape[0] for X in checked)
     if into is None:
         # not zeroed here: the kernel zeroes each row just before filling it, in cache and on its
         # own thread; and from the table pool, so that a caller dropping the tables of one call

@@ -149,8 +149,9 @@ def place_groups(client, futures, groups) -> list[tuple[str, list[int]]]:
     """(worker, block indices) for each of the fixed ``groups``, in their order: the worker holding
     most of the group's blocks (the least loaded one when none holds any, e.g. while they are
     recomputed after a worker was lost)."""
-    who_has = client.who_has([futures[i] for g in groups for i in g])
-    workers = _workers(client, who_has, [futures[i] for g in groups for i in g])
+    listed = [futures[i] for g in groups for i in g]
+    who_has = client.who_has(listed)
+    workers = _workers(client, who_has, listed)
     load = dict.fromkeys(workers, 0)
     placed = []
     for idx in groups:

@@ -57,7 +57,8 @@ class BlockOperator:
 
     def _send(self, pieces):
         """Each (worker, data) pair sent straight from the client to its worker, all at once
-        (one after another, each waits out a round trip): the data's futures, in order."""
+        rather than one after another (each send waits out a round trip); the data's futures, in
+        order."""
         client = self.client
 
         async def send_all():

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from dask.core import flatten
 from dask.delayed import delayed
 
-from .._validation import check_classes, label_repr
+from .._validation import check_classes, label_positions, label_repr
 from ..termstats import TermStats
 from ._blocks import (
     as_label_array,
@@ -94,21 +94,7 @@ def _codes(y, classes):
     classes = check_classes(classes, "y")
     if classes.dtype.kind not in "biu":
         return None  # e.g. string classes for integer labels: the blocks report the mismatch
-    if y.dtype.kind == "b":  # as numbers: Boolean arrays would index as masks
-        y, classes = y.view(np.uint8), classes.astype(np.uint8)
-    code_type = np.min_scalar_type(classes.size)  # classes.size itself marks an unknown label
-    if y.size and 0 <= y.min() and y.max() < 4 * y.size and classes.min() >= 0:
-        # small non-negative labels (the usual class indices): one table lookup a document
-        table = np.full(max(int(y.max()), int(classes.max())) + 1, classes.size, dtype=code_type)
-        table[classes] = np.arange(classes.size)
-        codes = table[y]
-        unknown = codes == classes.size
-    else:
-        codes = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
-        unknown = classes[codes] != y
-    if unknown.any():
-        raise ValueError(f"y holds labels not in classes: {np.unique(y[unknown])[:5]}")
-    return codes.astype(code_type, copy=False)
+    return label_positions(y, classes).astype(np.min_scalar_type(classes.size - 1))
 
 
 def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
