@@ -18,9 +18,12 @@ from textsel.datasets import load_20newsgroups, load_reuters21578
 
 
 def argument_parser(description: str, repeat: int) -> argparse.ArgumentParser:
-    """--data-home (default $TEXTSEL_DATA or ../shared/data) and --repeat."""
+    """--data-home (default $TEXTSEL_DATA or ../shared/data; made absolute, since some benchmarks
+    run their configurations in child processes started from ``benchmarks/``) and --repeat."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--data-home", default=os.environ.get("TEXTSEL_DATA", "../shared/data"))
+    parser.add_argument(
+        "--data-home", type=os.path.abspath, default=os.environ.get("TEXTSEL_DATA", "../shared/data")
+    )
     parser.add_argument("--repeat", type=int, default=repeat)
     return parser
 

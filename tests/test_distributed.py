@@ -111,7 +111,7 @@ def test_term_stats_equal_in_memory(client, variant):
     if variant.startswith("dask"):
         dy = da.from_array(y, chunks=(UNEVEN,) + ((y.shape[1],) if y.ndim == 2 else ()))
     dX = dask_matrix(X)
-    if variant == "persisted":  # counted by one task per worker (the other variants: per block)
+    if variant == "persisted":  # counted in place by each worker (the other variants: per block)
         dX = dX.persist()
         dy = da.from_array(y, chunks=(UNEVEN,)).persist()
     got = textsel.term_stats(dX, dy)
@@ -310,6 +310,74 @@ def test_worker_lost_during_term_stats(fragile_client, tmp_path):
 
     dX = dask_matrix(X).map_blocks(die_once, dtype=X.dtype)
     assert textsel.term_stats(dX, y) == textsel.term_stats(X, y)
+    assert marker.exists()
+
+
+def persisted(X, chunks=UNEVEN):
+    """X as a Dask array the cluster holds (persisted and computed)."""
+    from distributed import wait
+
+    dX = dask_matrix(X, chunks).persist()
+    wait(dX)
+    return dX
+
+
+def test_persisted_term_stats_asks_the_workers_directly(client, monkeypatch):
+    """A persisted array is counted where its blocks lie, without a task (the tasks' route is
+    made to fail here), exactly as in memory; and a data error found there is raised as the
+    ValueError naming the block."""
+    from textsel.distributed import termstats as dist_termstats
+
+    def no_tasks(*args):
+        raise AssertionError("counted by tasks")
+
+    monkeypatch.setattr(dist_termstats, "_by_tasks", no_tasks)
+    X, y = corpus()
+    assert textsel.term_stats(persisted(X), y) == textsel.term_stats(X, y)
+    with pytest.raises(ValueError, match="X block 2: X contains NaN"):
+        textsel.term_stats(persisted(broken(X, 900 * 12, np.nan)), y)
+
+
+def test_persisted_term_stats_with_a_stale_placement_counts_by_tasks(client, monkeypatch):
+    """Blocks that are not where the placement says (moved since the scheduler was asked): the
+    workers report them missing, and the call counts by tasks instead, exactly."""
+    from textsel.distributed import termstats as dist_termstats
+
+    workers = sorted(client.nthreads())
+    real_place, real_tasks = dist_termstats.place_blocks, dist_termstats._by_tasks
+    by_tasks = []
+
+    def swapped(client, futures):
+        return [(workers[1 - workers.index(w)], idx) for w, idx in real_place(client, futures)]
+
+    def spy(*args):
+        by_tasks.append(True)
+        return real_tasks(*args)
+
+    monkeypatch.setattr(dist_termstats, "place_blocks", swapped)
+    monkeypatch.setattr(dist_termstats, "_by_tasks", spy)
+    X, y = corpus()
+    assert textsel.term_stats(persisted(X), y) == textsel.term_stats(X, y)
+    assert by_tasks
+
+
+def test_worker_lost_while_counting_held_blocks(fragile_client, tmp_path, monkeypatch):
+    """A worker dies in the middle of counting the blocks it holds: the call counts by tasks, Dask
+    recomputes the lost blocks from the graph, and the result is exact."""
+    from textsel.distributed import termstats as dist_termstats
+    from textsel.distributed._worker import held_stats
+
+    marker = tmp_path / "died"
+
+    async def die_once(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker=None):
+        if not marker.exists():
+            marker.write_text("x")
+            os._exit(1)  # the worker process dies while the client waits for its table
+        return await held_stats(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker)
+
+    monkeypatch.setattr(dist_termstats, "held_stats", die_once)
+    X, y = corpus()
+    assert textsel.term_stats(persisted(X), y) == textsel.term_stats(X, y)
     assert marker.exists()
 
 
