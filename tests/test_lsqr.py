@@ -1,5 +1,6 @@
 """textsel.lsqr against scipy.sparse.linalg.lsqr, number for number, and its operator variants."""
 
+import pickle
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -209,6 +210,9 @@ def test_every_status_code_maps_to_its_exception(code, cls, builtin):
         check_status(code, "here")
     assert isinstance(info.value, builtin) and isinstance(info.value, CoreError)
     assert info.value.code == code and "here" in str(info.value)
+    # raised in a worker process (Dask, joblib), it reaches the caller as it was
+    again = pickle.loads(pickle.dumps(info.value))
+    assert type(again) is cls and str(again) == str(info.value)
     check_status(0, "fine")
     with pytest.raises(RuntimeError, match="unknown"):
         check_status(-99, "here")

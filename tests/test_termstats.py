@@ -1,5 +1,7 @@
 """term_stats against the brute-force product X_bin' Y, in every supported layout."""
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -237,6 +239,9 @@ def test_count_blocks_names_the_faulty_block(fault):
     with pytest.raises(BlockValueError) as caught:
         count_blocks(blocks, y)
     assert caught.value.block == 1
+    # raised in a worker process (Dask, joblib), it reaches the caller as it was
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is BlockValueError and again.block == 1 and str(again) == str(caught.value)
 
 
 def test_adding_mismatched_stats_raises(corpus):

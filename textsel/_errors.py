@@ -15,6 +15,12 @@ class CoreError(Exception):
 
     def __init__(self, message: str):
         super().__init__(f"{message} (textsel C status {self.code})")
+        self.message = message
+
+    def __reduce__(self):
+        # rebuilt from the message as given, not from args (which carry the status already): an
+        # error raised in a worker process reaches its caller as it was
+        return (type(self), (self.message,), self.__dict__)
 
 
 class CoreArgumentError(CoreError, ValueError):

@@ -303,6 +303,11 @@ class BlockValueError(ValueError):
         super().__init__(message)
         self.block = block
 
+    def __reduce__(self):
+        # BaseException's would call BlockValueError(message): raised in a worker process (Dask,
+        # joblib), the error could not be unpickled on the caller's side
+        return (type(self), (self.block, str(self)), self.__dict__)
+
 
 def _count(blocks, positions, labels, class_df, n_threads, accumulate):
     """Count the stacked ``blocks`` into ``class_df`` (overwritten, or added to with
