@@ -4,6 +4,7 @@ The tests start their own LocalCluster(n_workers=2, threads_per_worker=1, proces
 worker-loss tests start a second one, since they kill its worker processes.
 """
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -487,15 +488,27 @@ def test_a_persisted_array_keeps_its_placement(client):
     assert relative(dist.x, local.x) <= 1e-8
 
 
-@pytest.mark.parametrize("call", ["term_stats", "lsqr"])
-def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
+@pytest.mark.parametrize("call", ["term_stats", "term_stats persisted", "lsqr"])
+def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call, monkeypatch):
     """Ctrl-C while the client waits for the workers raises within 0.5 s (the wait is
-    interruptible Python), and the same client then computes an exact result."""
+    interruptible Python; a persisted array's direct count does not swallow it and count again
+    by tasks), and the same client then computes an exact result."""
     from test_interrupts import interrupt_after
+
+    from textsel.distributed import termstats as dist_termstats
+    from textsel.distributed._worker import held_stats
 
     X, y = corpus()
     dX = dask_matrix(X).map_blocks(slow_blocks, dtype=X.dtype)
-    if call == "term_stats":
+    if call == "term_stats persisted":
+
+        async def slow_count(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker=None):
+            await asyncio.sleep(2.0)  # a count that takes long on its worker
+            return await held_stats(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker)
+
+        monkeypatch.setattr(dist_termstats, "held_stats", slow_count)
+        dX = persisted(X)
+    if call.startswith("term_stats"):
         latency = interrupt_after(0.5, lambda: textsel.term_stats(dX, y))
     else:
         latency = interrupt_after(0.5, lambda: textsel.lsqr(dX, y.astype(float)))

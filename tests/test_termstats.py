@@ -244,6 +244,19 @@ def test_count_blocks_names_the_faulty_block(fault):
     assert type(again) is BlockValueError and again.block == 1 and str(again) == str(caught.value)
 
 
+def test_count_blocks_refuses_a_single_matrix_and_names_a_block_of_the_wrong_type():
+    """A matrix passed as ``blocks`` (rather than a list of them) is a TypeError naming
+    ``blocks``, not read as a list of rows; a block of the wrong type is named by position."""
+    from textsel.termstats import count_blocks
+
+    X, y = random_corpus(n_docs=60, seed=7)
+    for whole in (X, X.toarray()):
+        with pytest.raises(TypeError, match="blocks must be a sequence"):
+            count_blocks(whole, y)
+    with pytest.raises(TypeError, match=r"blocks\[1\]"):
+        count_blocks([X[:30], X[30:].astype(complex)], y)
+
+
 def test_adding_mismatched_stats_raises(corpus):
     X, y = corpus
     a = textsel.term_stats(X, y)

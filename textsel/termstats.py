@@ -248,6 +248,10 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
         A block's values or structure are refused (NaN, a negative count, a malformed row
         pointer, an index out of range, another width); ``block`` is its position in ``blocks``.
     """
+    if sp.issparse(blocks) or isinstance(blocks, np.ndarray):
+        raise TypeError(
+            f"blocks must be a sequence of row blocks (a list of matrices), got one {type(blocks).__name__}"
+        )
     if len(blocks) == 0:
         raise ValueError("blocks must hold at least one block")
     # blocks with no rows hold nothing to count (one alone is refused by as_csr, as X would be)
@@ -258,6 +262,10 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
             checked.append(as_csr(blocks[i], "X", check_structure=False))
         except ValueError as exc:
             raise BlockValueError(i, str(exc)) from exc
+        except TypeError as exc:
+            if len(blocks) == 1:
+                raise
+            raise TypeError(f"blocks[{i}]: {exc}") from exc
     n_terms = checked[0].shape[1]
     for position, X in zip(positions, checked, strict=True):
         if X.shape[1] != n_terms:

@@ -135,7 +135,7 @@ def _in_place(client, placement, futures, y_parts, n_terms, classes, n_threads):
 
     try:
         answers = client.sync(ask_all)
-    except Exception:  # a worker gone in the middle (data errors come back as answers, not raised)
+    except OSError:  # a worker gone in the middle: Dask's CommClosedError (data errors come back as answers)
         return None
     tables = []
     for (w, _), answer in zip(placement, answers, strict=True):
