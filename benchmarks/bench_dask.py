@@ -4,8 +4,8 @@
 ``--replicas`` times (16: 181,024 documents, 27.4M nonzeros) in ``--blocks`` row blocks.  Each
 configuration runs in a fresh process: in memory (the stacked CSR matrix), then a LocalCluster
 of 1 and of 2 worker processes (one thread each) whose blocks are built on the workers from
-slices of the base matrix, each slice sent to one worker and dropped once the blocks exist (the
-client holds only the base and the labels).  Timed, whole public calls:
+slices of the base matrix, each slice sent to one worker, its copies pinned there, and dropped
+once the blocks exist (the client holds only the base and the labels).  Timed, whole public calls:
 
 - term_stats + BNS: ``textsel.score(textsel.term_stats(X, y), "bns")``, and ``term_stats`` alone
   (the throughput the worker count changes; BNS is scored on the client), best of ``--repeat``
@@ -16,7 +16,8 @@ client holds only the base and the labels).  Timed, whole public calls:
 Reported: wall times, documents per second for term_stats, LSQR iterations and seconds per
 iteration, bytes moved per LSQR iteration (vectors to and from the workers, counted by the
 operator), peak resident memory (VmHWM) of every worker and of the client / in-memory
-process, and whether the results equal the in-memory ones.
+process, the MB of blocks each worker holds (values and indices), and whether the results
+equal the in-memory ones.
 
     python benchmarks/bench_dask.py [--data-home ../shared/data] [--replicas 16] [--blocks 32]
     python benchmarks/bench_dask.py --kernel-scaling   # the kernel alone, 1 process against 2
@@ -80,6 +81,22 @@ def copy_block(piece):
     return piece.copy()
 
 
+def held_mb(client, dX, bounds, base):
+    """MB of blocks (values and indices) each worker holds, sorted: the placement's balance."""
+    from dask.core import flatten
+
+    from textsel.distributed._blocks import persisted_futures
+
+    _, futures = persisted_futures(list(flatten(dX.__dask_keys__())), client)
+    who_has = client.who_has(futures)
+    held = dict.fromkeys(client.nthreads(), 0.0)
+    for future, (_, a, b) in zip(futures, bounds, strict=True):
+        piece = base[a:b]
+        for worker in who_has[future.key]:
+            held[worker] += (piece.data.nbytes + piece.indices.nbytes) / 2**20
+    return sorted(held.values())
+
+
 def best_and_median(func, repeat):
     """The best and the median wall time of ``repeat`` calls of ``func``: the best is this noisy
     machine's floor, the median what a call usually takes."""
@@ -134,25 +151,32 @@ def run_cluster(args, n_workers, reference):
         # what the block tasks import, before the clock, on every worker
         client.run(importlib.import_module, "textsel.distributed._worker")
         bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
-        # each distinct slice of the base on one worker (round robin), its replicas built there
+        # each distinct slice of the base on one worker (round robin), its replicas built there,
+        # pinned: left to the scheduler, work stealing moved some copies at startup (measured 18
+        # blocks against 14, 177 MB against 138 MB), and the heavier worker then set both the
+        # term_stats time and the memory peak
         workers = sorted(client.nthreads())
         cuts = sorted({(a, b) for _, a, b in bounds})
-        pieces = {
-            cut: client.scatter(base[cut[0] : cut[1]], workers=[workers[j % n_workers]])
-            for j, cut in enumerate(cuts)
-        }
-        parts = [
-            da.from_delayed(dask.delayed(copy_block)(pieces[(a, b)]), shape=(b - a, base.shape[1]),
-                            dtype=np.float64, meta=sp.csr_matrix((0, 0)))
+        home = {cut: workers[j % n_workers] for j, cut in enumerate(cuts)}
+        pieces = {cut: client.scatter(base[cut[0] : cut[1]], workers=[home[cut]]) for cut in cuts}
+        copies = [
+            client.submit(copy_block, pieces[(a, b)], workers=[home[(a, b)]], allow_other_workers=False,
+                          pure=False)
             for _, a, b in bounds
+        ]  # fmt: skip
+        parts = [
+            da.from_delayed(dask.delayed(copy), shape=(b - a, base.shape[1]), dtype=np.float64,
+                            meta=sp.csr_matrix((0, 0)))
+            for copy, (_, a, b) in zip(copies, bounds, strict=True)
         ]  # fmt: skip
         dX = da.concatenate(parts, axis=0).persist()
         client.wait_for_workers(n_workers)
         wait(dX)
-        keys = [piece.key for piece in pieces.values()]
-        del pieces  # the blocks are copies: the base is a construction artefact; wait until it is gone
+        keys = [piece.key for piece in pieces.values()] + [copy.key for copy in copies]
+        del pieces, copies, parts  # construction artefacts (dX holds the blocks): wait until they are gone
         while any(client.who_has(keys).values()):
             time.sleep(0.01)
+        held = held_mb(client, dX, bounds, base)
         t_stats, (stats, _) = best_of(lambda: stats_and_bns(dX, y), args.repeat)
         t_counts, t_counts_median = best_and_median(lambda: textsel.term_stats(dX, y), args.repeat)
         start = time.perf_counter()
@@ -167,7 +191,7 @@ def run_cluster(args, n_workers, reference):
         config=f"{n_workers} worker{'s' if n_workers > 1 else ''}", docs=dX.shape[0],
         stats_s=t_stats, counts_s=t_counts, counts_median_s=t_counts_median, fit_s=t_fit, itn=itn,
         bytes_per_iteration=per_iteration,
-        client_mb=peak_rss_mb(), worker_mb=workers, blocks=len(bounds),
+        client_mb=peak_rss_mb(), worker_mb=workers, held_mb=held, blocks=len(bounds),
         stats_equal=bool(np.array_equal(stats.class_df, ref["class_df"])),
         coef_rel=float(np.abs(model.coef_ - ref["coef"]).max() / np.abs(ref["coef"]).max()),
         itn_diff=int(np.abs(model.n_iter_ - ref["n_iter"]).max()),
@@ -302,10 +326,12 @@ def report(rows):
           "20-class WPSVM, tol 1e-4")  # fmt: skip
     print(f"{'':12}{'term_stats+BNS':>16}{'term_stats':>12}{'docs/s':>12}{'WPSVM fit':>11}{'iters':>7}"
           f"{'s/iter':>8}"
-          f"{'MB/iter':>9}{'client MB':>11}{'worker MB (peak)':>20}  equal to in memory")  # fmt: skip
+          f"{'MB/iter':>9}{'client MB':>11}{'worker MB (peak)':>20}{'blocks MB':>12}"
+          "  equal to in memory")  # fmt: skip
     for r in rows:
         moved = f"{r['bytes_per_iteration'] / 1e6:9.1f}" if "bytes_per_iteration" in r else f"{'-':>9}"
         workers = ", ".join(f"{w:.0f}" for w in r["worker_mb"]) or "-"
+        held = ", ".join(f"{w:.0f}" for w in r.get("held_mb", [])) or "-"
         same = (
             f"stats {'exactly' if r['stats_equal'] else 'NO'}, "
             f"coef {r['coef_rel']:.1e}, itn +-{r['itn_diff']}"
@@ -314,7 +340,7 @@ def report(rows):
         print(f"{r['config']:12}{r['stats_s']:15.3f}s{r['counts_s']:11.3f}s"
               f"{mem['docs'] / r['counts_s']:12.0f}"
               f"{r['fit_s']:10.2f}s{r['itn']:7d}{r['fit_s'] / r['itn']:8.3f}{moved}{r['client_mb']:11.0f}"
-              f"{workers:>20}  {same}")  # fmt: skip
+              f"{workers:>20}{held:>12}  {same}")  # fmt: skip
     if len(rows) >= 3:
         one, two = rows[1], rows[2]
         print(f"2 workers / 1 worker, throughput: term_stats {one['counts_s'] / two['counts_s']:.2f}x "
