@@ -13,6 +13,12 @@ once the blocks exist (the client holds only the base and the labels).  Timed, w
 - the 20-class WeightedProximalSVC fit (tol 1e-4, the estimator's default), once, including
   (on the cluster) the BlockMatrix that checks and persists the blocks.
 
+With the default ``--workers 1,2`` each round also runs two measurements of the term_stats
+scaling that this machine's drift (a third between minutes) cannot skew as much: a 1-worker and a
+2-worker cluster alive side by side in one process, their calls alternated; and the counting
+kernel alone, without Dask, in one process on all rows against two processes on the halves at
+once, the ceiling two workers could reach at that moment.
+
 Reported: wall times, documents per second for term_stats, LSQR iterations and seconds per
 iteration, bytes moved per LSQR iteration (vectors to and from the workers, counted by the
 operator), peak resident memory (VmHWM) of every worker and of the client / in-memory
@@ -25,6 +31,7 @@ equal the in-memory ones.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -132,11 +139,45 @@ def run_memory(args, out):
     )  # fmt: skip
 
 
-def run_cluster(args, n_workers, reference):
+def persisted_blocks(client, base, bounds):
+    """The replicated matrix as a Dask array persisted on ``client``'s workers, each block built on
+    its worker from a slice of ``base``; and the MB of blocks each worker holds."""
     import dask
     import dask.array as da
+    from distributed import wait
+
+    n_workers = len(client.nthreads())
+    # each distinct slice of the base on one worker (round robin), its replicas built there,
+    # pinned: left to the scheduler, work stealing moved some copies at startup (measured 18
+    # blocks against 14, 177 MB against 138 MB), and the heavier worker then set both the
+    # term_stats time and the memory peak
+    workers = sorted(client.nthreads())
+    cuts = sorted({(a, b) for _, a, b in bounds})
+    home = {cut: workers[j % n_workers] for j, cut in enumerate(cuts)}
+    pieces = {cut: client.scatter(base[cut[0] : cut[1]], workers=[home[cut]]) for cut in cuts}
+    copies = [
+        client.submit(copy_block, pieces[(a, b)], workers=[home[(a, b)]], allow_other_workers=False,
+                      pure=False)
+        for _, a, b in bounds
+    ]  # fmt: skip
+    parts = [
+        da.from_delayed(dask.delayed(copy), shape=(b - a, base.shape[1]), dtype=np.float64,
+                        meta=sp.csr_matrix((0, 0)))
+        for copy, (_, a, b) in zip(copies, bounds, strict=True)
+    ]  # fmt: skip
+    dX = client.persist(da.concatenate(parts, axis=0))
+    with client.as_current():
+        wait(dX)
+    keys = [piece.key for piece in pieces.values()] + [copy.key for copy in copies]
+    del pieces, copies, parts  # construction artefacts (dX holds the blocks): wait until they are gone
+    while any(client.who_has(keys).values()):
+        time.sleep(0.01)
+    return dX, held_mb(client, dX, bounds, base)
+
+
+def run_cluster(args, n_workers, reference):
     from corpora import best_of
-    from distributed import Client, LocalCluster, wait
+    from distributed import Client, LocalCluster
 
     from textsel.distributed import BlockMatrix
 
@@ -150,33 +191,9 @@ def run_cluster(args, n_workers, reference):
     ):
         # what the block tasks import, before the clock, on every worker
         client.run(importlib.import_module, "textsel.distributed._worker")
-        bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
-        # each distinct slice of the base on one worker (round robin), its replicas built there,
-        # pinned: left to the scheduler, work stealing moved some copies at startup (measured 18
-        # blocks against 14, 177 MB against 138 MB), and the heavier worker then set both the
-        # term_stats time and the memory peak
-        workers = sorted(client.nthreads())
-        cuts = sorted({(a, b) for _, a, b in bounds})
-        home = {cut: workers[j % n_workers] for j, cut in enumerate(cuts)}
-        pieces = {cut: client.scatter(base[cut[0] : cut[1]], workers=[home[cut]]) for cut in cuts}
-        copies = [
-            client.submit(copy_block, pieces[(a, b)], workers=[home[(a, b)]], allow_other_workers=False,
-                          pure=False)
-            for _, a, b in bounds
-        ]  # fmt: skip
-        parts = [
-            da.from_delayed(dask.delayed(copy), shape=(b - a, base.shape[1]), dtype=np.float64,
-                            meta=sp.csr_matrix((0, 0)))
-            for copy, (_, a, b) in zip(copies, bounds, strict=True)
-        ]  # fmt: skip
-        dX = da.concatenate(parts, axis=0).persist()
         client.wait_for_workers(n_workers)
-        wait(dX)
-        keys = [piece.key for piece in pieces.values()] + [copy.key for copy in copies]
-        del pieces, copies, parts  # construction artefacts (dX holds the blocks): wait until they are gone
-        while any(client.who_has(keys).values()):
-            time.sleep(0.01)
-        held = held_mb(client, dX, bounds, base)
+        bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
+        dX, held = persisted_blocks(client, base, bounds)
         t_stats, (stats, _) = best_of(lambda: stats_and_bns(dX, y), args.repeat)
         t_counts, t_counts_median = best_and_median(lambda: textsel.term_stats(dX, y), args.repeat)
         start = time.perf_counter()
@@ -227,14 +244,54 @@ def kernel_scaling(args):
         runs[label] = max(queue.get() for _ in procs)
         for proc in procs:
             proc.join()
-    print(f"term_stats kernel, one thread per process: 1 process on all rows {runs['1 process']:.4f} s/call, "
-          f"2 processes on halves {runs['2 processes']:.4f} s/call: "
-          f"{runs['1 process'] / runs['2 processes']:.2f}x throughput")  # fmt: skip
+    return dict(config="kernel", one=runs["1 process"], two=runs["2 processes"])
+
+
+def kernel_line(row):
+    return (f"term_stats kernel alone, one thread per process: 1 process on all rows "
+            f"{row['one']:.4f} s/call, 2 processes on halves {row['two']:.4f} s/call: "
+            f"{row['one'] / row['two']:.2f}x throughput")  # fmt: skip
+
+
+def run_pair(args):
+    """term_stats on a 1-worker and a 2-worker cluster alive side by side, their calls alternated,
+    so that both sizes see the same moment of this machine (whose speed drifts by a third
+    between minutes, more than the ratio sought): best and median of each, and the median of the
+    ratios of calls made one after the other."""
+    from distributed import Client, LocalCluster
+
+    base, y0 = base_corpus(args.data_home, not args.file_order)
+    y = np.tile(y0, args.replicas)
+    bounds = block_bounds(base.shape[0], args.replicas, args.blocks)
+    with contextlib.ExitStack() as stack:
+        arrays = []
+        for n_workers in (1, 2):
+            cluster = stack.enter_context(LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                                       processes=True, dashboard_address=":0"))  # fmt: skip
+            client = stack.enter_context(Client(cluster, set_as_default=False))
+            client.run(importlib.import_module, "textsel.distributed._worker")
+            client.wait_for_workers(n_workers)
+            arrays.append((client, persisted_blocks(client, base, bounds)[0]))
+        times = np.empty((args.repeat, 2))
+        for i in range(-3, args.repeat):  # three rounds of warm-up
+            for j, (client, dX) in enumerate(arrays):
+                with client.as_current():
+                    start = time.perf_counter()
+                    textsel.term_stats(dX, y)
+                    if i >= 0:
+                        times[i, j] = time.perf_counter() - start
+    return dict(config="side by side", one_best=times[:, 0].min(), two_best=times[:, 1].min(),
+                one_median=float(np.median(times[:, 0])), two_median=float(np.median(times[:, 1])),
+                pair_ratio=float(np.median(times[:, 0] / times[:, 1])))  # fmt: skip
 
 
 def child(args):
     if args.run == "memory":
         row = run_memory(args, args.reference)
+    elif args.run == "pair":
+        row = run_pair(args)
+    elif args.run == "kernel":
+        row = kernel_scaling(args)
     else:
         row = run_cluster(args, int(args.run), args.reference)
     print("RESULT " + json.dumps(row))
@@ -270,13 +327,14 @@ def main():
     if args.run:
         return child(args)
     if args.kernel_scaling:
-        return kernel_scaling(args)
+        return print(kernel_line(kernel_scaling(args)))
     rounds = []
     with tempfile.TemporaryDirectory() as tmp:
         reference = os.path.join(tmp, "memory.npz")
         for number in range(args.rounds):
             rows = []
-            for run in ["memory", *args.workers.split(",")]:
+            runs = ["memory", *args.workers.split(",")]
+            for run in runs + ["pair", "kernel"] * (args.workers == "1,2"):
                 cmd = [sys.executable, __file__, "--data-home", args.data_home, "--repeat", str(args.repeat),
                        "--replicas", str(args.replicas), "--blocks", str(args.blocks), "--run", run,
                        "--reference", reference] + ["--file-order"] * args.file_order  # fmt: skip
@@ -289,7 +347,7 @@ def main():
                 print(f"round {number + 1} of {args.rounds}:")
             report(rows)
             rounds.append(rows)
-    if len(rounds) > 1:
+    if len(rounds) > 1 and len(rounds[0]) == 5:
         summary(rounds)
 
 
@@ -297,12 +355,15 @@ def summary(rounds):
     """The goals' ratios in every round (each from configurations run minutes apart, not hours),
     their medians and ranges."""
     keys = ("term_stats 2 workers / 1 worker, throughput", "the same, median calls",
-            "term_stats+BNS, the same", "WPSVM 2 workers / in memory, wall time",
+            "term_stats+BNS, the same", "term_stats side by side, best of each",
+            "term_stats side by side, median of paired calls",
+            "the kernel alone (no Dask), 2 processes / 1", "WPSVM 2 workers / in memory, wall time",
             "largest worker peak / in-memory peak")  # fmt: skip
     ratios = {key: [] for key in keys}
-    for mem, one, two in (r[:3] for r in rounds):
+    for mem, one, two, pair, kernel in rounds:
         values = (one["counts_s"] / two["counts_s"], one["counts_median_s"] / two["counts_median_s"],
-                  one["stats_s"] / two["stats_s"],
+                  one["stats_s"] / two["stats_s"], pair["one_best"] / pair["two_best"], pair["pair_ratio"],
+                  kernel["one"] / kernel["two"],
                   two["fit_s"] / mem["fit_s"], max(two["worker_mb"]) / mem["client_mb"])  # fmt: skip
         for key, value in zip(ratios, values, strict=True):
             ratios[key].append(value)
@@ -328,7 +389,9 @@ def report(rows):
           f"{'s/iter':>8}"
           f"{'MB/iter':>9}{'client MB':>11}{'worker MB (peak)':>20}{'blocks MB':>12}"
           "  equal to in memory")  # fmt: skip
-    for r in rows:
+    extra = {r["config"]: r for r in rows if r["config"] in ("side by side", "kernel")}
+    pair, kernel = extra.get("side by side"), extra.get("kernel")
+    for r in rows[: len(rows) - len(extra)]:
         moved = f"{r['bytes_per_iteration'] / 1e6:9.1f}" if "bytes_per_iteration" in r else f"{'-':>9}"
         workers = ", ".join(f"{w:.0f}" for w in r["worker_mb"]) or "-"
         held = ", ".join(f"{w:.0f}" for w in r.get("held_mb", [])) or "-"
@@ -349,6 +412,14 @@ def report(rows):
         print(f"distributed WPSVM (2 workers) / in memory: {two['fit_s'] / mem['fit_s']:.2f}x wall time")
         print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.1%} "
               f"(2 workers), {max(one['worker_mb']) / mem['client_mb']:.1%} (1 worker)")  # fmt: skip
+    if pair:
+        print(f"term_stats side by side (a 1-worker and a 2-worker cluster, calls alternated): "
+              f"1 worker best {pair['one_best']:.3f}s, median {pair['one_median']:.3f}s; 2 workers best "
+              f"{pair['two_best']:.3f}s, median {pair['two_median']:.3f}s; 2 workers / 1 worker "
+              f"{pair['one_best'] / pair['two_best']:.2f}x best of each, {pair['pair_ratio']:.2f}x median "
+              "of paired calls")  # fmt: skip
+    if kernel:
+        print(kernel_line(kernel) + " (the ceiling for two workers on this machine now)")
 
 
 if __name__ == "__main__":
