@@ -146,14 +146,13 @@ def persisted_blocks(client, base, bounds):
     import dask.array as da
     from distributed import wait
 
-    n_workers = len(client.nthreads())
+    workers = sorted(client.nthreads())
     # each distinct slice of the base on one worker (round robin), its replicas built there,
     # pinned: left to the scheduler, work stealing moved some copies at startup (measured 18
     # blocks against 14, 177 MB against 138 MB), and the heavier worker then set both the
     # term_stats time and the memory peak
-    workers = sorted(client.nthreads())
     cuts = sorted({(a, b) for _, a, b in bounds})
-    home = {cut: workers[j % n_workers] for j, cut in enumerate(cuts)}
+    home = {cut: workers[j % len(workers)] for j, cut in enumerate(cuts)}
     pieces = {cut: client.scatter(base[cut[0] : cut[1]], workers=[home[cut]]) for cut in cuts}
     copies = [
         client.submit(copy_block, pieces[(a, b)], workers=[home[(a, b)]], allow_other_workers=False,
