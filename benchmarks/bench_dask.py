@@ -14,10 +14,10 @@ once the blocks exist (the client holds only the base and the labels).  Timed, w
   (on the cluster) the BlockMatrix that checks and persists the blocks.
 
 With the default ``--workers 1,2`` each round also runs two measurements of the term_stats
-scaling that this machine's drift (a third between minutes) cannot skew as much: a 1-worker and a
-2-worker cluster alive side by side in one process, their calls alternated; and the counting
-kernel alone, without Dask, in one process on all rows against two processes on the halves at
-once, the ceiling two workers could reach at that moment.
+scaling that this machine's drift (up to a factor of two between minutes) cannot skew as
+much: a 1-worker and a 2-worker cluster alive side by side in one process, their calls
+alternated; and the counting kernel alone, without Dask, in one process on all rows against
+two processes on the halves at once, the ceiling two workers could reach at that moment.
 
 Reported: wall times, documents per second for term_stats, LSQR iterations and seconds per
 iteration, bytes moved per LSQR iteration (vectors to and from the workers, counted by the
@@ -254,8 +254,8 @@ def kernel_line(row):
 
 def run_pair(args):
     """term_stats on a 1-worker and a 2-worker cluster alive side by side, their calls alternated,
-    so that both sizes see the same moment of this machine (whose speed drifts by a third
-    between minutes, more than the ratio sought): best and median of each, and the median of the
+    so that both sizes see the same moment of this machine (whose speed drifts by up to a factor
+    of two between minutes, more than the ratio sought): best and median of each, and the median of the
     ratios of calls made one after the other."""
     from distributed import Client, LocalCluster
 
@@ -307,8 +307,8 @@ def main():
         "--rounds",
         type=int,
         default=1,
-        help="run every configuration this many times, interleaved (this machine's speed drifts by a "
-        "third between minutes), and summarise the ratios over the rounds",
+        help="run every configuration this many times, interleaved (this machine's speed drifts by up to a "
+        "factor of two between minutes), and summarise the ratios over the rounds",
     )
     parser.add_argument(
         "--file-order",
