@@ -69,7 +69,11 @@ def fitted():
         ("pipeline", make_pipeline(textsel.TermSelector("ig", k=100), textsel.DualLinearSVC()), y),
     ]:
         est.fit(X, target)
-        outputs = {"predict": est.predict(X)} if hasattr(est, "predict") else {"transform": est.transform(X).toarray()}
+        outputs = (
+            {"predict": est.predict(X)}
+            if hasattr(est, "predict")
+            else {"transform": est.transform(X).toarray()}
+        )
         if hasattr(est, "decision_function"):
             outputs["decision_function"] = est.decision_function(X)
         out[name] = (est, outputs)
