@@ -37,17 +37,19 @@ def extension(name, sources, **kwargs):
     return Extension(name, sources, extra_compile_args=compile_args, extra_link_args=link_args, **kwargs)
 
 
+# the compiled kernels, all in textsel/_ext; each includes the C header for the one status enum
+KERNELS = {
+    "ccore": ["csrc/csr.c", "csrc/lsqr.c", "csrc/dcd_svm.c"],  # the C core behind the Python API
+    "counting": [],
+    "dealing": [],
+    "scoring": [],
+    "submatrix": [],
+    "curves": [],
+    "pool": [],
+}
 extensions = [
-    extension("textsel._termstats", ["textsel/_termstats.pyx"]),
-    extension("textsel._metrics", ["textsel/_metrics.pyx"]),
-    extension("textsel._submatrix", ["textsel/_submatrix.pyx"]),
-    extension("textsel._masking", ["textsel/_masking.pyx"]),
-    extension("textsel._tables", ["textsel/_tables.pyx"]),
-    extension(
-        "textsel._ccore",
-        ["textsel/_ccore.pyx", "csrc/csr.c", "csrc/lsqr.c", "csrc/dcd_svm.c"],
-        include_dirs=["csrc"],
-    ),
+    extension(f"textsel._ext.{name}", [f"textsel/_ext/{name}.pyx", *c_sources], include_dirs=["csrc"])
+    for name, c_sources in KERNELS.items()
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=directives))

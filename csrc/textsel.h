@@ -19,12 +19,17 @@ enum ts_status {
     TS_OK = 0,
     TS_ERR_ARG = -1,       /* a size, pointer or option is invalid */
     TS_ERR_NOMEM = -2,     /* workspace could not be allocated */
-    TS_ERR_INDEX = -3,     /* a CSR column index or row pointer is out of range */
+    TS_ERR_INDEX = -3,     /* a CSR column index (or, in the solvers, a row pointer) is out of range */
     TS_ERR_NONFINITE = -4, /* a value, weight or right-hand side is NaN or infinite, or a result
                               overflowed the double range */
     TS_ERR_CALLBACK = -5,  /* an operator's callback failed (its caller knows why) */
-    TS_ERR_INTERRUPTED = -6 /* the options' interrupt check asked the solver to stop */
+    TS_ERR_INTERRUPTED = -6, /* the options' interrupt check asked the solver to stop */
+    TS_ERR_NEGATIVE = -7,  /* a value that must be a count or weight is negative (the counting kernel) */
+    TS_ERR_INDPTR = -8     /* a CSR row pointer is out of range or decreasing (the counting kernel) */
 };
+/* The codes form one vocabulary for every compiled kernel, the C core's and the Cython ones
+ * (textsel/_ext/counting.pyx returns TS_ERR_NEGATIVE and TS_ERR_INDPTR, which the C core does
+ * not); textsel/_errors.py turns each into its Python exception. */
 
 /* A CSR matrix (n_rows x n_cols) with float64 values and int32 or int64
  * indices: exactly one of indices32/indices64 is set, and the matching

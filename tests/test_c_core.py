@@ -1,5 +1,6 @@
 """Build the C unit tests (tests/c) with the C core under AddressSanitizer and
-UndefinedBehaviorSanitizer, and run them."""
+UndefinedBehaviorSanitizer, and run them; build the C microbenchmarks (benchmarks/c) the same
+way and run them at a tiny size, so that they keep compiling and running against the core."""
 
 import os
 import shutil
@@ -37,3 +38,38 @@ def test_c_unit_tests_under_sanitizers(source, tmp_path):
     print(run.stdout, run.stderr)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.strip().endswith("0 failed"), run.stdout
+
+
+BENCHMARKS = sorted((ROOT / "benchmarks" / "c").glob("bench_*.c"))
+
+
+@pytest.mark.parametrize("source", BENCHMARKS, ids=[p.stem for p in BENCHMARKS])
+def test_c_microbenchmarks_build_and_run_at_a_tiny_size(source, tmp_path):
+    """Each microbenchmark on a 200 x 300 random matrix with two targets, one run: it must build
+    warning-free under the sanitizers, exit 0 and print its table (timings are not checked)."""
+    import importlib.util
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    spec = importlib.util.spec_from_file_location("dump_matrix", ROOT / "benchmarks" / "c" / "dump_matrix.py")
+    dump = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dump)
+    rng = np.random.default_rng(0)
+    X = sp.random(200, 300, density=0.05, format="csr", random_state=rng)
+    T = np.where(rng.random((200, 2)) < 0.3, 1.0, -1.0)
+    matrix = tmp_path / "tiny.bin"
+    dump.write_matrix_file(matrix, X, T)
+    exe = tmp_path / source.stem
+    core = [str(p) for p in sorted((ROOT / "csrc").glob("*.c"))]
+    flags = [f for f in FLAGS if f != "-DTS_TESTING"]
+    build = subprocess.run(
+        [compiler(), *flags, *SANITIZE, "-I", str(ROOT / "csrc"), "-I", str(source.parent), "-o", str(exe),
+         str(source), *core, "-lm"],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe), str(matrix), "2", "1"], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert ("checksum" in run.stdout) if "lsqr" in source.stem else ("total:" in run.stdout), run.stdout

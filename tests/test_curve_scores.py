@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.metrics import precision_recall_curve, roc_auc_score
 
-from textsel._curve_scores import auc_best_f1
+from textsel.masking import auc_best_f1
 
 
 def sklearn_best_f1(truth, scores):

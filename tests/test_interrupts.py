@@ -137,10 +137,9 @@ def test_least_squares_classifier_stops_on_ctrl_c_and_stays_unfitted():
 def test_a_recorded_stop_halts_the_count_at_its_first_check():
     """The counting kernel's check, without signals: a stop another thread recorded in the
     shared Interrupt halts this thread's pass (Status.ERR_INTERRUPTED) within 2^14 documents."""
-    from textsel._ccore import Interrupt
-
-    from textsel import _termstats
-    from textsel._validation import as_labels
+    from textsel._ext import counting
+    from textsel._ext.ccore import STATUS, Interrupt
+    from textsel._labels import as_labels
 
     X = random_csr(40_000, 300, 5, seed=7)
     labels = as_labels(np.zeros(X.shape[0], dtype=np.int64) + np.arange(X.shape[0]) % 2, X.shape[0])
@@ -149,16 +148,16 @@ def test_a_recorded_stop_halts_the_count_at_its_first_check():
     table = np.empty((2, 300), dtype=np.int64)
     args = ([(X.data, X.indices, X.indptr)], labels.class_ptr, labels.class_docs, labels.primary,
             np.arange(2), np.empty(300, dtype=np.uint16), np.zeros(300, dtype=np.int64), table)  # fmt: skip
-    status, *_ = _termstats.count_classes(*args, False, stop)
-    assert status == _termstats.Status.ERR_INTERRUPTED
-    status, *_ = _termstats.count_classes(*args, False, Interrupt())
-    assert status == _termstats.Status.OK
+    status, *_ = counting.count_classes(*args, False, stop)
+    assert status == STATUS["TS_ERR_INTERRUPTED"]
+    status, *_ = counting.count_classes(*args, False, Interrupt())
+    assert status == STATUS["TS_OK"]
 
 
 def test_masking_curves_stop_on_ctrl_c():
     """The SV-set curve over 400 sizes of a 300,000-document test matrix runs for seconds; its loops
     take the GIL every 2^16 rows to run the signal handlers."""
-    from textsel import _masking
+    from textsel._ext import curves as _masking
 
     test = random_csr(300_000, 4_000, 20, seed=5)
     sv = random_csr(20_000, 4_000, 20, seed=6)

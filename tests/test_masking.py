@@ -121,7 +121,7 @@ def test_svset_without_renormalisation_is_the_mask(task):
 def test_group_by_size_keeps_every_ranked_entry_grouped():
     """Each row keeps exactly its ranked entries, relabelled by rank, grouped by the first size
     holding them, in ascending groups."""
-    from textsel._masking import group_by_size
+    from textsel._ext.curves import group_by_size
 
     X = sp.random(40, 30, density=0.3, format="csr", random_state=3)
     X = _shuffled_rows(X, seed=2)

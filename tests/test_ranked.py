@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from textsel._submatrix import group_sorted
 
+from textsel._ext.submatrix import group_sorted
 from textsel._ranked import distinct_rows, rank_columns, top_columns
 
 

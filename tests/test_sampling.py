@@ -90,8 +90,7 @@ def test_power_iterations_follow_the_stated_bound():
 def test_threaded_products_equal_scipy():
     """textsel's row-parallel CSR x dense product (the range finder's passes) equals scipy's,
     written into a reused buffer or a new one, for int32 and int64 indices."""
-    from textsel._ccore import csr_matmat
-
+    from textsel._ext.ccore import csr_matmat
     from textsel._products import PANEL_BYTES, matmat
 
     rng = np.random.default_rng(4)

@@ -178,7 +178,7 @@ def test_masking_curves_per_class():
 def test_grouped_fit_is_the_fit_on_every_document():
     """Training once per distinct document, weighted by its copies, reaches the optimum of the
     fit on all documents: same weights and bias, and each copy gets an equal share of alpha."""
-    from textsel.study import _fit_distinct
+    from textsel.study.protocol import _fit_distinct
     from textsel.svm import fit_binary
 
     rng = np.random.default_rng(7)

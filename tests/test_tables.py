@@ -1,4 +1,4 @@
-"""The table pool behind term_stats' and score's large outputs (textsel/_tables.pyx)."""
+"""The table pool behind term_stats' and score's large outputs (textsel/_ext/pool.pyx)."""
 
 import pickle
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import textsel
-from textsel import _tables
+from textsel._ext import pool as _tables
 
 
 def address(a):

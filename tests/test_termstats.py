@@ -279,7 +279,7 @@ def test_label_positions_match_a_list_lookup(seed, kind):
     """label_positions (a table lookup for small non-negative integers, a binary search for any
     other labels) gives each label's index in classes, as list.index does, and refuses a label
     outside classes by name."""
-    from textsel._validation import label_positions
+    from textsel._labels import label_positions
 
     rng = np.random.default_rng(seed)
     if kind == "bool":

@@ -10,7 +10,7 @@ from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, 
 
 import textsel
 from textsel.__main__ import main
-from textsel.cli_text import _bucket, hashed_names
+from textsel.cli.text import _bucket, hashed_names
 from textsel.datasets import load_texts
 
 DOCS = [

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import random_corpus
-from textsel._termstats import class_loads, deal_longest_first
 
 import textsel
 from textsel import _parallel
+from textsel._ext.dealing import class_loads, deal_longest_first
 from textsel._parallel import effective_n_threads, split_blocks, split_groups
 
 

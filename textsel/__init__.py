@@ -7,9 +7,40 @@ pass over its CSR buffers), :func:`score` turns the statistics into a
 """
 
 import importlib
+import importlib.abc
+import importlib.util
+import sys
 
-# eager, and before any lazy import: the submodule ``textsel.lsqr`` would otherwise shadow the function
-from .lsqr import LSQRResult, lsqr
+from . import least_squares as _least_squares
+from .least_squares import LSQRResult, lsqr
+
+#: modules of earlier releases that now live elsewhere: old path -> new.  Imports of the old path
+#: and pickles that name it (a fitted ``textsel.proximal.RLSClassifier``) keep working.
+_MOVED = {
+    "textsel.lsqr": "textsel.least_squares",
+    "textsel.proximal": "textsel.linear_model",
+    "textsel.plots": "textsel.study.plots",
+}
+# ``textsel.lsqr`` is the function; its old module path resolves without ever being set as an
+# attribute of the package (which an import through the finder below would do)
+sys.modules.setdefault("textsel.lsqr", _least_squares)
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Answers an import of a moved module's old path with the module at its new one."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        return importlib.util.spec_from_loader(fullname, self) if fullname in _MOVED else None
+
+    def create_module(self, spec):
+        return importlib.import_module(_MOVED[spec.name])
+
+    def exec_module(self, module):
+        pass  # the module was executed at its new path
+
+
+if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 #: public name -> the module that defines it; imported on first use (PEP 562), so that
 #: ``import textsel`` costs little and a Dask worker running textsel's block kernels never loads
@@ -17,18 +48,18 @@ from .lsqr import LSQRResult, lsqr
 _LAZY = {
     # the public submodules, reachable as attributes like numpy's and scipy's (``textsel.masking``)
     **dict.fromkeys(
-        "datasets distributed masking metrics plots proximal sampling scalable selection study svm "
-        "termstats".split()
+        "datasets distributed least_squares linear_model masking metrics plots proximal sampling "
+        "scalable selection study svm termstats".split()
     ),
     "DualLinearSVC": "svm",
     "METRICS": "metrics",
-    "ProximalSVC": "proximal",
-    "RLSClassifier": "proximal",
+    "ProximalSVC": "linear_model",
+    "RLSClassifier": "linear_model",
     "SRLSClassifier": "sampling",
     "ScalableTermSelector": "scalable",
     "TermSelector": "selection",
     "TermStats": "termstats",
-    "WeightedProximalSVC": "proximal",
+    "WeightedProximalSVC": "linear_model",
     "score": "metrics",
     "term_stats": "termstats",
     **dict.fromkeys(

@@ -1,59 +1,95 @@
-"""Exceptions for the C core's status codes.
+"""The Python exception for every status code of textsel's compiled kernels.
 
-Each class also subclasses the builtin a Python user would expect
-(``ValueError``, ``MemoryError``), so ``except ValueError`` keeps working, and
-carries the C status as ``.code``.
+The codes are one enum, ``ts_status`` in ``csrc/textsel.h``, shared by the C core and the Cython
+kernels; :data:`textsel._ext.ccore.STATUS` reads its values from the header, so nothing here
+repeats a number.  Each exception class also subclasses the builtin a Python user would expect
+(``ValueError``, ``MemoryError``), so ``except ValueError`` keeps working, and carries the
+status's name (``status``) and value (``code``).
 """
 
 from __future__ import annotations
 
 
 class CoreError(Exception):
-    """An error reported by textsel's C core; ``code`` is its status."""
+    """An error reported by one of textsel's compiled kernels.
 
-    code = 0
+    Attributes
+    ----------
+    status : str
+        The name of its ``ts_status`` code (``"TS_ERR_ARG"``, ...).
+    code : int or None
+        The code's value, as the kernel returned it.
+    """
 
-    def __init__(self, message: str):
-        super().__init__(f"{message} (textsel C status {self.code})")
+    status = ""
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(message if code is None else f"{message} (textsel status {self.status} = {code})")
         self.message = message
+        self.code = code
 
     def __reduce__(self):
-        # rebuilt from the message as given, not from args (which carry the status already): an
-        # error raised in a worker process reaches its caller as it was
-        return (type(self), (self.message,), self.__dict__)
+        # rebuilt from the message and code as given, not from args (which carry the status
+        # already): an error raised in a worker process reaches its caller as it was
+        return (type(self), (self.message, self.code), self.__dict__)
 
 
 class CoreArgumentError(CoreError, ValueError):
-    code = -1
+    status = "TS_ERR_ARG"
 
 
 class CoreMemoryError(CoreError, MemoryError):
-    code = -2
+    status = "TS_ERR_NOMEM"
 
 
 class CoreIndexError(CoreError, ValueError):
-    code = -3
+    status = "TS_ERR_INDEX"
 
 
 class CoreNonFiniteError(CoreError, ValueError):
-    code = -4
+    status = "TS_ERR_NONFINITE"
 
 
-_BY_CODE = {cls.code: cls for cls in (CoreArgumentError, CoreMemoryError, CoreIndexError, CoreNonFiniteError)}
-_MESSAGES = {
-    -1: "invalid argument",
-    -2: "out of memory",
-    -3: "a CSR column index or row pointer is out of range",
-    -4: "a value, weight, right-hand side or product is NaN or infinite, or a result overflowed "
-    "the double range (rescale X, b or the weights)",
+class CoreCallbackError(CoreError, RuntimeError):
+    """An operator callback failed; the caller re-raises what the callback raised, so this is
+    seen only if that exception was lost."""
+
+    status = "TS_ERR_CALLBACK"
+
+
+class CoreInterrupted(CoreError, KeyboardInterrupt):
+    """A kernel stopped at its interrupt check; the caller re-raises the signal handler's
+    exception, so this is seen only if none was recorded."""
+
+    status = "TS_ERR_INTERRUPTED"
+
+
+class CoreNegativeError(CoreError, ValueError):
+    status = "TS_ERR_NEGATIVE"
+
+
+class CoreIndptrError(CoreError, ValueError):
+    status = "TS_ERR_INDPTR"
+
+
+#: status name -> (exception class, what it means to a user)
+EXCEPTIONS = {
+    "TS_ERR_ARG": (CoreArgumentError, "invalid argument"),
+    "TS_ERR_NOMEM": (CoreMemoryError, "out of memory"),
+    "TS_ERR_INDEX": (CoreIndexError, "a CSR column index or row pointer is out of range"),
+    "TS_ERR_NONFINITE": (
+        CoreNonFiniteError,
+        "a value, weight, right-hand side or product is NaN or infinite, or a result overflowed "
+        "the double range (rescale X, b or the weights)",
+    ),
+    "TS_ERR_CALLBACK": (CoreCallbackError, "an operator callback failed"),
+    "TS_ERR_INTERRUPTED": (CoreInterrupted, "interrupted"),
+    "TS_ERR_NEGATIVE": (CoreNegativeError, "a count or weight is negative"),
+    "TS_ERR_INDPTR": (CoreIndptrError, "a CSR row pointer is out of range or decreasing"),
 }
 
 
-def check_status(code: int, where: str) -> None:
-    """Raise the exception for a nonzero C status ``code``, naming ``where`` it came from."""
-    if code == 0:
-        return
-    cls = _BY_CODE.get(code)
-    if cls is None:
-        raise RuntimeError(f"{where}: unknown textsel C status {code}")
-    raise cls(f"{where}: {_MESSAGES[code]}")
+def status_error(status: str, code: int, where: str) -> CoreError:
+    """The exception for the status named ``status`` (value ``code``), naming ``where`` it came from."""
+    cls, message = EXCEPTIONS[status]
+    return cls(f"{where}: {message}", code)

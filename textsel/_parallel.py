@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._termstats import deal_longest_first
-from ._validation import check_positive_int
+from ._checks import check_positive_int
+from ._ext.dealing import deal_longest_first
 
 # Below this much work (table cells or nonzeros) a second thread costs more than it saves.
 MIN_WORK_PER_THREAD = 100_000
@@ -72,7 +72,7 @@ def _register_with_threadpoolctl() -> None:
     class TextselController(threadpoolctl.LibController):
         user_api = "textsel"
         internal_api = "textsel"
-        filename_prefixes = ("_ccore",)
+        filename_prefixes = ("ccore.",)
 
         def get_num_threads(self):
             return default_n_threads()
@@ -83,9 +83,14 @@ def _register_with_threadpoolctl() -> None:
             _limit = None if num_threads is None else max(1, int(num_threads))
 
         def get_version(self):
-            from . import __version__
+            # from the installed metadata, not ``textsel.__version__``: importing the package
+            # from here would close an import circle through the Dask seam
+            from importlib.metadata import PackageNotFoundError, version
 
-            return __version__
+            try:
+                return version("textsel")
+            except PackageNotFoundError:
+                return None
 
     threadpoolctl.register(TextselController)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._submatrix import group_sorted, prefix_columns, row_hashes
+from ._ext.submatrix import group_sorted, prefix_columns, row_hashes
 
 __all__ = ["distinct_rows", "rank_columns", "top_columns"]
 

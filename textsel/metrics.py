@@ -28,9 +28,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from . import _metrics, _tables
+from ._checks import check_real
+from ._ext import pool, scoring
+from ._labels import label_repr
 from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
-from ._validation import check_real, label_repr
 from .termstats import TermStats
 
 __all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
@@ -42,7 +43,7 @@ SYMMETRIC = frozenset({"acc2", "bns", "chi2", "ig"})
 #: Metrics that devalue negative features unless inverted first (Forman's Table 1 note).
 INVERTIBLE = frozenset({"acc", "f1", "oddn", "odds", "pow", "pr"})
 
-# Codes of the Cython kernel's enum (textsel/_metrics.pyx).
+# Codes of the Cython kernel's enum (textsel/_ext/scoring.pyx).
 _CODES = {
     "acc": 0, "acc2": 1, "bns": 2, "chi2": 3, "dfreq": 4, "f1": 5,
     "ig": 6, "oddn": 7, "odds": 8, "pow": 9, "pr": 10,
@@ -108,7 +109,7 @@ def score(
     pow_k = check_real(pow_k, "pow_k", 0.0, None)
     _check_class_sizes(stats)
     n_threads = effective_n_threads(n_threads)
-    out = _tables.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
+    out = pool.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
     if metric == "rand":
         out[...] = check_random_state(random_state).random_sample(out.shape)
         return out
@@ -118,7 +119,7 @@ def score(
         def kernel(rows):
             # equal sizes next to each other: they share their inverse-normal grids
             order = rows[np.argsort(stats.class_sizes[rows], kind="stable")]
-            return _metrics.bns_table(
+            return scoring.bns_table(
                 stats.class_df, stats.df, stats.class_sizes, order, stats.n_docs,
                 BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
                 np.empty(2 * width), np.zeros(width, dtype=np.int32), np.empty(width, dtype=np.int64),
@@ -131,7 +132,7 @@ def score(
         invert = bool(negative_features) and metric in INVERTIBLE
 
         def kernel(start, stop):
-            return _metrics.score_table(
+            return scoring.score_table(
                 _CODES[metric], stats.class_df[start:stop], stats.df, stats.class_sizes[start:stop],
                 stats.n_docs, invert, pow_k, PR_FLOOR, out[start:stop],
             )  # fmt: skip

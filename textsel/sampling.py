@@ -23,10 +23,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from . import _tables
+from ._checks import as_csr, check_positive_int, check_real, check_sparse_structure
+from ._ext import pool
 from ._products import matmat
-from ._validation import as_csr, check_positive_int, check_real, check_sparse_structure
-from .proximal import RLSClassifier
+from .linear_model import RLSClassifier
 
 __all__ = ["STRATEGIES", "SRLSClassifier", "feature_probabilities", "hellinger", "sample_features"]
 
@@ -163,8 +163,8 @@ def randomized_leverage(X, k: int, p: int, q: int, rng, n_threads=None) -> np.nd
     # two buffers for every product, from the table pool: fresh pages for each product (or a
     # fresh 68 MB start on 20 Newsgroups, which the kernel backs with compacted huge pages on
     # first use) cost as much as the products
-    left = _tables.empty((m, width))
-    right = _tables.empty((n, width))
+    left = pool.empty((m, width))
+    right = pool.empty((n, width))
     # uniform test vectors, drawn into the right buffer: as good a start as Gaussian ones and
     # four times faster to draw
     np.random.default_rng(rng.randint(np.iinfo(np.int32).max)).random(out=right)

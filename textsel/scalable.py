@@ -10,14 +10,9 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import CheckedSelectorMixin, terms_to_keep
+from ._checks import check_positive_int, check_real, check_sparse_structure
 from ._dispatch import distributed_method
-from ._validation import (
-    CheckedSelectorMixin,
-    check_positive_int,
-    check_real,
-    check_sparse_structure,
-    terms_to_keep,
-)
 from .termstats import TermStats, term_stats
 
 __all__ = ["ScalableTermSelector", "average_vector_length", "probability_ratio", "target_avl", "zeta"]
@@ -131,12 +126,13 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         """
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True)  # fmt: skip
-        return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
+        return self.__textsel_fit_stats__(term_stats(X, y, n_threads=self.n_threads))
 
-    def _check_params(self):
-        """Nothing to check before the statistics: k's bound depends on them."""
+    def __textsel_check_params__(self):
+        """Nothing to check before the statistics: k's bound depends on them (a hook of
+        ``textsel._base.DISTRIBUTED_HOOKS``, as is the next)."""
 
-    def _fit_stats(self, stats: TermStats):
+    def __textsel_fit_stats__(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""
         eligible = int((stats.df >= 2).sum())
         if eligible == 0:

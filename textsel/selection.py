@@ -10,8 +10,9 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import CheckedSelectorMixin, terms_to_keep
+from ._checks import check_sparse_structure
 from ._dispatch import distributed_method
-from ._validation import CheckedSelectorMixin, check_sparse_structure, terms_to_keep
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
@@ -185,7 +186,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self.__textsel_check_params__()
         X, y = validate_data(
             self,
             check_sparse_structure(X),
@@ -195,7 +196,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             multi_output=True,
         )
         self._n_selected(X.shape[1])
-        return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
+        return self.__textsel_fit_stats__(term_stats(X, y, n_threads=self.n_threads))
 
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
@@ -218,7 +219,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        self.__textsel_check_params__()
         first = not hasattr(self, "stats_")
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True, reset=first)  # fmt: skip
@@ -237,22 +238,29 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         stats = term_stats(X, y, classes=chunk_classes, n_threads=self.n_threads)
         total = stats if first else self.stats_ + stats
         self.stats_ = total
-        return self._fit_stats(total, _scoreable_only=True, _partial_classes=partial_classes)
+        return self._choose(total, scoreable_only=True, partial_classes=partial_classes)
 
-    def _check_params(self):
+    def __textsel_check_params__(self):
+        """Refuse an unknown metric or multi-class rule before any pass over ``X`` (a hook of
+        ``textsel._base.DISTRIBUTED_HOOKS``)."""
         if self.metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
 
-    def _fit_stats(self, stats: TermStats, _scoreable_only: bool = False, _partial_classes=None):
-        """Score the terms and choose them, from the corpus's statistics.  With
-        ``_scoreable_only`` (partial_fit), classes with no document yet, or with every document,
-        sit out until a chunk makes one-vs-rest defined for them; ``_partial_classes`` are the
-        classes partial_fit was given (None: later chunks bring their own)."""
+    def __textsel_fit_stats__(self, stats: TermStats):
+        """Score the terms and choose them, from the corpus's statistics (a hook of
+        ``textsel._base.DISTRIBUTED_HOOKS``)."""
+        return self._choose(stats)
+
+    def _choose(self, stats: TermStats, scoreable_only: bool = False, partial_classes=None):
+        """Score the terms and choose them.  With ``scoreable_only`` (partial_fit), classes with
+        no document yet, or with every document, sit out until a chunk makes one-vs-rest defined
+        for them; ``partial_classes`` are the classes partial_fit was given (None: later chunks
+        bring their own)."""
         self.stats_ = stats
-        self._partial_classes = _partial_classes
-        if _scoreable_only:
+        self._partial_classes = partial_classes
+        if scoreable_only:
             keep = (stats.class_sizes > 0) & (stats.class_sizes < stats.n_docs)
             if not keep.any():
                 raise ValueError("no class has both documents and non-documents yet; add more chunks")

@@ -15,11 +15,10 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._atomic import atomic_fit
-from ._ccore import Interrupt, dcd_svm_csr
-from ._linear import LinearScoresMixin
+from ._base import LinearScoresMixin, atomic_fit
+from ._checks import check_positive_int, check_real, check_sparse_structure
+from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._parallel import effective_n_threads, run_blocks
-from ._validation import check_positive_int, check_real, check_sparse_structure
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 

@@ -30,7 +30,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXTENSIONS = ("_termstats", "_metrics", "_submatrix", "_masking", "_tables", "_ccore")
+EXTENSIONS = ("counting", "dealing", "scoring", "submatrix", "curves", "pool", "ccore")
 #: manylinux tags no newer than manylinux_2_17 (= manylinux2014)
 MAX_GLIBC = (2, 17)
 
@@ -49,11 +49,11 @@ def manylinux_tag(auditwheel_output: str):
 def check_sdist(sdist: Path) -> None:
     names = tarfile.open(sdist).getnames()
     root = names[0].split("/")[0]
-    needed = [f"{root}/textsel/{e}.pyx" for e in EXTENSIONS] + [
+    needed = [f"{root}/textsel/_ext/{e}.pyx" for e in EXTENSIONS] + [
         f"{root}/csrc/{c}" for c in ("csr.c", "lsqr.c", "dcd_svm.c", "textsel.h", "internal.h")
     ] + [f"{root}/CHANGELOG.md", f"{root}/setup.py", f"{root}/pyproject.toml"]  # fmt: skip
     missing = [n for n in needed if n not in names]
-    generated = [n for n in names if re.fullmatch(rf"{root}/textsel/_\w+\.c", n)]
+    generated = [n for n in names if re.fullmatch(rf"{root}/textsel/_ext/\w+\.c", n)]
     if missing or generated:
         raise SystemExit(f"sdist: missing {missing}, Cython-generated C included {generated}")
 
@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     run([str(python), "-m", "pip", "install", "-q", f"{wheel}[test]"], env=no_compiler)
     outside = work / "outside"
     outside.mkdir(exist_ok=True)
-    where = run([str(python), "-c", "import textsel._ccore, textsel; print(textsel.__file__)"],
+    where = run([str(python), "-c", "import textsel._ext.ccore, textsel; print(textsel.__file__)"],
                 cwd=outside, env=no_compiler, capture_output=True, text=True).stdout.strip()  # fmt: skip
     if not where.startswith(str(venv)):
         raise SystemExit(f"the installed wheel was not the textsel imported: {where}")

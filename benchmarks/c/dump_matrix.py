@@ -29,13 +29,18 @@ def main():
         texts = b.data_train
         T = np.where(b.target_train[:, None] == np.arange(len(b.target_names))[None, :], 1.0, -1.0)
     X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(texts)
-    with open(args.out, "wb") as f:
+    write_matrix_file(args.out, X, T)
+    print(f"{args.out}: {X.shape[0]} x {X.shape[1]}, {X.nnz} nonzeros, {T.shape[1]} targets")
+
+
+def write_matrix_file(path, X, T) -> None:
+    """Write CSR ``X`` and the targets ``T`` (documents x K, +1/-1) in the layout above."""
+    with open(path, "wb") as f:
         np.array([X.shape[0], X.shape[1], X.nnz], dtype=np.int64).tofile(f)
         X.indptr.astype(np.int32).tofile(f)
         X.indices.astype(np.int32).tofile(f)
         X.data.astype(np.float64).tofile(f)
         np.ascontiguousarray(T, dtype=np.float64).tofile(f)
-    print(f"{args.out}: {X.shape[0]} x {X.shape[1]}, {X.nnz} nonzeros, {T.shape[1]} targets")
 
 
 if __name__ == "__main__":

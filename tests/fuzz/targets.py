@@ -240,7 +240,7 @@ def fuzz_selectors(data: bytes) -> None:
 def _well_formed(X) -> bool:
     """Whether the harness itself may slice ``X``: scipy reads past a corrupt CSR's buffers
     (textsel checks them before it slices; the harness must not slice first)."""
-    from textsel._validation import check_sparse_structure
+    from textsel._checks import check_sparse_structure
 
     if not sp.issparse(X):
         return False

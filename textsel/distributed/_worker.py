@@ -12,11 +12,11 @@ import asyncio
 import numpy as np
 import scipy.sparse as sp
 
-from .. import _tables
-from .._ccore import csr_matmat, csr_rmatmat
-from .._rows import row_norms
-from .._validation import as_csr
-from ..termstats import BlockValueError, TermStats, count_blocks
+from .._checks import as_csr
+from .._ext import pool
+from .._ext.ccore import csr_matmat, csr_rmatmat
+from .._products import row_norms
+from .._stats import BlockValueError, TermStats, count_blocks
 
 __all__ = [
     "accumulate",
@@ -217,7 +217,7 @@ def block_rmatvec(blocks, U_parts):
     """Sum over one worker's blocks of X_b' U_b (``U_parts``: the rows of U each block covers)."""
     # from the table pool: the (terms x classes) sum is the size of the (classes x terms) table a
     # term_stats on the same labels left there, so the worker holds one such block, not two
-    G = _tables.empty((blocks[0].shape[1], U_parts[0].shape[1]))
+    G = pool.empty((blocks[0].shape[1], U_parts[0].shape[1]))
     G.fill(0.0)
     for b, U in zip(blocks, U_parts, strict=True):
         csr_rmatmat(b.data, b.indices, b.indptr, b.shape[1], np.ascontiguousarray(U), G)

@@ -3,7 +3,9 @@
 Each reuses the in-memory code for everything but the passes over ``X``: the selectors score
 and select on the client from the distributed statistics, the classifiers run their usual fit
 with the distributed LSQR, and transform / predict / decision_function run the in-memory method
-on each block, lazily.
+on each block, lazily.  Of an estimator, a handler calls only the hooks named in
+``textsel._base.DISTRIBUTED_HOOKS`` and the methods it was handed; nothing here imports the
+public modules that dispatch to it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import KFold
 
-from .._ccore import lsqr_operator
-from ..lsqr import prepare, result
+from .._ext.ccore import lsqr_operator
+from .._stats import TermStats
 from ._blocks import BlockMatrix, check_row_blocks
 from ._worker import block_error, check_block
 from .operator import BlockOperator
@@ -35,23 +37,22 @@ def _local(value):
     return value.compute() if isinstance(value, da.Array) else value
 
 
-def term_stats(X, y, *, classes=None, n_threads=None):
+def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     return _term_stats(_array(X), y, classes=classes, n_threads=n_threads)
 
 
-def lsqr(X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n_threads):
-    """:func:`textsel.lsqr` by the C solver (``ts_lsqr_op``) on the cluster's blocks.
+def lsqr(X, inputs, fit_intercept):
+    """:func:`textsel.lsqr` by the C solver (``ts_lsqr_op``) on the cluster's blocks: ``(x, report)``.
 
-    ``n_threads`` has no say here: each worker computes its blocks' products with its own threads.
+    ``inputs(m)`` checks the right-hand sides, weights, damps and tolerances for ``m`` rows, as
+    ``textsel.least_squares.prepare`` does (Dask arrays among them computed to the client).  The
+    caller's ``n_threads`` has no say here: each worker computes its blocks' products with its
+    own threads.
     """
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
     m, n = A.shape
-    b, row_weights = _local(b), _local(row_weights)
-    B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
-    x, report = lsqr_operator(
-        BlockOperator(A), m, n, bool(fit_intercept), B, weights, damps, *tolerances, limit
-    )
-    return result(x, report, np.ndim(b))
+    B, damps, weights, tolerances, limit = inputs(m)
+    return lsqr_operator(BlockOperator(A), m, n, fit_intercept, B, weights, damps, *tolerances, limit)
 
 
 def _mark_fitted(est, n_features):
@@ -62,10 +63,10 @@ def _mark_fitted(est, n_features):
 
 def fit_selector(est, fit, X, y):
     """TermSelector / ScalableTermSelector ``fit``: statistics on the cluster, the rest here."""
-    est._check_params()
+    est.__textsel_check_params__()
     stats = _term_stats(_array(X), y)
     _mark_fitted(est, stats.n_terms)
-    return est._fit_stats(stats)
+    return est.__textsel_fit_stats__(stats)
 
 
 def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
@@ -77,7 +78,7 @@ def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
         raise ValueError(f"y has {y.shape[0]} entries but X has {A.shape[0]} documents")
     if sample_weight is not None:
         sample_weight = _local(sample_weight)
-    est._fit(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est), sample_weight)
+    est.__textsel_fit_checked__(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est), sample_weight)
     _mark_fitted(est, A.shape[1])
     return est
 
@@ -92,7 +93,7 @@ def _out_of_fold_scores(est, A, T, n_folds, weights, damp):
     for _, held_out in KFold(n_folds).split(T):
         fold = full.copy()
         fold[held_out] = 0.0
-        coef, intercept, _ = est._solve(A, T, fold, damp)
+        coef, intercept, _ = est.__textsel_solve__(A, T, fold, damp)
         scores[held_out] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[held_out]
     return scores
 

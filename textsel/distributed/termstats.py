@@ -11,8 +11,8 @@ import scipy.sparse as sp
 from dask.core import flatten
 from dask.delayed import delayed
 
-from .._validation import check_classes, label_positions, label_repr
-from ..termstats import TermStats
+from .._labels import check_classes, encode_labels, label_repr, unique_labels
+from .._stats import TermStats
 from ._blocks import (
     as_label_array,
     check_row_blocks,
@@ -38,18 +38,11 @@ def _classes(y, classes):
     if isinstance(y, da.Array):
         found = np.asarray(da.unique(y.ravel()).compute())
     else:
-        found = _unique(y)
+        found = unique_labels(y)
     if found.size < 2:
         which = label_repr(found[0]) if found.size else "none"
         raise ValueError(f"y has {found.size} class ({which}); term statistics need at least 2 classes")
     return found
-
-
-def _unique(y):
-    """np.unique(y); small non-negative integer labels by one counting pass instead of a sort."""
-    if y.dtype.kind in "iu" and y.size and 0 <= y.min() and y.max() < 4 * y.size:
-        return np.flatnonzero(np.bincount(y)).astype(y.dtype)
-    return np.unique(y)
 
 
 def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
@@ -98,7 +91,7 @@ def _codes(y, classes):
     classes = check_classes(classes, "y")
     if classes.dtype.kind not in "biu":
         return None  # e.g. string classes for integer labels: the blocks report the mismatch
-    return label_positions(y, classes).astype(np.min_scalar_type(classes.size - 1))
+    return encode_labels(y, classes)[1].astype(np.min_scalar_type(classes.size - 1))
 
 
 def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):

@@ -14,7 +14,7 @@ the sizes.  The loops run without the GIL.
 from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int32_t, int64_t
 
-from ._fused cimport floating, integral
+from .fused cimport floating, integral
 
 import numpy as np
 

@@ -11,7 +11,7 @@ collision costs a comparison, never a wrong group.  The loops run without the GI
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy
 
-from ._fused cimport floating, integral
+from .fused cimport floating, integral
 
 import numpy as np
 

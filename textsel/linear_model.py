@@ -28,12 +28,11 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
-from ._atomic import atomic_fit
+from ._base import LinearScoresMixin, atomic_fit
+from ._checks import check_positive_int, check_real, check_sparse_structure
 from ._dispatch import distributed_method
-from ._linear import LinearScoresMixin
-from ._rows import row_norms as _row_norms
-from ._validation import check_positive_int, check_real, check_sparse_structure
-from .lsqr import lsqr
+from ._products import row_norms as _row_norms
+from .least_squares import lsqr
 
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 
@@ -149,11 +148,14 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        return self._fit(X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight)
+        return self.__textsel_fit_checked__(
+            X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight
+        )
 
-    def _fit(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
-        """The fit on a checked ``X`` (in memory or on a cluster): targets, weights, one batched
-        solve, then the SCut thresholds from ``out_of_fold_scores(X, T, n_folds, weights, damp)``."""
+    def __textsel_fit_checked__(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
+        """The fit on a checked ``X`` (in memory or on a cluster; a hook of
+        ``textsel._base.DISTRIBUTED_HOOKS``): targets, weights, one batched solve, then the SCut
+        thresholds from ``out_of_fold_scores(X, T, n_folds, weights, damp)``."""
         T = self._targets(y)
         s = self._document_weights(y, sample_weight, X.shape[0])
         if self.threshold not in (None, "scut"):
@@ -167,7 +169,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             weights = np.ascontiguousarray(
                 np.broadcast_to(root, T.shape) if weights is None else weights * root
             )
-        self.coef_, self.intercept_, self.n_iter_ = self._solve(X, T, weights, damp)
+        self.coef_, self.intercept_, self.n_iter_ = self.__textsel_solve__(X, T, weights, damp)
         self.thresholds_ = np.zeros(T.shape[1])
         if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
             # the folds' models keep the weights and damp estimated on all the training data:
@@ -189,7 +191,9 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("sample_weight: every document has weight 0")
         return s
 
-    def _solve(self, X, T, weights, damp):
+    def __textsel_solve__(self, X, T, weights, damp):
+        """One batched weighted solve: ``(coef, intercept, n_iter)`` (a hook of
+        ``textsel._base.DISTRIBUTED_HOOKS``)."""
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
         tol = check_real(self.tol, "tol", 0.0, None)
         result = lsqr(
@@ -215,7 +219,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         """Scores of each training document by the model fitted without its fold."""
         scores = np.empty_like(T)
         for train, held_out in KFold(n_folds).split(X):
-            coef, intercept, _ = self._solve(
+            coef, intercept, _ = self.__textsel_solve__(
                 X[train], T[train], None if weights is None else weights[train], damp
             )
             scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept

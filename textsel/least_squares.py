@@ -1,4 +1,9 @@
-"""Weighted, damped least squares on a sparse matrix by LSQR, many right-hand sides at once."""
+"""Weighted, damped least squares on a sparse matrix by LSQR, many right-hand sides at once.
+
+:func:`lsqr` (``textsel.lsqr``) solves in memory by the C core's ``ts_lsqr`` on the CSR buffers,
+or hands a Dask array to ``textsel.distributed``, which runs the same recurrences (``ts_lsqr_op``)
+on products computed where the blocks live; both check their arguments here (:func:`prepare`).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._ccore import Interrupt, lsqr_csr
+from ._checks import as_csr, check_positive_int, check_real
 from ._dispatch import handler, is_distributed
+from ._ext.ccore import Interrupt, lsqr_csr
 from ._parallel import effective_n_threads, run_blocks
-from ._validation import as_csr, check_positive_int, check_real
 
 __all__ = ["LSQRResult", "lsqr"]
 
@@ -88,9 +93,13 @@ def lsqr(
     scipy's lsqr also returns ``var`` (only meaningful with ``calc_var``); it is not computed here.
     """
     if is_distributed(X):
-        return handler("lsqr")(
-            X, b, damp, row_weights, fit_intercept, atol, btol, conlim, iter_lim, n_threads
-        )
+        # the cluster's solver checks the arguments once it knows the number of rows (a Dask
+        # array's row chunks may be unknown until its blocks are persisted)
+        def inputs(m):
+            return prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
+
+        x, report = handler("lsqr")(X, inputs, bool(fit_intercept))
+        return result(x, report, np.ndim(b))
     # the C core checks every row pointer and column index itself (ts_csr_check)
     X = as_csr(X, "X", check_structure=False)
     m, n = X.shape
@@ -148,7 +157,7 @@ def result(x, report, b_ndim) -> LSQRResult:
 
 
 def _float_matrix(value, name, m):
-    arr = np.asarray(value)
+    arr = np.asarray(value)  # a Dask array (b or the weights of a distributed solve) is computed
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim == 1:

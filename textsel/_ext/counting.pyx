@@ -18,16 +18,12 @@ from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 
-from ._fused cimport floating, integral
+from .fused cimport floating, integral
 
-# Status codes; the Python layer turns them into errors.
-cpdef enum Status:
-    OK = 0
-    ERR_NONFINITE = 1
-    ERR_NEGATIVE = 2
-    ERR_INDEX = 3
-    ERR_INDPTR = 4
-    ERR_INTERRUPTED = 5
+# the C core's status codes (csrc/textsel.h), one vocabulary for every kernel; the Python layer
+# turns them into errors
+from .core cimport (TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED, TS_ERR_NEGATIVE, TS_ERR_NONFINITE,
+                    TS_OK)
 
 cdef enum:
     # documents visited between two interrupt checks (about a millisecond of counting)
@@ -88,31 +84,31 @@ cdef inline int _count_row(const floating *data, const integral *indices, const 
     cdef double v
     if <uint64_t> i >= <uint64_t> n_rows:
         where[0] = i
-        return ERR_INDPTR
+        return TS_ERR_INDPTR
     start = indptr[i]
     end = indptr[i + 1]
     if start < 0 or end < start or end > nnz:
         where[0] = i
-        return ERR_INDPTR
+        return TS_ERR_INDPTR
     for j in range(start, end):
         t = indices[j]
         if <uint64_t> t >= <uint64_t> n_terms:
             where[0] = j
-            return ERR_INDEX
+            return TS_ERR_INDEX
         v = data[j]
         if check_values:
             if not isfinite(v):
                 where[0] = j
-                return ERR_NONFINITE
+                return TS_ERR_NONFINITE
             if v < 0:
                 where[0] = j
-                return ERR_NEGATIVE
+                return TS_ERR_NEGATIVE
         if v != 0 and mark[t] != stamp:
             mark[t] = stamp
             row[t] += 1
             if df != NULL:
                 df[t] += 1
-    return OK
+    return TS_OK
 
 
 cdef Py_ssize_t _block_of(const Block *blocks, Py_ssize_t n_blocks, Py_ssize_t hint,
@@ -196,7 +192,7 @@ cdef int _count_blocks(const floating *kind_data, const integral *kind_index, Pa
     # kind_data and kind_index are never read: their types pick the blocks' element types
     cdef Py_ssize_t k, l, i, c, end, b = 0, ahead_b = 0, half_b = 0
     cdef uint16_t stamp = 0
-    cdef int status = OK
+    cdef int status = TS_OK
     cdef int64_t visits = 0
     cdef int64_t *row
     cdef const Block *blk
@@ -205,7 +201,7 @@ cdef int _count_blocks(const floating *kind_data, const integral *kind_index, Pa
         c = p.class_list[k]
         if <uint64_t> c >= <uint64_t> p.n_classes:
             p.where = c
-            return ERR_INDPTR
+            return TS_ERR_INDPTR
         row = p.table + c * p.n_terms
         if not p.accumulate:
             memset(row, 0, p.n_terms * sizeof(int64_t))
@@ -219,7 +215,7 @@ cdef int _count_blocks(const floating *kind_data, const integral *kind_index, Pa
             visits += 1
             if p.interrupt_ctx != NULL and (visits & (_CHECK_EVERY - 1)) == 0 \
                     and _interrupted(p.interrupt_ctx):
-                return ERR_INTERRUPTED
+                return TS_ERR_INTERRUPTED
             if stamp == 65535:
                 # the stamps wrap: forget every mark
                 memset(p.mark, 0, p.n_terms * sizeof(uint16_t))
@@ -228,16 +224,16 @@ cdef int _count_blocks(const floating *kind_data, const integral *kind_index, Pa
             b = _block_of(p.blocks, p.n_blocks, b, i) if <uint64_t> i < <uint64_t> p.n_rows else -1
             if b < 0:
                 p.where = i
-                return ERR_INDPTR
+                return TS_ERR_INDPTR
             blk = &p.blocks[b]
             status = _count_row(<const floating *> blk.data, <const integral *> blk.indices,
                                 <const integral *> blk.indptr, blk.n_rows, blk.nnz, i - blk.first_row,
                                 p.n_terms, p.primary[l], row, p.df if p.primary[l] else NULL, p.mark,
                                 stamp, &p.where)
-            if status != OK:
+            if status != TS_OK:
                 p.where_block = b
                 return status
-    return OK
+    return TS_OK
 
 
 def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class_docs,
@@ -257,21 +253,21 @@ def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class
     before it is filled, for the same reason; with ``accumulate`` the rows keep their counts
     and these blocks' are added (a sum over chunks in one table).  With ``interrupt`` (a
     textsel._ccore.Interrupt) the pass checks for Ctrl-C every 2^14 documents and stops with
-    ``Status.ERR_INTERRUPTED``.  Threads may fill disjoint class lists of one table at once.
+    ``TS_ERR_INTERRUPTED``.  Threads may fill disjoint class lists of one table at once.
     Where ``primary[l]`` is set for the entry ``class_docs[l]``, the document's values are
     checked and it is counted into ``df`` too.  ``mark`` (one uint16 per term, this caller's
     own, any content; 16 bits keep it in the first-level cache) deduplicates column indices in
     rows that need it.
 
-    Returns ``(status, where, block)``: ``Status.OK`` or the first problem found, its position
-    in that block's ``data``/``indices`` (or its row, for ``ERR_INDPTR``), and the block's
+    Returns ``(status, where, block)``: ``TS_OK`` or the first problem found, its position
+    in that block's ``data``/``indices`` (or its row, for ``TS_ERR_INDPTR``), and the block's
     position in ``blocks`` (-1 for a document in no block, ``where`` then its stacked row).
     """
     import numpy as np
     cdef Pass p
     cdef Block *table
     cdef Py_ssize_t b, n_blocks = len(blocks)
-    cdef int status = OK, kind
+    cdef int status = TS_OK, kind
     cdef int64_t no_cell = 0
     cdef uint16_t no_mark = 0
     if mark.shape[0] < class_df.shape[1] or df.shape[0] != class_df.shape[1]:
@@ -444,52 +440,3 @@ def indicator_lists(const unsigned char[::1] cells, Py_ssize_t n_classes, Py_ssi
             last_doc = doc
             cursor[c] += 1
     return class_ptr_arr, docs_arr, primary_arr, n_docs - labelled
-
-
-def class_loads(const integral[::1] indptr, const int64_t[::1] class_ptr, const int64_t[::1] class_docs):
-    """Stored values per class: the sum of the row lengths of each class's documents.
-
-    The work a class costs the counting pass, for dealing classes to threads.  Document
-    indices must be valid rows of ``indptr`` (``as_labels`` checked them).
-    """
-    import numpy as np
-    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
-    cdef Py_ssize_t c, l, i
-    loads_arr = np.zeros(n_classes, dtype=np.int64)
-    cdef int64_t[::1] loads = loads_arr
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
-    with nogil:
-        for c in range(n_classes):
-            for l in range(class_ptr[c], class_ptr[c + 1]):
-                i = class_docs[l]
-                if 0 <= i < n_rows:
-                    loads[c] += indptr[i + 1] - indptr[i]
-    return loads_arr
-
-
-def deal_longest_first(const double[::1] weights, Py_ssize_t n_groups):
-    """Group of each item under greedy longest-processing-time-first dealing.
-
-    Items go, heaviest first (ties: lower index first), to the group with the least total
-    so far (ties: the lower group).  Returns an int64 array of group numbers.
-    """
-    import numpy as np
-    cdef Py_ssize_t n = weights.shape[0]
-    cdef Py_ssize_t k, g, best
-    if n_groups < 1:
-        raise ValueError("n_groups must be >= 1")
-    order_arr = np.argsort(np.negative(weights), kind="stable")
-    group_arr = np.empty(n, dtype=np.int64)
-    loads_arr = np.zeros(n_groups)
-    cdef const Py_ssize_t[::1] order = order_arr
-    cdef int64_t[::1] group = group_arr
-    cdef double[::1] loads = loads_arr
-    with nogil:
-        for k in range(n):
-            best = 0
-            for g in range(1, n_groups):
-                if loads[g] < loads[best]:
-                    best = g
-            group[order[k]] = best
-            loads[best] += weights[order[k]]
-    return group_arr

@@ -10,6 +10,8 @@ cdef extern from "textsel.h" nogil:
         TS_ERR_NONFINITE
         TS_ERR_CALLBACK
         TS_ERR_INTERRUPTED
+        TS_ERR_NEGATIVE
+        TS_ERR_INDPTR
 
     ctypedef int (*ts_interrupt_check)(void *ctx)
 

@@ -7,11 +7,36 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 from cpython.exc cimport PyErr_CheckSignals
 
-from ._core cimport (TS_ERR_CALLBACK, TS_ERR_INTERRUPTED, TS_HINGE, TS_SQUARED_HINGE, ts_csr, ts_csr_matmat,
-                    ts_csr_matmat_panels,
-                    ts_csr_rmatmat, ts_dcd_svm, ts_linop, ts_lsqr, ts_lsqr_op, ts_lsqr_options,
-                    ts_lsqr_result, ts_svm_options, ts_svm_result)
-from ._errors import check_status
+from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
+                   TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
+                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_linop, ts_lsqr,
+                   ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_svm_options, ts_svm_result)
+from .._errors import status_error
+
+#: ``ts_status`` of csrc/textsel.h, name -> value, as the compiler read the header: the one list
+#: of the codes every compiled kernel returns
+STATUS = {
+    "TS_OK": TS_OK,
+    "TS_ERR_ARG": TS_ERR_ARG,
+    "TS_ERR_NOMEM": TS_ERR_NOMEM,
+    "TS_ERR_INDEX": TS_ERR_INDEX,
+    "TS_ERR_NONFINITE": TS_ERR_NONFINITE,
+    "TS_ERR_CALLBACK": TS_ERR_CALLBACK,
+    "TS_ERR_INTERRUPTED": TS_ERR_INTERRUPTED,
+    "TS_ERR_NEGATIVE": TS_ERR_NEGATIVE,
+    "TS_ERR_INDPTR": TS_ERR_INDPTR,
+}
+_NAMES = {code: name for name, code in STATUS.items()}
+
+
+def check_status(int code, str where):
+    """Raise the exception of ``textsel._errors`` for a nonzero status ``code``, naming ``where``
+    it came from (``RuntimeError`` for a code outside the enum)."""
+    if code == TS_OK:
+        return
+    if code not in _NAMES:
+        raise RuntimeError(f"{where}: unknown textsel status {code}")
+    raise status_error(_NAMES[code], code, where)
 
 
 cdef class _Buffers:

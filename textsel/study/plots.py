@@ -182,8 +182,8 @@ def plot_decision_boundaries(stats, path, *, label=1, k=100, metrics=BOUNDARY_ME
     plt = _pyplot()
     import numpy as np
 
-    from .metrics import score
-    from .termstats import TermStats
+    from ..metrics import score
+    from ..termstats import TermStats
 
     where = np.flatnonzero(np.asarray(stats.classes) == label)
     if where.size != 1:

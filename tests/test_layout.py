@@ -1,0 +1,89 @@
+"""The package's layout keeps the architecture readable (docs/architecture.md).
+
+The import graph drawn from the source (``tools/import_graph.py``) has no circle and at most two
+imports from a lower tier into a higher one; no module is too long to read or too short to be
+worth its own file; and the Dask handlers drive estimators only through the named hooks of
+``textsel._base.DISTRIBUTED_HOOKS``.
+"""
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import import_graph  # noqa: E402
+
+from textsel._base import DISTRIBUTED_HOOKS  # noqa: E402
+
+#: thin by design: the command line's ``python -m`` entry and the one seam to the Dask layer
+SHORT_BY_DESIGN = {"__main__.py", "_dispatch.py"}
+
+
+def test_no_import_circle_and_at_most_two_imports_run_back_up():
+    graph = import_graph.edges(import_graph.modules())
+    assert import_graph.circles(graph) == []
+    assert len(import_graph.running_up(graph)) <= 2, import_graph.running_up(graph)
+
+
+def test_the_only_way_from_the_library_into_the_dask_layer_is_the_seam():
+    graph = import_graph.edges(import_graph.modules())
+    into_dask = [(a, b) for a, b in import_graph.running_up(graph) if b.startswith("textsel.distributed")]
+    assert {a for a, _ in into_dask} <= {"textsel._dispatch"}
+
+
+def test_no_module_over_500_lines_and_none_under_40_but_packages_and_the_seam():
+    long, short = [], []
+    for path in (ROOT / "textsel").rglob("*"):
+        if path.suffix not in (".py", ".pyx") or "__pycache__" in path.parts:
+            continue
+        n = len(path.read_text().splitlines())
+        if n > 500:
+            long.append((str(path.relative_to(ROOT)), n))
+        if (
+            path.suffix == ".py"
+            and n < 40
+            and path.name != "__init__.py"
+            and path.name not in SHORT_BY_DESIGN
+        ):
+            short.append((str(path.relative_to(ROOT)), n))
+    assert not long and not short, f"over 500 lines: {long}; under 40: {short}"
+
+
+def _attributes_called_on(name: str, source: str) -> set[str]:
+    """Every ``name.attr(...)`` call in ``source``."""
+    calls = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            value = node.func.value
+            if isinstance(value, ast.Name) and value.id == name:
+                calls.add(node.func.attr)
+    return calls
+
+
+def test_the_dask_handlers_call_only_the_named_hooks_of_an_estimator():
+    source = (ROOT / "textsel" / "distributed" / "handlers.py").read_text()
+    hooks = {hook for names in DISTRIBUTED_HOOKS.values() for hook in names}
+    called = _attributes_called_on("est", source)
+    assert called and called <= hooks, f"handlers call {sorted(called - hooks)} beyond the hooks"
+    assert not any(a.startswith("_") and not a.startswith("__textsel_") for a in called)
+
+
+@pytest.mark.parametrize(
+    "estimator, handler",
+    [
+        ("TermSelector", "fit_selector"),
+        ("ScalableTermSelector", "fit_selector"),
+        ("RLSClassifier", "fit_lsqr_classifier"),
+        ("ProximalSVC", "fit_lsqr_classifier"),
+        ("WeightedProximalSVC", "fit_lsqr_classifier"),
+    ],
+)
+def test_every_estimator_the_dask_layer_fits_implements_its_hooks(estimator, handler):
+    import textsel
+
+    cls = getattr(textsel, estimator)
+    for hook in DISTRIBUTED_HOOKS[handler]:
+        assert callable(getattr(cls, hook, None)), f"{estimator} lacks {hook}"

@@ -1,0 +1,111 @@
+"""What textsel's estimators share, and the hooks through which the Dask layer drives them.
+
+The mixins hold the behaviour common to a family (checked ``transform`` for the selectors,
+``decision_function`` for the linear classifiers, fits that leave the estimator as it was when
+they fail, how many terms a selector keeps).  :data:`DISTRIBUTED_HOOKS` names every method of an
+estimator that ``textsel.distributed`` may call: an estimator family that accepts a Dask array
+implements these, and the Dask handlers touch nothing else of it but its public attributes.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._checks import check_positive_int, check_sparse_structure
+from ._dispatch import distributed_method
+
+__all__ = ["DISTRIBUTED_HOOKS", "CheckedSelectorMixin", "LinearScoresMixin", "atomic_fit", "terms_to_keep"]
+
+#: handler of ``textsel.distributed.handlers`` -> the estimator hooks it calls, each with what it
+#: is given and what it does:
+#:
+#: - ``__textsel_check_params__()``: refuse bad parameters before any pass over the blocks.
+#: - ``__textsel_fit_stats__(stats)``: fit a selector from the corpus's :class:`textsel.TermStats`
+#:   (counted on the cluster); returns the estimator.
+#: - ``__textsel_fit_checked__(X, y, row_norms, held_out_scores, sample_weight)``: fit a
+#:   least-squares classifier on a checked ``X`` that only its solver reads (an in-memory CSR
+#:   matrix or a ``BlockMatrix``), ``row_norms()`` giving the documents' norms and
+#:   ``held_out_scores(X, T, n_folds, weights, damp)`` SCut's out-of-fold scores; returns it.
+#: - ``__textsel_solve__(X, T, weights, damp)``: one batched weighted solve of the fitted
+#:   family's problem, ``(coef, intercept, n_iter)``.
+DISTRIBUTED_HOOKS = {
+    "fit_selector": ("__textsel_check_params__", "__textsel_fit_stats__"),
+    "fit_lsqr_classifier": ("__textsel_fit_checked__", "__textsel_solve__"),
+}
+
+
+class CheckedSelectorMixin:
+    """Put before scikit-learn's ``SelectorMixin``: ``transform`` and ``inverse_transform`` refuse a
+    malformed sparse ``X`` (see :func:`textsel._checks.check_sparse_structure`) before
+    scikit-learn slices it."""
+
+    @distributed_method("map_row_blocks")
+    def transform(self, X):
+        """Keep the selected columns of ``X`` (scikit-learn's ``SelectorMixin.transform``); a Dask
+        array of CSR row blocks gives a lazy Dask array of the selected columns' blocks."""
+        return super().transform(check_sparse_structure(X))
+
+    def inverse_transform(self, X):
+        """Put the selected columns back in place (``SelectorMixin.inverse_transform``)."""
+        return super().inverse_transform(check_sparse_structure(X))
+
+
+class LinearScoresMixin:
+    """``decision_function`` for estimators with ``coef_`` (n_problems x n_features) and ``intercept_``."""
+
+    @distributed_method("map_row_blocks")
+    def decision_function(self, X):
+        """Signed distances: (n_samples,) for a single problem, else (n_samples, n_problems);
+        for a Dask array of CSR row blocks, a lazy Dask array computed block by block."""
+        check_is_fitted(self, "coef_")
+        X = check_sparse_structure(X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32), reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def atomic_fit(fit):
+    """Wrap ``fit`` so that when it raises, KeyboardInterrupt included, the estimator's attributes
+    are put back as they were before the call: an unfitted estimator stays unfitted, a fitted
+    one keeps its previous model.  (Fits assign new arrays rather than writing into old ones, so
+    a shallow copy of the attributes is enough.)"""
+
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper
+
+
+def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:
+    """The number of terms a selector keeps for its ``k``: ``"all"`` or an integer >= 1.
+
+    A ``k`` above what there is keeps everything with a ``UserWarning`` naming both (as
+    scikit-learn's ``SelectKBest`` does), so that a grid over k runs on small vocabularies.
+    """
+    if isinstance(k, str) and k == "all":
+        return n_available
+    if isinstance(k, str):
+        raise TypeError(f"k must be an integer >= 1 or 'all', got {k!r}")
+    k = check_positive_int(k, "k", 1)
+    if k > n_available:
+        warnings.warn(f"k={k} is greater than {what}={n_available}; all {n_available} are kept",
+                      UserWarning, stacklevel=3)  # fmt: skip
+        return n_available
+    return k

@@ -1,0 +1,125 @@
+"""Checks of the arrays and numbers every public entry point takes.
+
+Each function takes the caller's object, never modifies it, and returns it in the one layout the
+kernels accept, raising ``TypeError`` or ``ValueError`` that names the offending parameter.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+_FLOAT_DTYPES = (np.float32, np.float64)
+
+
+def as_csr(X, name: str = "X", check_structure: bool = True, float64: bool = False) -> sp.csr_matrix:
+    """Return ``X`` as a CSR matrix the Cython kernels accept.
+
+    Dense arrays and any scipy.sparse format are converted (a copy); CSR input
+    whose buffers already fit is wrapped without copying.  Data becomes float32
+    or float64 (integer and Boolean counts are promoted to float64), and
+    ``indices``/``indptr`` share one dtype, int32 or int64.  Values are not
+    inspected here: the kernels check finiteness and sign in the same pass
+    that reads them.  ``check_structure`` checks that ``indptr`` starts at 0
+    and never decreases, that the rows lie inside ``indices`` and ``data``, and
+    that every column index is in range, on CSR or CSC input before it is
+    converted (vectorised; scipy and scikit-learn would read past the arrays
+    of a malformed matrix; what scipy builds from dense or COO input is well
+    formed).  Callers whose kernel checks every row and index as it reads
+    them switch it off.  ``float64`` converts float32 data too (a copy of the values only),
+    for callers whose kernels or precision need doubles.
+    """
+    if sp.issparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got {X.ndim}-D")
+        if check_structure:
+            # before any conversion: scipy's CSC to CSR would read past a malformed matrix too
+            check_sparse_structure(X, name)
+        X = X.tocsr() if X.format != "csr" else X
+        data, indices, indptr = X.data, X.indices, X.indptr
+    else:
+        if isinstance(X, (str, bytes)) or X is None:
+            raise TypeError(f"{name} must be a 2-D array or scipy.sparse matrix, got {type(X)!r}")
+        try:
+            arr = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise TypeError(f"{name} could not be read as an array: {exc}") from exc
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be 2-D (documents x terms), got shape {arr.shape}")
+        _check_numeric(arr.dtype, name)
+        X = sp.csr_matrix(arr)
+        data, indices, indptr = X.data, X.indices, X.indptr
+    _check_numeric(data.dtype, name)
+    if data.dtype not in _FLOAT_DTYPES or (float64 and data.dtype != np.float64):
+        data = data.astype(np.float64)
+    idx_dtype = np.result_type(indices.dtype, indptr.dtype)
+    if idx_dtype not in (np.int32, np.int64):
+        idx_dtype = np.int64
+    indices = np.ascontiguousarray(indices, dtype=idx_dtype)
+    indptr = np.ascontiguousarray(indptr, dtype=idx_dtype)
+    data = np.ascontiguousarray(data)
+    n_docs, n_terms = X.shape
+    if n_docs == 0 or n_terms == 0:
+        raise ValueError(f"{name} must have at least one document and one term, got shape {X.shape}")
+    if indptr.shape[0] != n_docs + 1:
+        raise ValueError(f"{name}.indptr has length {indptr.shape[0]}, expected {n_docs + 1}")
+    out = sp.csr_matrix((n_docs, n_terms), dtype=data.dtype)
+    # assign the buffers directly: the constructor would re-check and may copy
+    out.data, out.indices, out.indptr = data, indices, indptr
+    return out
+
+
+def check_sparse_structure(X, name: str = "X"):
+    """Refuse a malformed scipy CSR or CSC matrix with a ``ValueError`` naming ``name``.
+
+    scipy does not check the buffers a matrix is built around, and its kernels (and so
+    scikit-learn's) read past them when ``indptr`` or ``indices`` are out of range; every public
+    entry point that hands ``X`` to them checks it here first.  Other inputs pass untouched.
+    Returns ``X``.
+    """
+    if sp.issparse(X) and X.format in ("csr", "csc"):
+        n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
+        if X.indptr.shape != (n_major + 1,):
+            raise ValueError(f"{name}.indptr has length {X.indptr.size}, expected {n_major + 1}")
+        _check_structure(X.data, X.indices, X.indptr, n_minor, name)
+    return X
+
+
+def _check_structure(data, indices, indptr, n_minor: int, name: str) -> None:
+    if indptr[0] != 0 or (indptr.size > 1 and np.diff(indptr).min() < 0):
+        raise ValueError(f"{name}.indptr must start at 0 and never decrease")
+    nnz = int(indptr[-1])
+    if nnz > indices.size or nnz > data.size:
+        raise ValueError(
+            f"{name}.indptr ends at {nnz}, past the {min(indices.size, data.size)} stored values"
+        )
+    if nnz and (indices[:nnz].min() < 0 or indices[:nnz].max() >= n_minor):
+        raise ValueError(f"{name}.indices holds an index outside [0, {n_minor})")
+
+
+def _check_numeric(dtype: np.dtype, name: str) -> None:
+    if dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {dtype}")
+
+
+def check_positive_int(value, name: str, low: int = 1, high: int | None = None) -> int:
+    """Return ``value`` as int if it is an integer in [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be in {bound}, got {value}")
+    return int(value)
+
+
+def check_real(value, name: str, low: float, high: float | None) -> float:
+    """Return ``value`` as float if it is a finite real number in [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if not np.isfinite(value) or value < low or (high is not None and value > high):
+        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be in {bound}, got {value}")
+    return value

@@ -1,0 +1,84 @@
+"""Calls into the C core (csrc/): buffers in, results out, the GIL released around the work."""
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+#: ``ts_status`` of csrc/textsel.h, name -> value
+STATUS: dict[str, int]
+
+def check_status(code: int, where: str) -> None: ...
+
+class Interrupt:
+    """A Ctrl-C shared by the solves of one call; ``error`` is what stopped them, if anything."""
+
+    error: BaseException | None
+    def __init__(self) -> None: ...
+
+def lsqr_csr(
+    data: NDArray[np.float64],
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    indptr: NDArray[np.int32] | NDArray[np.int64],
+    n_cols: int,
+    fit_intercept: bool,
+    b: NDArray[np.float64],
+    row_weights: NDArray[np.float64] | None,
+    damp: NDArray[np.float64],
+    atol: float,
+    btol: float,
+    conlim: float,
+    iter_lim: int,
+    interrupt: Interrupt | None = None,
+) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
+def lsqr_operator(
+    op: Any,
+    n_rows: int,
+    n_cols: int,
+    fit_intercept: bool,
+    b: NDArray[np.float64],
+    row_weights: NDArray[np.float64] | None,
+    damp: NDArray[np.float64],
+    atol: float,
+    btol: float,
+    conlim: float,
+    iter_lim: int,
+    interrupt: Interrupt | None = None,
+) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
+def csr_matmat(
+    data: NDArray[np.float64],
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    indptr: NDArray[np.int32] | NDArray[np.int64],
+    n_cols: int,
+    V: NDArray[np.float64],
+    out: NDArray[np.float64] | None = None,
+    panel_cols: int = 0,
+) -> NDArray[np.float64]: ...
+def csr_rmatmat(
+    data: NDArray[np.float64],
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    indptr: NDArray[np.int32] | NDArray[np.int64],
+    n_cols: int,
+    U: NDArray[np.float64],
+    out: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]: ...
+def dcd_svm_csr(
+    data: NDArray[np.float64],
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    indptr: NDArray[np.int32] | NDArray[np.int64],
+    n_cols: int,
+    y: NDArray[np.float64],
+    loss: str,
+    C_pos: float,
+    C_neg: float,
+    tol: float,
+    max_iter: int,
+    fit_intercept: bool,
+    intercept_scaling: float,
+    shrinking: bool,
+    seed: int,
+    alpha0: NDArray[np.float64] | None = None,
+    weights: NDArray[np.float64] | None = None,
+    newton: bool = True,
+    interrupt: Interrupt | None = None,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], int, bool]: ...

@@ -1,0 +1,125 @@
+"""What every sub-command reads: a labelled matrix file or raw text, and the options naming them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from sklearn.utils import Bunch
+
+from ..datasets import load_arff, load_cluto, load_svmlight
+from ..datasets.texts import TEXT_FORMATS, load_texts, text_format
+from ..metrics import METRICS
+from .text import vectorize
+
+FORMATS = ("auto", "arff", "svmlight", "cluto")
+INPUT_FORMATS = FORMATS + tuple(f for f in TEXT_FORMATS if f != "auto")
+DATA_HOME_HELP = "folder holding the corpus archives (default: $TEXTSEL_DATA, else ~/textsel_data)"
+LABELS_HELP = "a CLUTO matrix's row classes (default: the .rclass file beside it)"
+TERMS_HELP = "a CLUTO matrix's column labels (default: the .clabel file beside it)"
+
+
+def metric_list(text: str) -> list[str]:
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    bad = [m for m in names if m not in METRICS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"unknown metric(s) {bad}; choose from {', '.join(METRICS)}")
+    return names
+
+
+def ks_list(text: str) -> list[int]:
+    """``--ks``: comma-separated positive integers (argparse turns an error into exit code 2)."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}")
+    return sorted({int(p) for p in parts})
+
+
+SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt", ".dat", ".data", ".scale", ".t")
+SUPPORTED = ("ARFF (.arff, .arff.gz), SVMlight (.svm, .svmlight, .libsvm, .txt, .dat, or "
+             "--input-format svmlight), CLUTO (.mat) and raw text (.csv, .tsv, .jsonl, a folder with one "
+             "sub-folder per class)")  # fmt: skip
+
+
+def matrix_format(path) -> str:
+    """The matrix format a file name says (compressed SVMlight included), or a ValueError naming
+    the formats textsel reads."""
+    name = Path(path).name.lower()
+    if name.endswith((".arff", ".arff.gz")):
+        return "arff"
+    if name.endswith(".mat"):
+        return "cluto"
+    stem = name.removesuffix(".gz").removesuffix(".bz2")
+    if "." not in stem or stem.endswith(SVMLIGHT_SUFFIXES):
+        return "svmlight"
+    raise ValueError(f"{path}: unsupported format; textsel reads {SUPPORTED}")
+
+
+def _beside(path: Path, given, suffix: str):
+    """A CLUTO companion file: the one given, else ``<matrix><suffix>`` when it exists."""
+    if given is not None:
+        return given
+    candidate = path.with_name(path.name + suffix)
+    return candidate if candidate.is_file() else None
+
+
+def read_matrix(path, fmt="auto", labels=None, terms=None):
+    """(X, y, feature names or None) from an ARFF, SVMlight or CLUTO file.  A CLUTO matrix's
+    row classes and column labels default to the ``.rclass`` and ``.clabel`` files beside it."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    if fmt == "auto":
+        fmt = matrix_format(path)
+    if fmt == "arff":
+        b = load_arff(path)
+        return b.X, b.y, b.feature_names
+    if fmt == "cluto":
+        labels = _beside(path, labels, ".rclass")
+        if labels is None:
+            raise ValueError(f"a CLUTO matrix needs --labels (its .rclass file; none at {path}.rclass)")
+        b = load_cluto(path, classes_path=labels, terms_path=_beside(path, terms, ".clabel"))
+        return b.X, b.y, b.feature_names
+    b = load_svmlight(path)
+    return b.X, b.y, None
+
+
+def is_text_input(path, fmt="auto") -> bool:
+    """Whether ``path`` is raw text (CSV/TSV, JSON Lines, a folder per class), by ``fmt`` or name."""
+    if fmt != "auto":
+        return fmt in TEXT_FORMATS
+    return text_format(path) is not None
+
+
+#: the file ending standard input is saved under, for each format (``textsel select -``)
+STDIN_SUFFIX = {"arff": ".arff", "svmlight": ".svm", "cluto": ".mat", "csv": ".csv", "tsv": ".tsv",
+                "jsonl": ".jsonl"}  # fmt: skip
+
+
+def read_dataset(args, path, fmt="auto", labels=None, terms=None) -> Bunch:
+    """A matrix file, or raw text vectorized as the options say, as a Bunch: ``X``, ``y``,
+    ``names`` (feature names, or None: hashed or unnamed columns), ``texts`` and ``vectorizer``
+    (None for a matrix file) and ``class_names`` (the label of each indicator column of a
+    multi-label ``y``, else None)."""
+    if str(path) == "-":
+        return _from_stdin(args, fmt, labels, terms)
+    if not is_text_input(path, fmt):
+        X, y, names = read_matrix(path, fmt, labels, terms)
+        return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
+    b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
+                   label_separator=args.label_separator, fmt=fmt, encoding=args.encoding)  # fmt: skip
+    X, names, vectorizer = vectorize(b.texts, args)
+    return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer,
+                 class_names=b.target_names if b.multilabel else None)  # fmt: skip
+
+
+def _from_stdin(args, fmt, labels, terms) -> Bunch:
+    """Standard input, saved to a temporary file of the format ``--input-format`` names."""
+    if fmt not in STDIN_SUFFIX:
+        raise ValueError(f"reading standard input (-) needs --input-format, one of {', '.join(STDIN_SUFFIX)}")
+    with tempfile.TemporaryDirectory(prefix="textsel-stdin-") as folder:
+        saved = Path(folder) / f"stdin{STDIN_SUFFIX[fmt]}"
+        saved.write_bytes(sys.stdin.buffer.read())
+        return read_dataset(args, saved, fmt, labels, terms)

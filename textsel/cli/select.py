@@ -1,0 +1,104 @@
+"""``textsel select``: rank the terms of a labelled matrix or of raw text and write the selected ones."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from ..metrics import METRICS
+from ..selection import MULTICLASS, TermSelector
+from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP, read_dataset
+from .text import add_vectorizer_options, column_names
+
+OUTPUT_FORMATS = ("tsv", "csv", "json")
+
+
+def add_parser(subparsers) -> None:
+    """The ``select`` sub-command and its options."""
+    select = subparsers.add_parser(
+        "select",
+        help="rank the terms of a labelled matrix or of raw text and write the selected ones",
+        description="Read a labelled matrix (ARFF, SVMlight, CLUTO) or raw text, score every term "
+        "with a Forman metric and write the selected terms with their scores, overall and per "
+        "class (to stdout or --output).",
+    )
+    select.add_argument(
+        "input",
+        help="a matrix file (.arff, .arff.gz, SVMlight, CLUTO .mat), raw text (.csv, .tsv, .jsonl, "
+        "or a folder with one sub-folder per class), or - for standard input (with --input-format)",
+    )
+    select.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
+                        help="how to read the input (default: auto, by its name)")  # fmt: skip
+    select.add_argument("--labels", default=None, help=LABELS_HELP)
+    select.add_argument("--terms", default=None, help=TERMS_HELP)
+    select.add_argument("--metric", choices=METRICS, default="bns", help="the metric (default: bns)")
+    select.add_argument("--k", default=None, help="terms to keep, or 'all' (default: 100)")
+    select.add_argument("--percentile", type=float, default=None,
+                        help="keep this share of the terms instead of --k (default: none)")  # fmt: skip
+    select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin",
+                        help="how classes share the selection (default: round_robin)")  # fmt: skip
+    select.add_argument("--format", choices=OUTPUT_FORMATS, default="tsv",
+                        help="output: tab- or comma-separated lines with a score column per class, "
+                        "or JSON (default: tsv)")  # fmt: skip
+    select.add_argument("--output", default=None, help="write here instead of stdout")
+    add_vectorizer_options(select)
+
+
+def selection_records(selector, names, class_names=None):
+    """One record per selected term: rank, column, term, combined score, and each class's score."""
+    classes = [str(c) for c in (selector.classes_ if class_names is None else class_names)]
+    records = []
+    for rank, (column, term) in enumerate(zip(selector.ranking_, names, strict=True), 1):
+        record = {
+            "rank": rank,
+            "column": int(column),
+            "term": str(term),
+            "score": float(selector.scores_[column]),
+        }
+        record["class_scores"] = dict(zip(classes, map(float, selector.score_table_[:, column]), strict=True))
+        records.append(record)
+    return records
+
+
+def format_selection(records, fmt: str) -> str:
+    """The records as tab- or comma-separated lines (a ``score[class]`` column per class) or JSON."""
+    if fmt == "json":
+        return json.dumps(records, indent=1) + "\n"
+    buffer = io.StringIO()
+    classes = list(records[0]["class_scores"]) if records else []
+    writer = csv.writer(buffer, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
+    writer.writerow(["rank", "column", "term", "score", *(f"score[{c}]" for c in classes)])
+    for r in records:
+        writer.writerow([r["rank"], r["column"], r["term"], f"{r['score']:.6g}",
+                         *(f"{r['class_scores'][c]:.6g}" for c in classes)])  # fmt: skip
+    return buffer.getvalue()
+
+
+def run(args, out=None):
+    """Select terms and write them with their scores (overall and per class) as TSV, CSV or JSON."""
+    out = out or sys.stdout
+    data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
+    if args.k is not None and args.percentile is not None:
+        raise ValueError("give --k or --percentile, not both")
+    k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
+    selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass)
+    selector.fit(data.X, data.y)
+    if data.texts is not None:
+        terms = column_names(data.names, data.vectorizer, data.texts, selector.ranking_)
+    else:
+        terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
+    text = format_selection(selection_records(selector, terms, data.class_names), args.format)
+    if args.output:
+        Path(args.output).write_text(text)
+    else:
+        out.write(text)
+
+
+def _int_option(text, name):
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer or 'all', got {text!r}") from None

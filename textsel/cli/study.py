@@ -1,0 +1,144 @@
+"""``textsel study``: Forman's feature-selection study on the user's datasets, tables and figures out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .. import study
+from ..datasets import get_data_home
+from ..metrics import METRICS
+from ..termstats import term_stats
+from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, read_dataset
+from .text import add_vectorizer_options
+
+FORMAN_KS = ",".join(map(str, study.FORMAN_KS))
+
+
+def add_parser(subparsers) -> None:
+    """The ``study`` sub-command and its options."""
+    study = subparsers.add_parser(
+        "study",
+        help="run Forman's feature-selection study on your datasets",
+        description="Forman's protocol: every class one-vs-rest, stratified cross-validation, each "
+        "metric and k selecting on the training folds only, a linear SVM on Boolean features.  "
+        "Prints the macro-averaged F1 table; with --out also writes the records (CSV, JSON), the "
+        "summary, tolerance, best-pair and skew tables, and four PNG figures (F1 against k, "
+        "tolerance, precision against recall, the metrics' decision boundaries).",
+    )
+    study.add_argument("inputs", nargs="*", help="labelled matrix files (ARFF, SVMlight, CLUTO) or raw text "
+                       "(.csv, .tsv, .jsonl, a folder per class)")  # fmt: skip
+    study.add_argument("--forman-sets", action="store_true", help="add the ARFF sets of the data home")
+    study.add_argument("--data-home", default=None, help=DATA_HOME_HELP)
+    study.add_argument("--labels", default=None, help=LABELS_HELP)
+    study.add_argument("--metrics", type=metric_list, default=",".join(METRICS),
+                       help="comma-separated metrics (default: all twelve)")  # fmt: skip
+    study.add_argument("--ks", type=ks_list, default=FORMAN_KS,
+                       help=f"comma-separated numbers of terms (default: {FORMAN_KS})")  # fmt: skip
+    study.add_argument(
+        "--trials", type=int, default=5, help="repetitions of the cross-validation (default: 5)"
+    )
+    study.add_argument("--folds", type=int, default=4, help="cross-validation folds (default: 4)")
+    study.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: one)")
+    study.add_argument("--seed", type=int, default=0, help="random seed of the folds (default: 0)")
+    study.add_argument("--out", default=None, help="folder for the tables and figures (default: none)")
+    study.add_argument("--no-plots", action="store_true", help="write the tables only")
+    study.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="report progress on stderr (default: when stderr is a terminal)",
+    )
+    add_vectorizer_options(study)
+
+
+def _study_ks(ks, datasets):
+    """The ks the study can use: a k above a dataset's vocabulary is left out there with a
+    warning, and one above every vocabulary is an error, never an empty table."""
+    widest = max(X.shape[1] for X, _ in datasets.values())
+    for name, (X, _) in datasets.items():
+        above = [k for k in ks if k > X.shape[1]]
+        if above:
+            warnings.warn(f"{name}: k = {', '.join(map(str, above))} above its {X.shape[1]} terms; "
+                          "left out for this dataset", UserWarning, stacklevel=2)  # fmt: skip
+    usable = [k for k in ks if k <= widest]
+    if not usable:
+        raise ValueError(f"--ks: every k is above the vocabulary of every dataset (at most {widest} terms)")
+    return usable
+
+
+def run(args, out=None):
+    """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
+    out = out or sys.stdout
+    datasets = {}
+    paths = list(args.inputs)
+    if args.forman_sets:
+        home = get_data_home(args.data_home) / "forman-arff"
+        paths += sorted(str(p) for p in home.glob("*.arff*"))
+    if not paths:
+        raise ValueError("no dataset: name matrix files or pass --forman-sets")
+    for path in paths:
+        data = read_dataset(args, path, labels=args.labels)
+        datasets[Path(path).name.split(".")[0]] = (data.X, data.y)
+    metrics, ks = args.metrics, _study_ks(args.ks, datasets)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
+                           n_jobs=args.n_jobs, random_state=args.seed, progress=progress)  # fmt: skip
+    summary = study.macro_average(records)
+    tolerance = study.tolerance_curve(records)
+    table_ks = sorted({r["k"] for r in summary})
+    out.write(f"macro-averaged F1 over {len({(r['dataset'], r['class']) for r in records})} tasks\n")
+    out.write("metric  " + "".join(f"{k:>8}" for k in table_ks) + "\n")
+    for metric in metrics:
+        values = {r["k"]: r["f1"] for r in summary if r["metric"] == metric}
+        out.write(f"{metric:<8}" + "".join(f"{values.get(k, float('nan')):>8.3f}" for k in table_ks) + "\n")
+    if args.out:
+        folder = Path(args.out)
+        folder.mkdir(parents=True, exist_ok=True)
+        study.write_csv(records, folder / "records.csv")
+        study.write_json(records, folder / "records.json")
+        study.write_csv(summary, folder / "summary.csv")
+        study.write_csv(tolerance, folder / "tolerance.csv")
+        pairs = [{"measure": measure, "pair": "+".join(row["pair"]), "share": row["share"]}
+                 for measure in ("accuracy", "precision", "recall", "f1")
+                 for row in study.best_pairs(records, measure)]  # fmt: skip
+        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
+        if pairs:  # one metric makes no pair
+            study.write_csv(pairs, folder / "best_pairs.csv")
+            written.append("best_pairs.csv")
+        skew = study.skew_split(records)
+        if skew:
+            study.write_csv(skew, folder / "skew.csv")
+            written.append("skew.csv")
+        if not args.no_plots:
+            from ..study.plots import (
+                plot_decision_boundaries,
+                plot_measure_vs_k,
+                plot_precision_recall,
+                plot_tolerance,
+            )
+
+            plot_measure_vs_k(summary, folder / "f1_vs_k.png")
+            plot_tolerance(tolerance, folder / "tolerance.png")
+            pr_k = min(table_ks, key=lambda k: abs(k - 100))  # Forman's Fig. 5 uses k = 100
+            plot_precision_recall(summary, folder / f"precision_recall_k{pr_k}.png", pr_k)
+            # Forman's Fig. 2 over the words of the first dataset studied, for its largest task
+            # (a task of the records: both sides are non-empty)
+            name = records[0]["dataset"]
+            largest = max((r for r in records if r["dataset"] == name), key=lambda r: r["positives"])["class"]
+            X, y = datasets[name]
+            stats = term_stats(X, (np.asarray(y) == largest).astype(int), classes=[0, 1])
+            top = min(pr_k, X.shape[1])
+            title = f"{name}, class {largest}: boundaries of the top {top} words"
+            plot_decision_boundaries(stats, folder / "decision_boundaries.png", label=1, k=top, title=title)
+            written += [
+                "f1_vs_k.png",
+                "tolerance.png",
+                f"precision_recall_k{pr_k}.png",
+                "decision_boundaries.png",
+            ]
+        out.write(f"wrote {', '.join(written)} to {folder}\n")

@@ -1,0 +1,39 @@
+"""Forman's (2003) feature-selection study, and the other papers' experiments, on your corpora.
+
+- :func:`forman` runs Forman's protocol (every class one-vs-rest, repeated stratified
+  cross-validation, every metric and k, a linear SVM per fit) and returns one record per
+  (dataset, class, metric, k); ``textsel.study.protocol`` holds it.
+- ``textsel.study.analysis``: the analyses of those records (macro-averages, best within
+  tolerance, residual pairs, class skew) and CSV / JSON / pandas output.
+- ``textsel.study.experiments``: Dasgupta et al.'s sampling curves, Li & Sun's selection curves,
+  Zhuang et al.'s classifiers by skew and Kolcz & Chowdhury's masking curves.
+- ``textsel.study.plots`` (also ``textsel.plots``): their figures, with matplotlib.
+"""
+
+from .analysis import (
+    best_pairs,
+    macro_average,
+    skew_split,
+    to_dataframe,
+    tolerance_curve,
+    write_csv,
+    write_json,
+)
+from .experiments import masking_curves, proximal_by_skew, sampling_curves, selection_curves
+from .protocol import FORMAN_KS, forman
+
+__all__ = [
+    "FORMAN_KS",
+    "best_pairs",
+    "forman",
+    "macro_average",
+    "masking_curves",
+    "proximal_by_skew",
+    "sampling_curves",
+    "selection_curves",
+    "skew_split",
+    "to_dataframe",
+    "tolerance_curve",
+    "write_csv",
+    "write_json",
+]

@@ -1,0 +1,149 @@
+"""The other papers' experiments on the user's own corpora, as records a study writes out.
+
+Dasgupta et al.'s sampling curves (:func:`sampling_curves`), Li & Sun's selection curves
+(:func:`selection_curves`), Zhuang et al.'s least-squares classifiers by class skew
+(:func:`proximal_by_skew`) and Kolcz & Chowdhury's masking curves (:func:`masking_curves`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from ..metrics import score
+from ..termstats import term_stats
+
+__all__ = ["masking_curves", "proximal_by_skew", "sampling_curves", "selection_curves"]
+
+
+def _micro_f1(model, X, y, X_test, y_test):
+    from sklearn.metrics import f1_score
+
+    return float(f1_score(y_test, model.fit(X, y).predict(X_test), average="micro"))
+
+
+SAMPLING_STRATEGIES = (("ss", 20), ("ws", None), ("us", None))
+RIDGE_ALPHAS = (0.1, 0.3, 1.0, 3.0, 10.0)
+
+
+def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIES, baselines=("dfreq", "ig"),
+                    samples=5, alphas=RIDGE_ALPHAS, random_state=0):  # fmt: skip
+    """Dasgupta et al.'s experiment: RLSC micro-F1 relative to all features as r grows.
+
+    alpha (their lambda) is tuned on all features for the best micro-F1 on the test data, as in
+    the paper.  Each sampling strategy (name, k) is averaged over ``samples`` draws; the
+    ``baselines`` are deterministic top-r rankings by a Forman metric (max over classes).
+    Returns records ``method``, ``budget``, ``kept`` (mean terms kept), ``relative_f1``.
+    """
+    from ..linear_model import RLSClassifier
+    from ..sampling import feature_probabilities, sample_features
+
+    full = {a: _micro_f1(RLSClassifier(alpha=a), X, y, X_test, y_test) for a in alphas}
+    alpha = max(full, key=full.get)
+    base = full[alpha]
+    rng = np.random.RandomState(random_state)
+    records = []
+    stats = term_stats(X, y)
+    for strategy, k in strategies:
+        p = feature_probabilities(X, strategy, k, random_state=rng)
+        label = f"{strategy} k={k}" if k else strategy
+        for r in budgets:
+            rel, kept = [], []
+            for _ in range(samples):
+                cols, scales = sample_features(p, r, rng)
+                scaled = sp.diags(scales)
+                f1 = _micro_f1(
+                    RLSClassifier(alpha=alpha), X[:, cols] @ scaled, y, X_test[:, cols] @ scaled, y_test
+                )
+                rel.append(f1 / base)
+                kept.append(cols.size)
+            records.append({"method": label, "budget": r, "kept": float(np.mean(kept)),
+                            "relative_f1": float(np.mean(rel)), "alpha": alpha})  # fmt: skip
+    for metric in baselines:
+        order = np.argsort(-score(stats, metric).max(axis=0), kind="stable")
+        for r in budgets:
+            cols = order[:r]
+            f1 = _micro_f1(RLSClassifier(alpha=alpha), X[:, cols], y, X_test[:, cols], y_test)
+            records.append({"method": metric, "budget": r, "kept": float(len(cols)), "relative_f1": f1 / base,
+                            "alpha": alpha})  # fmt: skip
+    return records
+
+
+def selection_curves(X, y, X_test, y_test, ks, estimator=None):
+    """Li & Sun's comparison: micro-F1 of a classifier on the top-k terms of STS, chi2 and BNS
+    (max over classes), with the average vector length of each selected set.
+
+    Returns records ``method``, ``k``, ``micro_f1``, ``avl``, and ``lambda`` for STS.
+    """
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    from ..scalable import ScalableTermSelector
+    from ..selection import TermSelector
+
+    if estimator is None:
+        estimator = OneVsRestClassifier(LinearSVC()) if np.ndim(y) == 2 else LinearSVC()
+    stats = term_stats(X, y)
+    records = []
+    for k in ks:
+        if k > X.shape[1]:
+            continue
+        selectors = {"sts": ScalableTermSelector(k=k), "chi2": TermSelector("chi2", k=k, multiclass="max"),
+                     "bns": TermSelector("bns", k=k, multiclass="max")}  # fmt: skip
+        for method, selector in selectors.items():
+            cols = np.flatnonzero(selector.fit(X, y).get_support())
+            record = {"method": method, "k": k,
+                      "micro_f1": _micro_f1(clone(estimator), X[:, cols], y, X_test[:, cols], y_test),
+                      "avl": float(stats.df[cols].sum() / stats.n_docs)}  # fmt: skip
+            if method == "sts":
+                record["lambda"] = selector.lambda_
+            records.append(record)
+    return records
+
+
+def proximal_by_skew(X, Y, X_test, Y_test, models=None):
+    """Zhuang et al.'s comparison per class: F1 of WPSVM, PSVM and a linear SVM against class skew.
+
+    ``Y``/``Y_test`` are documents x classes indicator matrices (multi-label, one-vs-rest).
+    Returns records ``class``, ``skew`` (training negatives per positive), ``model``, ``f1``.
+    """
+    from sklearn.metrics import f1_score
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    from ..linear_model import ProximalSVC, WeightedProximalSVC
+
+    if models is None:
+        models = {"WeightedProximalSVC": WeightedProximalSVC(), "ProximalSVC": ProximalSVC(),
+                  "LinearSVC": OneVsRestClassifier(LinearSVC())}  # fmt: skip
+    Y, Y_test = np.asarray(Y), np.asarray(Y_test)
+    positives = Y.sum(axis=0)
+    skew = (Y.shape[0] - positives) / np.maximum(positives, 1)
+    records = []
+    for name, model in models.items():
+        predicted = np.asarray(clone(model).fit(X, Y).predict(X_test))
+        for c in range(Y.shape[1]):
+            f1 = f1_score(Y_test[:, c], predicted[:, c], zero_division=0)
+            records.append({"class": c, "skew": float(skew[c]), "model": name, "f1": float(f1)})
+    return records
+
+
+def masking_curves(X, Y, X_test, Y_test, sizes, classes=None, estimator=None, norm="l2"):
+    """Kolcz & Chowdhury's experiment on several binary tasks: exact re-training, masking and the
+    SV set over feature-subset sizes (:func:`textsel.masking.evaluate_subsets` per task).
+
+    ``Y``/``Y_test`` are documents x classes indicator matrices; ``classes`` picks the columns
+    (default all).  Returns the records of every task, with its ``class`` added.
+    """
+    from ..masking import evaluate_subsets
+    from ..svm import DualLinearSVC
+
+    Y, Y_test = np.asarray(Y), np.asarray(Y_test)
+    estimator = DualLinearSVC(random_state=0) if estimator is None else estimator
+    records = []
+    for c in range(Y.shape[1]) if classes is None else classes:
+        model = clone(estimator).fit(X, Y[:, c])
+        for record in evaluate_subsets(model, X, Y[:, c], X_test, Y_test[:, c], sizes, norm=norm):
+            records.append({"class": c, **record})
+    return records

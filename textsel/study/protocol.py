@@ -1,0 +1,199 @@
+"""Forman's (2003) feature-selection study as one function, for the user's own corpora.
+
+For each dataset and each class (one-vs-rest), ``trials`` runs of stratified ``folds``-fold
+cross-validation; in each fold the term statistics of the training part are counted once, every
+metric is scored from them, and for every k the top-k terms train a classifier that is tested on
+the held-out part.  The representation is Forman's: Boolean presence, no length normalisation
+(NOTES.md section 1).  One record per (dataset, class, metric, k), averaged over trials and folds.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
+
+from .._checks import as_csr, check_positive_int
+from .._ranked import distinct_rows, rank_columns, top_columns
+from ..metrics import METRICS, score
+from ..selection import top_k
+from ..svm import fit_binary
+from ..termstats import term_stats
+
+__all__ = ["FORMAN_KS", "MEASURES", "forman"]
+
+FORMAN_KS = (10, 20, 50, 100, 200, 500, 1000, 2000)
+MEASURES = ("accuracy", "precision", "recall", "f1")
+
+
+def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator=None, n_jobs=None,
+           random_state=0, boolean=True, progress=False):  # fmt: skip
+    """Run Forman's protocol and return one record per (dataset, class, metric, k).
+
+    Parameters
+    ----------
+    datasets : mapping of str to (X, y)
+        Document-term matrices (non-negative) and single-label class labels.
+    metrics : sequence of str
+        Names from :data:`textsel.METRICS`.
+    ks : sequence of int
+        Numbers of terms to select; those above a dataset's vocabulary are skipped.
+    trials, folds : int
+        Repetitions of stratified ``folds``-fold cross-validation per task.
+    estimator : scikit-learn classifier, optional
+        Cloned and fitted per (fold, metric, k).  By default a linear SVM (squared hinge,
+        C = 1) by textsel's dual coordinate descent, warm-started across k from the previous
+        k's multipliers.
+    n_jobs : int, optional
+        Tasks (dataset, class) run in parallel with joblib; the results do not depend on it.
+    random_state : int
+        Seeds the fold splits (per task and trial) and the rand metric.
+    boolean : bool, default True
+        Forman's representation: a stored nonzero becomes 1.  False keeps the values.
+    progress : bool, default False
+        Show a progress bar over the tasks (tqdm, from ``pip install "textsel[progress]"``; else a
+        line per task on stderr).  Ctrl-C stops the run, workers included.
+
+    Returns
+    -------
+    list of dict
+        ``dataset``, ``class``, ``metric``, ``k``, ``positives`` (class size), ``skew``
+        (negatives per positive), and the means over trials and folds of ``accuracy``,
+        ``precision``, ``recall`` and ``f1`` (zero where no document is predicted positive).
+    """
+    bad = [m for m in metrics if m not in METRICS]
+    if bad or not len(metrics):
+        raise ValueError(f"metrics must be drawn from {METRICS}, got {list(metrics)!r}")
+    ks = sorted({check_positive_int(k, "ks", 1) for k in ks})
+    trials = check_positive_int(trials, "trials", 1)
+    folds = check_positive_int(folds, "folds", 2)
+    if not isinstance(random_state, (int, np.integer)):
+        raise TypeError("random_state must be an integer (each task derives its own seeds from it)")
+    jobs = []
+    for d, (name, (X, y)) in enumerate(datasets.items()):
+        X = as_csr(X, f"datasets[{name!r}] X")
+        y = np.asarray(y)
+        if y.shape != (X.shape[0],):
+            raise ValueError(f"datasets[{name!r}]: y must have one label per document")
+        if boolean:
+            if not X.has_canonical_format:
+                # presence is a nonzero value: add up a column stored twice first (on a copy)
+                X = X.copy()
+                X.sum_duplicates()
+            X = sp.csr_matrix(((X.data != 0).astype(np.float64), X.indices, X.indptr), shape=X.shape)
+            X.eliminate_zeros()
+        classes, counts = np.unique(y, return_counts=True)
+        for c, (label, count) in enumerate(zip(classes, counts, strict=True)):
+            if count < folds or X.shape[0] - count < folds:
+                continue  # too few positives (or negatives) to stratify
+            seed = np.random.SeedSequence([random_state, d, c]).generate_state(1)[0]
+            jobs.append((name, label, X, (y == label).astype(np.int64), int(seed)))
+    if not jobs:
+        raise ValueError(
+            f"datasets: no class has at least folds={folds} documents in it and {folds} outside it "
+            "(one class only, or classes too small to stratify)"
+        )
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator)
+        for name, label, X, target, seed in jobs
+    )
+    if progress:
+        results = _with_progress(results, len(jobs))
+    return [record for task in results for record in task]
+
+
+def _with_progress(results, total):
+    """Yield ``results`` while reporting how many of ``total`` tasks are done."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        for done, result in enumerate(results, 1):
+            print(f"textsel.study: {done}/{total} tasks", file=sys.stderr, flush=True)
+            yield result
+        return
+    yield from tqdm(results, total=total, desc="tasks", unit="task")
+
+
+def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator):
+    n_terms = X.shape[1]
+    usable = [k for k in ks if k <= n_terms]
+    sums = {(m, k): np.zeros(4) for m in metrics for k in usable}
+    runs = 0
+    for trial in range(trials):
+        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=(seed + trial) % 2**32)
+        for train, test in splitter.split(np.zeros(len(target)), target):
+            runs += 1
+            X_train, X_test = X[train], X[test]
+            y_train, y_test = target[train], target[test]
+            stats = term_stats(X_train, y_train, classes=[0, 1])
+            train_columns = X_train.tocsc()  # ranked by every metric: converted once
+            signs = np.where(y_train == 1, 1.0, -1.0)
+            for metric in metrics:
+                scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
+                order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
+                train_ranked = rank_columns(train_columns, order)
+                test_ranked = rank_columns(X_test, order) if estimator is not None else None
+                alpha = np.zeros(len(signs))  # per document, carried across k as a warm start
+                dedup = True  # groups of identical documents only split as k grows
+                for k in usable:
+                    train_k = top_columns(train_ranked, k)
+                    if estimator is None:
+                        fit, dedup = _fit_distinct(train_k, signs, seed, alpha, dedup)
+                        w = np.zeros(n_terms)  # scores the test fold without slicing it
+                        w[order[:k]] = fit.w
+                        predicted = (X_test @ w + fit.b > 0).astype(np.int64)
+                    else:
+                        model = clone(estimator).fit(train_k, y_train)
+                        predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
+                    sums[(metric, k)] += _measures(y_test, predicted)
+    positives = int(target.sum())
+    return [
+        {
+            "dataset": name,
+            "class": _plain(label),
+            "metric": metric,
+            "k": k,
+            "positives": positives,
+            "skew": (len(target) - positives) / positives,
+            **dict(zip(MEASURES, (sums[(metric, k)] / runs).tolist(), strict=True)),
+        }  # fmt: skip
+        for metric in metrics
+        for k in usable
+    ]
+
+
+def _fit_distinct(X, signs, seed, alpha, dedup, **fit_params):
+    """The study's SVM (squared hinge, C = 1) on the distinct documents of ``X`` weighted by
+    their copies: the same optimum (identical documents share their group's multiplier equally
+    there), on a fraction of the rows at small k.  Warm-starts from, and updates, the
+    per-document multipliers ``alpha``.  Returns the fit and whether grouping still paid."""
+    groups = distinct_rows(X, signs > 0) if dedup else None
+    if groups is None:
+        fit = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha, **fit_params)
+        alpha[:] = fit.alpha
+        return fit, False
+    first, inverse, counts = groups
+    start = np.bincount(inverse, alpha, minlength=first.size)
+    fit = fit_binary(X[first], signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start,
+                     sample_weight=counts, **fit_params)  # fmt: skip
+    alpha[:] = (fit.alpha / counts)[inverse]
+    return fit, True
+
+
+def _measures(truth, predicted):
+    tp = int(((truth == 1) & (predicted == 1)).sum())
+    fp = int(((truth == 0) & (predicted == 1)).sum())
+    fn = int(((truth == 1) & (predicted == 0)).sum())
+    accuracy = (len(truth) - fp - fn) / len(truth)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return np.array([accuracy, precision, recall, f1])
+
+
+def _plain(label):
+    return label.item() if isinstance(label, np.generic) else label
