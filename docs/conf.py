@@ -1,8 +1,10 @@
-"""Sphinx configuration: numpydoc for the API, MyST for the Markdown pages.
+"""Sphinx configuration: numpydoc for the API, MyST for the Markdown pages, sphinx-gallery for the
+examples, the PyData theme (scikit-learn's and Dask's).
 
-Built with warnings as errors (``sphinx-build -W``) by tests/test_docs.py.  Links into Python's,
-numpy's, scipy's and scikit-learn's docs need their inventories from the network: set
-``TEXTSEL_DOCS_ONLINE=1`` to fetch them (offline they would only warn).
+Built with warnings as errors (``sphinx-build -W``) by tests/test_docs.py, offline: the gallery's
+scripts run at build time (on the real corpora when the data home holds them, else on the
+synthetic corpus), and links into Python's, numpy's, scipy's and scikit-learn's docs need their
+inventories from the network, so they are made only with ``TEXTSEL_DOCS_ONLINE=1``.
 """
 
 import os
@@ -17,9 +19,10 @@ extensions = [
     "sphinx.ext.autosummary",
     "numpydoc",
     "myst_parser",
+    "sphinx_gallery.gen_gallery",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
 autosummary_generate = True
 numpydoc_show_class_members = False
 templates_path = ["_templates"]  # class pages document each method (fit's parameters among them)
@@ -31,4 +34,19 @@ intersphinx_mapping = {
     "scipy": ("https://docs.scipy.org/doc/scipy", None),
     "sklearn": ("https://scikit-learn.org/stable", None),
 }
-html_theme = "alabaster"
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",  # every example runs at build time
+    "abort_on_example_error": True,
+    "backreferences_dir": None,  # no links that would need other projects' inventories
+    "download_all_examples": False,
+    "show_memory": False,
+    "within_subsection_order": "FileNameSortKey",
+}
+html_theme = "pydata_sphinx_theme"
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+}
+html_title = f"textsel {release}"
