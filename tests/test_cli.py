@@ -75,7 +75,7 @@ def test_select_errors_and_exit_codes(tmp_path, capsys):
     arff = tmp_path / "t.arff"
     _write_arff(arff)
     assert main(["select", str(arff), "--k", "0"]) == 1
-    assert "k must be in" in capsys.readouterr().err
+    assert "k must be >= 1" in capsys.readouterr().err
     assert main(["select", str(arff), "--k", "99"]) == 0  # every term kept, with a warning
     assert "k=99 is greater than n_features" in capsys.readouterr().err
 

@@ -164,9 +164,9 @@ def test_runs_concurrently_from_threads():
         ({"row_weights": -np.ones(300)}, ValueError, "row_weights must be >= 0"),
         ({"row_weights": np.ones((300, 2))}, ValueError, "row_weights has 2 columns but b has 1"),
         ({"row_weights": np.full(300, np.inf)}, ValueError, "row_weights contains NaN"),
-        ({"atol": -1e-3}, ValueError, "atol must be in"),
+        ({"atol": -1e-3}, ValueError, "atol must be"),
         ({"conlim": "big"}, TypeError, "conlim must be a real number"),
-        ({"iter_lim": -1}, ValueError, "iter_lim must be in"),
+        ({"iter_lim": -1}, ValueError, "iter_lim must be"),
         ({"iter_lim": 2.5}, TypeError, "iter_lim must be an integer"),
     ],
 )

@@ -165,7 +165,7 @@ def test_srls_equals_rlsc_on_the_sampled_rescaled_columns():
     [
         (lambda: feature_probabilities(matrix(7), "xx"), ValueError, "strategy must be one of"),
         (lambda: feature_probabilities(sp.csr_matrix((5, 5)), "ws"), ValueError, "all zeros"),
-        (lambda: feature_probabilities(matrix(7), "ss", 0), ValueError, "k must be in"),
+        (lambda: feature_probabilities(matrix(7), "ss", 0), ValueError, "k must be"),
         (lambda: sample_features([0.5, -0.1], 3), ValueError, "non-negative"),
         (lambda: sample_features([0.5, 0.5], 0), ValueError, "r must be > 0"),
     ],

@@ -77,7 +77,7 @@ def test_macro_average_and_writers(datasets, tmp_path):
 def test_bad_input(datasets):
     with pytest.raises(ValueError, match="metrics must be drawn from"):
         forman(datasets, metrics=("mi",))
-    with pytest.raises(ValueError, match="folds must be in"):
+    with pytest.raises(ValueError, match="folds must be"):
         forman(datasets, folds=1)
     with pytest.raises(ValueError, match="one label per document"):
         forman({"x": (datasets["a"][0], np.zeros(3))})

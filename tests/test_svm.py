@@ -148,10 +148,10 @@ def test_agrees_with_linear_svc_on_predictions():
     "params, exc, match",
     [
         ({"C": 0}, ValueError, "C must be > 0"),
-        ({"C": -1}, ValueError, "C must be in"),
+        ({"C": -1}, ValueError, "C must be > 0"),
         ({"loss": "log"}, ValueError, "loss must be one of"),
         ({"tol": 0}, ValueError, "tol must be > 0"),
-        ({"max_iter": 0}, ValueError, "max_iter must be in"),
+        ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
         ({"intercept_scaling": 0}, ValueError, "intercept_scaling must be > 0"),
     ],
 )

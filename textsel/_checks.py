@@ -107,19 +107,51 @@ def _check_numeric(dtype: np.dtype, name: str) -> None:
 def check_positive_int(value, name: str, low: int = 1, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer in [low, high]."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise TypeError(f"{name} must be an integer, got {_plain(value)!r}")
     if value < low or (high is not None and value > high):
-        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be in {bound}, got {value}")
+        raise ValueError(f"{name} must be {_bounds(low, high, False)}, got {int(value)}")
     return int(value)
 
 
-def check_real(value, name: str, low: float, high: float | None) -> float:
-    """Return ``value`` as float if it is a finite real number in [low, high]."""
+def check_real(value, name: str, low: float, high: float | None, low_open: bool = False) -> float:
+    """Return ``value`` as float if it is a finite real number in [low, high] (``(low, high]``
+    with ``low_open``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
+        raise TypeError(f"{name} must be a real number, got {_plain(value)!r}")
     value = float(value)
-    if not np.isfinite(value) or value < low or (high is not None and value > high):
-        bound = f"[{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be in {bound}, got {value}")
+    below = value <= low if low_open else value < low
+    if not np.isfinite(value) or below or (high is not None and value > high):
+        raise ValueError(f"{name} must be {_bounds(low, high, low_open)}, got {value}")
     return value
+
+
+def check_class_weight(class_weight, owner: str):
+    """Refuse a ``class_weight`` dict (or list of dicts) holding a weight that is not a finite
+    number >= 0, naming ``owner`` (the estimator) and the class.  A weight of 0 is allowed, as
+    scikit-learn's LinearSVC allows it: the class's documents then count for nothing."""
+    dicts = class_weight if isinstance(class_weight, list) else [class_weight]
+    for weights in dicts:
+        if not isinstance(weights, dict):
+            continue  # None, "balanced": computed by scikit-learn from the labels
+        for label, weight in weights.items():
+            value = _plain(weight)
+            number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            if not number or not np.isfinite(value) or value < 0:
+                raise ValueError(
+                    f"{owner}: class_weight must give each class a finite weight >= 0, got "
+                    f"{_plain(label)!r}: {value!r}"
+                )
+    return class_weight
+
+
+def _bounds(low, high, low_open) -> str:
+    """The allowed range as a user reads it: ">= 1", "> 0", "in [0, 1]"."""
+    if high is None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    return f"in {'(' if low_open else '['}{low:g}, {high:g}]"
+
+
+def _plain(value):
+    """A numpy scalar as the Python value it holds, so that messages show ``0.5``, not
+    ``np.float64(0.5)``."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -29,8 +29,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
 from ._base import LinearScoresMixin, atomic_fit
-from ._checks import check_positive_int, check_real, check_sparse_structure
+from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure
 from ._dispatch import distributed_method
+from ._labels import label_repr
 from ._products import row_norms as _row_norms
 from .least_squares import lsqr
 
@@ -185,7 +186,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             s = _check_sample_weight(sample_weight, np.empty((n_docs, 0)), dtype=np.float64,
                                      ensure_non_negative=True)  # fmt: skip
         if self.class_weight is not None:
-            by_class = compute_sample_weight(self.class_weight, y)
+            by_class = compute_sample_weight(check_class_weight(self.class_weight, type(self).__name__), y)
             s = by_class if s is None else s * by_class
         if s is not None and not (s > 0).any():
             raise ValueError("sample_weight: every document has weight 0")
@@ -240,7 +241,8 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             T = binarizer.fit_transform(y).astype(np.float64)
             self.classes_ = binarizer.classes_
             if self.classes_.size < 2:
-                raise ValueError(f"y has 1 class ({self.classes_[0]!r}); a classifier needs at least 2")
+                only = label_repr(self.classes_[0])
+                raise ValueError(f"y has 1 class ({only}); a classifier needs at least 2")
         else:
             raise ValueError(f"Unknown label type: y must hold class labels, got target type {kind!r}")
         positives = (T > 0).sum(axis=0)
@@ -430,6 +432,14 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
 
     def _weights_and_damp(self, row_norms, T, s=None):
         if isinstance(self.delta, str) and self.delta == "auto":
+            weighted_positives = (T > 0).sum(axis=0) if s is None else s @ (T > 0)
+            empty = np.flatnonzero(weighted_positives == 0)
+            if empty.size:
+                raise ValueError(
+                    f"WeightedProximalSVC: sample_weight and class_weight leave class column {empty[0]} no "
+                    "positive document of weight > 0, and its delta (from N- / N+) is undefined; give its "
+                    "positives a weight, or fix delta"
+                )
             delta = proximal_weights(T, s)
         else:
             delta = np.asarray(self.delta, dtype=np.float64)

@@ -16,8 +16,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import LinearScoresMixin, atomic_fit
-from ._checks import check_positive_int, check_real, check_sparse_structure
+from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure
 from ._ext.ccore import Interrupt, dcd_svm_csr
+from ._labels import label_repr
 from ._parallel import effective_n_threads, run_blocks
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
@@ -156,16 +157,11 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         """
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
-        C = check_real(self.C, "C", 0.0, None)
-        if C == 0:
-            raise ValueError("C must be > 0")
-        tol = check_real(self.tol, "tol", 0.0, None)
-        if tol == 0:
-            raise ValueError("tol must be > 0")
+        C = check_real(self.C, "C", 0.0, None, low_open=True)
+        tol = check_real(self.tol, "tol", 0.0, None, low_open=True)
         max_iter = check_positive_int(self.max_iter, "max_iter", 1)
-        scaling = check_real(self.intercept_scaling, "intercept_scaling", 0.0, None)
-        if self.fit_intercept and scaling == 0:
-            raise ValueError("intercept_scaling must be > 0")
+        scaling = check_real(self.intercept_scaling, "intercept_scaling", 0.0, None,
+                             low_open=bool(self.fit_intercept))  # fmt: skip
         X, y = validate_data(
             self, check_sparse_structure(X), y, accept_sparse="csr", dtype=(np.float64, np.float32)
         )
@@ -177,10 +173,12 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = encoder.classes_
         n_classes = self.classes_.size
         if n_classes < 2:
-            raise ValueError(f"y has 1 class ({self.classes_[0]!r}); a classifier needs at least 2")
+            raise ValueError(f"y has 1 class ({label_repr(self.classes_[0])}); a classifier needs at least 2")
         weights = np.ones(n_classes)
         if self.class_weight is not None:
-            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+            weights = compute_class_weight(
+                check_class_weight(self.class_weight, "DualLinearSVC"), classes=self.classes_, y=y
+            )
         X = sp.csr_matrix(X)
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         problems = [1] if n_classes == 2 else list(range(n_classes))
@@ -188,11 +186,20 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         def train(k):
             signs = np.where(codes == k, 1.0, -1.0)
             # binary: both classes weighted; one-vs-rest: the positive class's weight (liblinear)
-            c_neg = C * (weights[0] if n_classes == 2 else 1.0)
+            c_pos, c_neg = C * weights[k], C * (weights[0] if n_classes == 2 else 1.0)
+            doc_weight = sample_weight
+            if c_pos == 0 or c_neg == 0:
+                # the C core takes C > 0 on each side; a side weighted 0 (LinearSVC accepts it) is
+                # the same problem with that side's documents' multipliers held at 0
+                doc_weight = np.ones(signs.size) if sample_weight is None else sample_weight.copy()
+                doc_weight[signs > 0 if c_pos == 0 else signs < 0] = 0.0
+                if c_pos == 0 and c_neg == 0:
+                    doc_weight[:] = 0.0
+                c_pos, c_neg = c_pos or C, c_neg or C
             return fit_binary(
-                X, signs, C_pos=C * weights[k], C_neg=c_neg, loss=self.loss, tol=tol, max_iter=max_iter,
+                X, signs, C_pos=c_pos, C_neg=c_neg, loss=self.loss, tol=tol, max_iter=max_iter,
                 fit_intercept=self.fit_intercept, intercept_scaling=scaling, seed=seed + k,
-                sample_weight=sample_weight, newton=self.newton, interrupt=interrupt,
+                sample_weight=doc_weight, newton=self.newton, interrupt=interrupt,
             )  # fmt: skip
 
         n_threads = min(effective_n_threads(self.n_threads), len(problems))

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.feature_selection import chi2 as sklearn_chi2
 
+from .._labels import label_repr
 from ..datasets import load_20newsgroups, load_reuters21578, make_synthetic_corpus
 from ..metrics import score
 from ..selection import top_k
@@ -106,7 +107,7 @@ def run_demo(corpus="synthetic", data_home=None, metrics=DEFAULT_METRICS, top=8,
     tables = {m: score(stats, m, random_state=0) for m in metrics}
     for c in shown:
         out("")
-        out(f"class {names[c]!r} ({stats.class_sizes[c]} documents): top {top} terms")
+        out(f"class {label_repr(names[c])} ({stats.class_sizes[c]} documents): top {top} terms")
         for m in metrics:
             out(f"  {m:>5}: " + " ".join(vocab[top_k(tables[m][c], top)]))
     t_textsel = _best_time(lambda: score(term_stats(X, y), "bns"), repeat)

@@ -14,7 +14,15 @@ __all__ = ["BlockMatrix"]
 def __getattr__(name):
     # lazily: a worker unpickling a block task imports this package, and needs no Dask array code
     if name == "BlockMatrix":
-        from ._blocks import BlockMatrix
-
+        try:
+            from ._blocks import BlockMatrix
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] in ("dask", "distributed"):
+                raise ModuleNotFoundError(
+                    f"textsel.distributed needs Dask ({exc.name} is not installed): "
+                    'pip install "textsel[dask]"',
+                    name=exc.name,
+                ) from exc
+            raise
         return BlockMatrix
     raise AttributeError(f"module 'textsel.distributed' has no attribute {name!r}")
