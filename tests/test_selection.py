@@ -173,3 +173,40 @@ def test_partial_fit_checks_what_chunks_must_share():
         sel.partial_fit(X, np.eye(3, dtype=int)[y])
     with pytest.raises(ValueError, match="not in classes"):
         sel.partial_fit(X, y + 10)
+
+
+def test_a_failing_partial_fit_leaves_the_selector_as_it_was():
+    """A call that raises after counting its chunk (a bad k) must not have added the chunk: the
+    retry counts it once, and the result equals fit on the chunks stacked."""
+    X, y = random_corpus(n_docs=80, n_terms=30, seed=4)
+    first, second = (X[:40], y[:40]), (X[40:], y[40:])
+    selector = textsel.TermSelector("bns", k=5).partial_fit(*first)
+    before = selector.stats_
+    selector.set_params(k="ten")
+    with pytest.raises(TypeError, match="k must be"):
+        selector.partial_fit(*second)
+    assert selector.stats_ is before
+    selector.set_params(k=5).partial_fit(*second)
+    np.testing.assert_array_equal(selector.stats_.class_df, textsel.term_stats(X, y).class_df)
+    np.testing.assert_array_equal(selector.ranking_, textsel.TermSelector("bns", k=5).fit(X, y).ranking_)
+
+
+def test_chunks_labelled_with_strings_then_numbers_are_refused():
+    X, y = random_corpus(n_docs=60, n_terms=20)
+    selector = textsel.TermSelector("bns", k=5).partial_fit(X[:30], np.array(["a", "b", "c"])[y[:30]])
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        selector.partial_fit(X[30:], y[30:])
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        textsel.term_stats(X[:30], y[:30].astype(str)) + textsel.term_stats(X[30:], y[30:])
+
+
+def test_partial_fit_refuses_a_dask_array_before_computing_it():
+    da = pytest.importorskip("dask.array")
+    dask = pytest.importorskip("dask")
+    X, y = random_corpus(n_docs=40, n_terms=20)
+    computed = []
+    block = dask.delayed(lambda: computed.append(1) or X)()
+    blocks = da.from_delayed(block, shape=X.shape, dtype=X.dtype, meta=X[:0])
+    with pytest.raises(TypeError, match=r"partial_fit takes in-memory chunks.*fit\(X, y\)"):
+        textsel.TermSelector("bns", k=5).partial_fit(blocks, y)
+    assert not computed

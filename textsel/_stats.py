@@ -87,6 +87,11 @@ class TermStats:
             raise ValueError(f"cannot add TermStats over {self.n_terms} and {other.n_terms} terms")
         if other.multilabel != self.multilabel:
             raise ValueError("cannot add multi-label and single-label TermStats")
+        kinds = {_label_kind(self.classes), _label_kind(other.classes)}
+        if len(kinds) > 1:
+            # numpy would turn the numbers into strings and count 1 and "1" as one class
+            mixed = " and ".join(sorted(kinds))
+            raise ValueError(f"Mix of label input types ({mixed}): every chunk's labels must be of one type")
         if _same(self.classes, other.classes):
             classes = self.classes
             class_df = self.class_df + other.class_df
@@ -164,6 +169,15 @@ def _int64_array(value, name, ndim):
     if arr.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer counts, got dtype {arr.dtype}")
     return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _label_kind(classes: np.ndarray) -> str:
+    """What a class array holds: "string", "number" or, for object arrays, its values' kind."""
+    if classes.dtype.kind in "US":
+        return "string"
+    if classes.dtype.kind == "O":
+        return "string" if all(isinstance(c, str) for c in classes) else "number"
+    return "number"
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

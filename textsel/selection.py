@@ -10,9 +10,9 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import CheckedSelectorMixin, terms_to_keep
+from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
 from ._checks import check_sparse_structure
-from ._dispatch import distributed_method
+from ._dispatch import distributed_method, is_distributed
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
@@ -198,6 +198,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self._n_selected(X.shape[1])
         return self.__textsel_fit_stats__(term_stats(X, y, n_threads=self.n_threads))
 
+    @atomic_fit
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
 
@@ -218,7 +219,14 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        A call that raises leaves the selector as it was, so a chunk is never counted twice.
         """
+        if is_distributed(X):
+            raise TypeError(
+                "partial_fit takes in-memory chunks; a Dask array is counted on its cluster by fit(X, y), "
+                "which gives the same selection as partial_fit over its blocks"
+            )
         self.__textsel_check_params__()
         first = not hasattr(self, "stats_")
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
