@@ -8,7 +8,7 @@ stateless HashingVectorizer into a CSR block; the blocks form a Dask array, from
 The client holds the labels, the (classes x terms) statistics and the LSQR vectors, never
 the documents.
 
-    python benchmarks/example_dask_pipeline.py --write-20newsgroups shards/ --data-home ../shared/data
+    python benchmarks/example_dask_pipeline.py --write-20newsgroups shards/ [--data-home DATA]
     python benchmarks/example_dask_pipeline.py shards/            # train on shards/train-*.jsonl,
                                                                   # test on shards/test-*.jsonl
 """
@@ -81,14 +81,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", nargs="?")
     parser.add_argument("--write-20newsgroups", metavar="DIR")
-    parser.add_argument("--data-home", default=os.environ.get("TEXTSEL_DATA", "../shared/data"))
+    parser.add_argument(
+        "--data-home",
+        default=None,
+        help="the corpus archives' folder (default: $TEXTSEL_DATA, else ~/textsel_data)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--k", type=int, default=5000)
     args = parser.parse_args()
     if args.write_20newsgroups:
         from textsel.datasets import load_20newsgroups
 
-        news = load_20newsgroups(args.data_home)
+        try:
+            news = load_20newsgroups(args.data_home)
+        except (FileNotFoundError, ValueError) as exc:
+            raise SystemExit(f"example_dask_pipeline: {exc}") from None
         names = np.asarray(news.target_names)
         write_shards(args.write_20newsgroups, news.data_train, names[news.target_train], "train", 16)
         write_shards(args.write_20newsgroups, news.data_test, names[news.target_test], "test", 8)

@@ -34,5 +34,22 @@ def data_home():
     """The folder of real corpora named by TEXTSEL_DATA; tests that need it skip without it."""
     home = os.environ.get("TEXTSEL_DATA")
     if not home or not Path(home).is_dir():
-        pytest.skip("TEXTSEL_DATA does not name a folder of corpora")
+        pytest.skip(NO_DATA)
     return Path(home)
+
+
+NO_DATA = "TEXTSEL_DATA does not name a folder of corpora"
+
+
+def pytest_unconfigure(config):
+    """After the run's last line: how many real-corpus tests skipped, and how to run them."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    skipped = [r for r in reporter.stats.get("skipped", []) if NO_DATA in str(getattr(r, "longrepr", ""))]
+    if skipped:
+        reporter.write_line(
+            f"{len(skipped)} real-corpus tests skipped: export TEXTSEL_DATA=<a folder holding the "
+            "archives> to run them (README, 'The corpora')",
+            yellow=True,
+        )

@@ -341,3 +341,18 @@ def test_the_dask_layer_without_dask_says_what_to_install():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert 'pip install "textsel[dask]"' in out and "dask is not installed" in out
+
+
+@pytest.mark.parametrize(
+    "call, expected",
+    [(lambda X, y: textsel.TermSelector(metric=np.str_("nope")).fit(X, y), "got 'nope'"),
+     (lambda X, y: textsel.TermSelector(multiclass=np.str_("x")).fit(X, y), "got 'x'"),
+     (lambda X, y: textsel.DualLinearSVC(loss=np.str_("l3")).fit(X, y), "got 'l3'"),
+     (lambda X, y: textsel.score(textsel.term_stats(X, y), np.str_("nope")), "got 'nope'"),
+     (lambda X, y: textsel.TermSelector(k=np.str_("ten")).fit(X, y), "got 'ten'")],
+)  # fmt: skip
+def test_choices_are_echoed_as_written_not_as_numpy_reprs(call, expected):
+    X, y = random_corpus()
+    with pytest.raises((ValueError, TypeError)) as info:
+        call(X, y)
+    assert expected in str(info.value) and "np." not in str(info.value)

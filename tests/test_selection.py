@@ -210,3 +210,76 @@ def test_partial_fit_refuses_a_dask_array_before_computing_it():
     with pytest.raises(TypeError, match=r"partial_fit takes in-memory chunks.*fit\(X, y\)"):
         textsel.TermSelector("bns", k=5).partial_fit(blocks, y)
     assert not computed
+
+
+def _absence_corpus():
+    """'common' is in every document but class 0's: its absence marks class 0, and BNS scores it
+    highest for class 0 (tpr 0 against fpr 1); 'mark0'... 'mark2' are each in their class only."""
+    docs, y = [], []
+    for c in range(3):
+        for i in range(20):
+            docs.append(f"mark{c} filler{i % 7}" + ("" if c == 0 else " common"))
+            y.append(c)
+    X = CountVectorizer(binary=True).fit(docs)
+    return X.transform(docs), np.array(y), X.get_feature_names_out()
+
+
+def test_term_directions_name_the_class_and_whether_presence_or_absence_marks_it():
+    from textsel.selection import present_in_class, term_directions
+
+    X, y, names = _absence_corpus()
+    selector = textsel.TermSelector("bns", k="all").fit(X, y)
+    classes, present = term_directions(selector)
+    by_term = {names[c]: (k, p) for c, k, p in zip(selector.ranking_, classes, present, strict=True)}
+    assert by_term["common"] == (0, False)  # absent from class 0's documents
+    assert by_term["mark1"] == (1, True) and by_term["mark2"] == (2, True)
+    # present_in_class against the rates computed by hand
+    B = (X > 0).toarray()
+    for c in range(3):
+        tpr = B[y == c].mean(axis=0)
+        fpr = B[y != c].mean(axis=0)
+        np.testing.assert_array_equal(present_in_class(selector.stats_)[c], tpr > fpr)
+
+
+def test_positive_only_keeps_terms_whose_presence_marks_a_class():
+    from textsel.selection import present_in_class
+
+    X, y, names = _absence_corpus()
+    selector = textsel.TermSelector("bns", k=3, positive_only=True).fit(X, y)
+    assert sorted(names[selector.ranking_]) == ["mark0", "mark1", "mark2"]
+    mask = present_in_class(selector.stats_)
+    assert (selector.score_table_[~mask] == 0).all() and (selector.score_table_[mask] > 0).all()
+    assert "common" in names[textsel.TermSelector("bns", k=3).fit(X, y).ranking_]
+
+
+def test_select_writes_each_terms_class_and_direction(tmp_path, capsys):
+    from textsel.cli import main
+
+    X, y, names = _absence_corpus()
+    docs = [" ".join(names[X[i].indices]) for i in range(X.shape[0])]
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(f'{{"text": "{d}", "label": "c{c}"}}\n' for d, c in zip(docs, y, strict=True)))
+    assert main(["select", str(path), "--k", "all", "--format", "json"]) == 0
+    records = {r["term"]: r for r in __import__("json").loads(capsys.readouterr().out)}
+    assert (records["common"]["class"], records["common"]["direction"]) == ("c0", "absent")
+    assert (records["mark2"]["class"], records["mark2"]["direction"]) == ("c2", "present")
+    assert main(["select", str(path), "--k", "all", "--positive-only"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split("\t")[:6] == ["rank", "column", "term", "class", "direction", "score"]
+    assert all(line.split("\t")[4] == "present" for line in out[1:4])
+
+
+@pytest.mark.parametrize("cls, bad", [(textsel.TermSelector, {"alpha": 2.0}),
+                                      (textsel.ScalableTermSelector, {"gamma": -1.0})])  # fmt: skip
+def test_a_failing_refit_keeps_the_previous_model(cls, bad):
+    """The parameter error surfaces after the statistics are counted; the selector keeps what the
+    last successful fit gave, every attribute of it."""
+    X, y = random_corpus(n_docs=80, n_terms=30, seed=5)
+    selector = cls(k=5).fit(X, y)
+    before = dict(vars(selector))
+    selector.set_params(**bad)
+    with pytest.raises(ValueError):
+        selector.fit(X[:40], y[:40])
+    after = vars(selector)
+    assert set(after) == set(before) - set(bad) | set(bad)
+    assert all(after[key] is before[key] for key in before if key not in bad)

@@ -122,7 +122,16 @@ def test_select_csv_output_and_percentile_k_conflict(tmp_path, capsys):
     path = write_jsonl(tmp_path / "d.jsonl", DOCS)
     assert main(["select", str(path), "--k", "3", "--format", "csv", "--binary", "--min-df", "2"]) == 0
     rows = list(csv.reader(capsys.readouterr().out.splitlines()))
-    assert rows[0] == ["rank", "column", "term", "score", "score[finance]", "score[sport]"]
+    assert rows[0] == [
+        "rank",
+        "column",
+        "term",
+        "class",
+        "direction",
+        "score",
+        "score[finance]",
+        "score[sport]",
+    ]
     assert len(rows) == 4
     assert main(["select", str(path), "--k", "3", "--percentile", "10"]) == 1
     err = capsys.readouterr().err

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import check_positive_int, check_sparse_structure
+from ._checks import check_positive_int, check_sparse_structure, plain
 from ._dispatch import distributed_method
 
 __all__ = ["DISTRIBUTED_HOOKS", "CheckedSelectorMixin", "LinearScoresMixin", "atomic_fit", "terms_to_keep"]
@@ -102,7 +102,7 @@ def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:
     if isinstance(k, str) and k == "all":
         return n_available
     if isinstance(k, str):
-        raise TypeError(f"k must be an integer >= 1 or 'all', got {k!r}")
+        raise TypeError(f"k must be an integer >= 1 or 'all', got {plain(k)!r}")
     k = check_positive_int(k, "k", 1)
     if k > n_available:
         warnings.warn(f"k={k} is greater than {what}={n_available}; all {n_available} are kept",

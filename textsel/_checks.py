@@ -107,7 +107,7 @@ def _check_numeric(dtype: np.dtype, name: str) -> None:
 def check_positive_int(value, name: str, low: int = 1, high: int | None = None) -> int:
     """Return ``value`` as int if it is an integer in [low, high]."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {_plain(value)!r}")
+        raise TypeError(f"{name} must be an integer, got {plain(value)!r}")
     if value < low or (high is not None and value > high):
         raise ValueError(f"{name} must be {_bounds(low, high, False)}, got {int(value)}")
     return int(value)
@@ -117,7 +117,7 @@ def check_real(value, name: str, low: float, high: float | None, low_open: bool 
     """Return ``value`` as float if it is a finite real number in [low, high] (``(low, high]``
     with ``low_open``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {_plain(value)!r}")
+        raise TypeError(f"{name} must be a real number, got {plain(value)!r}")
     value = float(value)
     below = value <= low if low_open else value < low
     if not np.isfinite(value) or below or (high is not None and value > high):
@@ -134,12 +134,12 @@ def check_class_weight(class_weight, owner: str):
         if not isinstance(weights, dict):
             continue  # None, "balanced": computed by scikit-learn from the labels
         for label, weight in weights.items():
-            value = _plain(weight)
+            value = plain(weight)
             number = isinstance(value, numbers.Real) and not isinstance(value, bool)
             if not number or not np.isfinite(value) or value < 0:
                 raise ValueError(
                     f"{owner}: class_weight must give each class a finite weight >= 0, got "
-                    f"{_plain(label)!r}: {value!r}"
+                    f"{plain(label)!r}: {value!r}"
                 )
     return class_weight
 
@@ -151,7 +151,7 @@ def _bounds(low, high, low_open) -> str:
     return f"in {'(' if low_open else '['}{low:g}, {high:g}]"
 
 
-def _plain(value):
+def plain(value):
     """A numpy scalar as the Python value it holds, so that messages show ``0.5``, not
     ``np.float64(0.5)``."""
     return value.item() if isinstance(value, np.generic) else value

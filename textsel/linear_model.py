@@ -29,7 +29,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
 from ._base import LinearScoresMixin, atomic_fit
-from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure
+from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
 from ._labels import label_repr
 from ._products import row_norms as _row_norms
@@ -160,7 +160,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         T = self._targets(y)
         s = self._document_weights(y, sample_weight, X.shape[0])
         if self.threshold not in (None, "scut"):
-            raise ValueError(f"threshold must be None or 'scut', got {self.threshold!r}")
+            raise ValueError(f"threshold must be None or 'scut', got {plain(self.threshold)!r}")
         if self.threshold == "scut":
             n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
             fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
@@ -282,7 +282,7 @@ def _positive_or_auto(value, name):
     if isinstance(value, str) and value == "auto":
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be 'auto' or a positive number, got {value!r}")
+        raise TypeError(f"{name} must be 'auto' or a positive number, got {plain(value)!r}")
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be 'auto' or a positive number, got {value}")
     return float(value)

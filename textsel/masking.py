@@ -24,7 +24,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 
-from ._checks import as_csr
+from ._checks import as_csr, plain
 from ._ext import curves as _curves
 from ._ext.curves import ranked_auc_f1
 from ._products import row_norms
@@ -113,9 +113,9 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
     methods = tuple(methods)
     bad = [m for m in methods if m not in METHODS]
     if bad or not methods:
-        raise ValueError(f"methods must be drawn from {METHODS}, got {methods!r}")
+        raise ValueError(f"methods must be drawn from {METHODS}, got {plain(methods)!r}")
     if norm not in ("l2", None):
-        raise ValueError(f"norm must be 'l2' or None, got {norm!r}")
+        raise ValueError(f"norm must be 'l2' or None, got {plain(norm)!r}")
     X_train = as_csr(X_train, "X_train")
     X_test = as_csr(X_test, "X_test")
     n_features = model.coef_.shape[1]

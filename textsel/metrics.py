@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._checks import check_real
+from ._checks import check_real, plain
 from ._ext import pool, scoring
 from ._labels import label_repr
 from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
@@ -104,7 +104,7 @@ def score(
     if not isinstance(stats, TermStats):
         raise TypeError(f"stats must be a TermStats (from textsel.term_stats), got {type(stats)!r}")
     if not isinstance(metric, str) or metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+        raise ValueError(f"metric must be one of {METRICS}, got {plain(metric)!r}")
     alpha = check_real(alpha, "alpha", 0.0, 1.0)
     pow_k = check_real(pow_k, "pow_k", 0.0, None)
     _check_class_sizes(stats)

@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from ._checks import as_csr, check_positive_int, check_real, check_sparse_structure
+from ._checks import as_csr, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext import pool
 from ._products import matmat
 from .linear_model import RLSClassifier
@@ -80,7 +80,7 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
         Probabilities summing to one (float64 for float32 input too).
     """
     if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {plain(strategy)!r}")
     X = _finite_in_range(as_csr(X, "X", float64=True))
     n_docs, n_terms = X.shape
     if strategy == "us":
@@ -92,7 +92,7 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
             raise ValueError("X is all zeros: weight-based probabilities are undefined")
         return sq / total
     if method not in ("auto", "exact", "randomized"):
-        raise ValueError(f"method must be 'auto', 'exact' or 'randomized', got {method!r}")
+        raise ValueError(f"method must be 'auto', 'exact' or 'randomized', got {plain(method)!r}")
     if method == "auto":
         method = "exact" if n_docs * n_terms <= EXACT_SVD_CELLS else "randomized"
     max_rank = min(n_docs, n_terms)

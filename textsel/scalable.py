@@ -10,8 +10,8 @@ from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import CheckedSelectorMixin, terms_to_keep
-from ._checks import check_positive_int, check_real, check_sparse_structure
+from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
+from ._checks import check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
 from .termstats import TermStats, term_stats
 
@@ -110,6 +110,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.pr_smoothing = pr_smoothing
         self.max_bisections = max_bisections
 
+    @atomic_fit
     @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and search lam.
@@ -146,7 +147,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             self.target_avl_ = target_avl(self.avl_all_, k, gamma)
         else:
             if isinstance(self.target_avl, (bool, np.bool_)) or not isinstance(self.target_avl, numbers.Real):
-                raise TypeError(f"target_avl must be a number, got {self.target_avl!r}")
+                raise TypeError(f"target_avl must be a number, got {plain(self.target_avl)!r}")
             self.target_avl_ = check_real(self.target_avl, "target_avl", 0.0, None)
         log_pr = np.log(probability_ratio(stats, self.pr_smoothing))
         log_df = np.log(np.maximum(stats.df, 1).astype(np.float64))

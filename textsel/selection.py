@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -11,12 +12,20 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
-from ._checks import check_sparse_structure
+from ._checks import check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
-__all__ = ["MULTICLASS", "TermSelector", "combine_scores", "rank_terms", "top_k"]
+__all__ = [
+    "MULTICLASS",
+    "TermSelector",
+    "combine_scores",
+    "present_in_class",
+    "rank_terms",
+    "term_directions",
+    "top_k",
+]
 
 MULTICLASS = ("max", "mean", "round_robin")
 
@@ -34,6 +43,52 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     candidates = np.flatnonzero(scores >= kth)
     order = np.argsort(-scores[candidates], kind="stable")
     return candidates[order[:k]]
+
+
+def present_in_class(stats: TermStats) -> np.ndarray:
+    """(classes x terms) Boolean: the term occurs in a larger share of the class's documents
+    than of the other documents (tpr > fpr), so its presence indicates the class; compared in
+    integers (tp * neg > fp * pos), without rounding."""
+    tp = stats.class_df
+    pos = stats.class_sizes[:, None]
+    fp = stats.df[None, :] - tp
+    neg = stats.n_docs - pos
+    return tp * neg > fp * pos
+
+
+def term_directions(selector, columns=None) -> tuple[np.ndarray, np.ndarray]:
+    """For each selected term (or each of ``columns``) of a fitted :class:`TermSelector`: the
+    class that scores it highest, and whether its *presence* indicates that class (True) or its
+    absence does (False).
+
+    Where classes tie for the highest score (a binary task's two classes, under a symmetric
+    metric such as BNS, always do), the class whose documents contain the term is preferred.
+
+    Returns
+    -------
+    classes : ndarray
+        A label of ``selector.classes_`` per term.
+    present : ndarray of bool
+    """
+    check_is_fitted(selector, "ranking_")
+    columns = selector.ranking_ if columns is None else np.asarray(columns)
+    table = selector.score_table_[:, columns]
+    stats = selector.stats_
+    present = present_in_class(stats)
+    rows = (
+        np.flatnonzero(np.isin(stats.classes, selector.classes_))
+        if stats.n_classes != table.shape[0]
+        else None
+    )
+    if rows is not None:  # partial_fit leaves out classes that are not scoreable yet
+        present = present[rows]
+    present = present[:, columns]
+    best = table >= table.max(axis=0) * (1 - 1e-12)
+    choice = np.where(
+        (best & present).any(axis=0), np.argmax(best & present, axis=0), np.argmax(best, axis=0)
+    )
+    picked = np.arange(columns.size)
+    return selector.classes_[choice], present[choice, picked]
 
 
 def _positive_row(stats: TermStats) -> int | None:
@@ -59,7 +114,7 @@ def combine_scores(table: np.ndarray, stats: TermStats, how: str = "max") -> np.
     if how == "mean":
         priors = stats.class_sizes / stats.class_sizes.sum()
         return priors @ table
-    raise ValueError(f"how must be 'max' or 'mean', got {how!r}")
+    raise ValueError(f"how must be 'max' or 'mean', got {plain(how)!r}")
 
 
 def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str) -> np.ndarray:
@@ -116,6 +171,12 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         positive class's scores directly.
     negative_features, alpha, pow_k, random_state
         Metric parameters, see :func:`textsel.score`.
+    positive_only : bool, default False
+        Keep only terms whose presence indicates a class: a term's score for a class counts only
+        where it occurs in a larger share of the class's documents than of the rest's
+        (tpr > fpr), and is 0 elsewhere.  BNS, information gain and chi2 also rank terms whose
+        *absence* indicates a class (Forman 2003 discusses both kinds); :func:`term_directions`
+        says which kind each selected term is.
     n_threads : int, optional
         Threads for counting and scoring; None uses every core the process may use, within
         threadpoolctl's and ``OMP_NUM_THREADS``'s limits.  The selection does not depend on it.
@@ -159,6 +220,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         pow_k=5.0,
         random_state=None,
         n_threads=None,
+        positive_only=False,
     ):
         self.metric = metric
         self.k = k
@@ -169,7 +231,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.pow_k = pow_k
         self.random_state = random_state
         self.n_threads = n_threads
+        self.positive_only = positive_only
 
+    @atomic_fit
     @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and scores, then choose the terms.
@@ -195,7 +259,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        self._n_selected(X.shape[1])
+        with warnings.catch_warnings():  # k is checked here early; its warning comes once, below
+            warnings.simplefilter("ignore", UserWarning)
+            self._n_selected(X.shape[1])
         return self.__textsel_fit_stats__(term_stats(X, y, n_threads=self.n_threads))
 
     @atomic_fit
@@ -252,9 +318,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         """Refuse an unknown metric or multi-class rule before any pass over ``X`` (a hook of
         ``textsel._base.DISTRIBUTED_HOOKS``)."""
         if self.metric not in METRICS:
-            raise ValueError(f"metric must be one of {METRICS}, got {self.metric!r}")
+            raise ValueError(f"metric must be one of {METRICS}, got {plain(self.metric)!r}")
         if self.multiclass not in MULTICLASS:
-            raise ValueError(f"multiclass must be one of {MULTICLASS}, got {self.multiclass!r}")
+            raise ValueError(f"multiclass must be one of {MULTICLASS}, got {plain(self.multiclass)!r}")
 
     def __textsel_fit_stats__(self, stats: TermStats):
         """Score the terms and choose them, from the corpus's statistics (a hook of
@@ -285,6 +351,8 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             random_state=self.random_state,
             n_threads=self.n_threads,
         )
+        if self.positive_only:
+            table[~present_in_class(stats)] = 0.0
         how = "max" if self.multiclass == "round_robin" else self.multiclass
         self.classes_ = stats.classes
         self.score_table_ = table
@@ -296,7 +364,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         if self.percentile is not None:
             p = self.percentile
             if isinstance(p, (bool, np.bool_)) or not isinstance(p, numbers.Real):
-                raise TypeError(f"percentile must be a number, got {p!r}")
+                raise TypeError(f"percentile must be a number, got {plain(p)!r}")
             if not 0 < p <= 100:
                 raise ValueError(f"percentile must be in (0, 100], got {p}")
             return max(1, math.ceil(n_terms * p / 100))

@@ -16,7 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import LinearScoresMixin, atomic_fit
-from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure
+from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import label_repr
 from ._parallel import effective_n_threads, run_blocks
@@ -156,7 +156,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self
         """
         if self.loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+            raise ValueError(f"loss must be one of {LOSSES}, got {plain(self.loss)!r}")
         C = check_real(self.C, "C", 0.0, None, low_open=True)
         tol = check_real(self.tol, "tol", 0.0, None, low_open=True)
         max_iter = check_positive_int(self.max_iter, "max_iter", 1)

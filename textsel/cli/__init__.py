@@ -7,6 +7,7 @@ One module per sub-command, each with ``add_parser(subparsers)`` and ``run(args)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -29,21 +30,43 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run a subcommand.  Exit codes: 0 done, 1 bad data or options, 2 usage or missing file."""
+    """Run a subcommand.  Exit codes: 0 done, 1 bad data or options, 2 usage or missing file,
+    130 interrupted; output into a closed pipe stops quietly, as Unix tools do."""
     args = build_parser().parse_args(argv)
+    shown = set()
 
     def one_line(message, category, filename, lineno, file=None, line=None):
-        # a user's warning is one line naming the command, not a source location
-        print(f"textsel {args.command}: warning: {message}", file=sys.stderr)
+        # a user's warning is one line naming the command, not a source location, and once
+        if str(message) not in shown:
+            shown.add(str(message))
+            print(f"textsel {args.command}: warning: {message}", file=sys.stderr)
+
+    def fail(message, code):
+        print(f"textsel {args.command}: {message}", file=sys.stderr)
+        return code
 
     try:
         with warnings.catch_warnings():
             warnings.showwarning = one_line
             COMMANDS[args.command].run(args)
+            sys.stdout.flush()  # a closed pipe is found here, inside the handlers below
             return 0
+    except BrokenPipeError:
+        # the reader went away (``| head``): no message, and no second error when Python
+        # flushes standard output at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a tool stopped by SIGPIPE
+    except KeyboardInterrupt:
+        return fail("interrupted", 130)
     except FileNotFoundError as exc:
-        print(f"textsel {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return fail(exc, 2)
     except (ValueError, TypeError, OSError) as exc:  # OSError: a download that failed
-        print(f"textsel {args.command}: {exc}", file=sys.stderr)
-        return 1
+        return fail(exc, 1)
+    except MemoryError:
+        return fail("out of memory (a smaller input, --hashing or --min-df keep fewer terms)", 1)
+    except RecursionError:
+        return fail("the input is nested too deeply to read", 1)
+    except Exception as exc:  # a fault of textsel's: still one line, the traceback on request
+        if os.environ.get("TEXTSEL_TRACEBACK"):
+            raise
+        return fail(f"internal error ({type(exc).__name__}: {exc}); set TEXTSEL_TRACEBACK=1 to see where", 1)

@@ -9,12 +9,13 @@ import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.feature_selection import chi2 as sklearn_chi2
 
+from .._checks import plain
 from .._labels import label_repr
 from ..datasets import load_20newsgroups, load_reuters21578, make_synthetic_corpus
 from ..metrics import score
 from ..selection import top_k
 from ..termstats import term_stats
-from .inputs import DATA_HOME_HELP, metric_list
+from .inputs import DATA_HOME_HELP, metric_list, positive_int
 
 CORPORA = ("synthetic", "reuters21578", "20newsgroups")
 DEFAULT_METRICS = ("bns", "ig", "chi2", "odds")
@@ -39,8 +40,10 @@ def add_parser(subparsers) -> None:
         default=",".join(DEFAULT_METRICS),
         help=f"comma-separated metrics (default: {','.join(DEFAULT_METRICS)})",
     )
-    demo.add_argument("--top", type=int, default=8, help="terms shown per class and metric (default: 8)")
-    demo.add_argument("--classes", type=int, default=4, help="classes shown, the largest (default: 4)")
+    demo.add_argument("--top", type=positive_int, default=8, help="terms per class and metric (default: 8)")
+    demo.add_argument(
+        "--classes", type=positive_int, default=4, help="the largest classes shown (default: 4)"
+    )
 
 
 def run(args) -> None:
@@ -58,7 +61,7 @@ def load_corpus(name: str, data_home=None):
     if name == "20newsgroups":
         b = load_20newsgroups(data_home)
         return b.data_train, b.target_train, b.target_names, b.description + " (train)"
-    raise ValueError(f"corpus must be one of {CORPORA}, got {name!r}")
+    raise ValueError(f"corpus must be one of {CORPORA}, got {plain(name)!r}")
 
 
 def _best_time(func, repeat: int) -> float:

@@ -29,6 +29,13 @@ def metric_list(text: str) -> list[str]:
     return names
 
 
+def positive_int(text: str) -> int:
+    """An option that counts something: an integer >= 1 (argparse turns an error into exit code 2)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
 def ks_list(text: str) -> list[int]:
     """``--ks``: comma-separated positive integers (argparse turns an error into exit code 2)."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
@@ -110,15 +117,29 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None) -> Bunch:
         return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
     b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
                    label_separator=args.label_separator, fmt=fmt, encoding=args.encoding)  # fmt: skip
+    _check_label_column(b, args.label_column)
     X, names, vectorizer = vectorize(b.texts, args)
     return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer,
                  class_names=b.target_names if b.multilabel else None)  # fmt: skip
+
+
+def _check_label_column(b, column) -> None:
+    """Refuse labels that make nearly every document its own class (a text or id column named
+    as the label): no term can be selected for a class of one document."""
+    n_docs, n_classes = len(b.texts), len(b.target_names)
+    if n_docs >= 20 and n_classes > n_docs / 2:
+        raise ValueError(
+            f"--label-column {column!r} gives {n_classes} classes for {n_docs} documents: nearly every "
+            "document is its own class; name the column that holds the labels"
+        )
 
 
 def _from_stdin(args, fmt, labels, terms) -> Bunch:
     """Standard input, saved to a temporary file of the format ``--input-format`` names."""
     if fmt not in STDIN_SUFFIX:
         raise ValueError(f"reading standard input (-) needs --input-format, one of {', '.join(STDIN_SUFFIX)}")
+    if sys.stdin is None or sys.stdin.closed:
+        raise ValueError("standard input (-) is closed: pipe the data in, or name a file")
     with tempfile.TemporaryDirectory(prefix="textsel-stdin-") as folder:
         saved = Path(folder) / f"stdin{STDIN_SUFFIX[fmt]}"
         saved.write_bytes(sys.stdin.buffer.read())

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..metrics import METRICS
-from ..selection import MULTICLASS, TermSelector
+from ..selection import MULTICLASS, TermSelector, term_directions
 from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP, read_dataset
 from .text import add_vectorizer_options, column_names
 
@@ -23,7 +23,11 @@ def add_parser(subparsers) -> None:
         help="rank the terms of a labelled matrix or of raw text and write the selected ones",
         description="Read a labelled matrix (ARFF, SVMlight, CLUTO) or raw text, score every term "
         "with a Forman metric and write the selected terms with their scores, overall and per "
-        "class (to stdout or --output).",
+        "class (to stdout or --output).  BNS, IG and chi2 also pick terms whose absence marks a "
+        "class (a word common everywhere but in one class); each term's 'class' and 'direction' "
+        "columns say which class picked it and whether it is present in or absent from that "
+        "class's documents, and --positive-only keeps only terms whose presence marks a class "
+        "(Forman 2003 discusses both kinds).",
     )
     select.add_argument(
         "input",
@@ -40,6 +44,8 @@ def add_parser(subparsers) -> None:
                         help="keep this share of the terms instead of --k (default: none)")  # fmt: skip
     select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin",
                         help="how classes share the selection (default: round_robin)")  # fmt: skip
+    select.add_argument("--positive-only", action="store_true",
+                        help="keep only terms whose presence indicates a class (tpr > fpr)")  # fmt: skip
     select.add_argument("--format", choices=OUTPUT_FORMATS, default="tsv",
                         help="output: tab- or comma-separated lines with a score column per class, "
                         "or JSON (default: tsv)")  # fmt: skip
@@ -48,14 +54,20 @@ def add_parser(subparsers) -> None:
 
 
 def selection_records(selector, names, class_names=None):
-    """One record per selected term: rank, column, term, combined score, and each class's score."""
+    """One record per selected term: rank, column, term, the class that picked it and whether the
+    term's presence or its absence indicates that class, the combined score, and each class's
+    score."""
     classes = [str(c) for c in (selector.classes_ if class_names is None else class_names)]
+    picked_by, present = term_directions(selector)
+    position = {label: i for i, label in enumerate(selector.classes_.tolist())}
     records = []
     for rank, (column, term) in enumerate(zip(selector.ranking_, names, strict=True), 1):
         record = {
             "rank": rank,
             "column": int(column),
             "term": str(term),
+            "class": classes[position[picked_by[rank - 1].item()]],
+            "direction": "present" if present[rank - 1] else "absent",
             "score": float(selector.scores_[column]),
         }
         record["class_scores"] = dict(zip(classes, map(float, selector.score_table_[:, column]), strict=True))
@@ -70,9 +82,11 @@ def format_selection(records, fmt: str) -> str:
     buffer = io.StringIO()
     classes = list(records[0]["class_scores"]) if records else []
     writer = csv.writer(buffer, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
-    writer.writerow(["rank", "column", "term", "score", *(f"score[{c}]" for c in classes)])
+    writer.writerow(
+        ["rank", "column", "term", "class", "direction", "score", *(f"score[{c}]" for c in classes)]
+    )
     for r in records:
-        writer.writerow([r["rank"], r["column"], r["term"], f"{r['score']:.6g}",
+        writer.writerow([r["rank"], r["column"], r["term"], r["class"], r["direction"], f"{r['score']:.6g}",
                          *(f"{r['class_scores'][c]:.6g}" for c in classes)])  # fmt: skip
     return buffer.getvalue()
 
@@ -84,7 +98,8 @@ def run(args, out=None):
     if args.k is not None and args.percentile is not None:
         raise ValueError("give --k or --percentile, not both")
     k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
-    selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass)
+    selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass,
+                            positive_only=args.positive_only)  # fmt: skip
     selector.fit(data.X, data.y)
     if data.texts is not None:
         terms = column_names(data.names, data.vectorizer, data.texts, selector.ranking_)
@@ -92,7 +107,7 @@ def run(args, out=None):
         terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
     text = format_selection(selection_records(selector, terms, data.class_names), args.format)
     if args.output:
-        Path(args.output).write_text(text)
+        Path(args.output).write_text(text, encoding="utf-8")  # as the input is read by default
     else:
         out.write(text)
 

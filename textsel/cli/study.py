@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import warnings
 from pathlib import Path
@@ -13,7 +14,7 @@ from .. import study
 from ..datasets import get_data_home
 from ..metrics import METRICS
 from ..termstats import term_stats
-from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, read_dataset
+from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, positive_int, read_dataset
 from .text import add_vectorizer_options
 
 FORMAN_KS = ",".join(map(str, study.FORMAN_KS))
@@ -40,10 +41,11 @@ def add_parser(subparsers) -> None:
     study.add_argument("--ks", type=ks_list, default=FORMAN_KS,
                        help=f"comma-separated numbers of terms (default: {FORMAN_KS})")  # fmt: skip
     study.add_argument(
-        "--trials", type=int, default=5, help="repetitions of the cross-validation (default: 5)"
+        "--trials", type=positive_int, default=5, help="repetitions of the cross-validation (default: 5)"
     )
-    study.add_argument("--folds", type=int, default=4, help="cross-validation folds (default: 4)")
-    study.add_argument("--n-jobs", type=int, default=None, help="parallel workers (default: one)")
+    study.add_argument("--folds", type=positive_int, default=4, help="cross-validation folds (default: 4)")
+    study.add_argument("--n-jobs", type=int, default=-1,
+                       help="parallel workers as joblib counts them (default: -1, every core)")  # fmt: skip
     study.add_argument("--seed", type=int, default=0, help="random seed of the folds (default: 0)")
     study.add_argument("--out", default=None, help="folder for the tables and figures (default: none)")
     study.add_argument("--no-plots", action="store_true", help="write the tables only")
@@ -54,6 +56,26 @@ def add_parser(subparsers) -> None:
         help="report progress on stderr (default: when stderr is a terminal)",
     )
     add_vectorizer_options(study)
+
+
+def _dataset_names(paths) -> list[tuple[str, str]]:
+    """A name for each input: its file name up to the first dot (``oh0`` for ``oh0.arff.gz``),
+    the whole file name where two stems collide, and its path where two file names do; never
+    one input silently in place of another."""
+    paths = [str(p) for p in paths]
+    if len(set(paths)) < len(paths):
+        repeated = next(p for p in paths if paths.count(p) > 1)
+        raise ValueError(f"{repeated} is named twice")
+    stems = [Path(p).name.split(".")[0] for p in paths]
+    names = []
+    for path, stem in zip(paths, stems, strict=True):
+        if stems.count(stem) == 1:
+            names.append(stem)
+        elif [Path(p).name for p in paths].count(Path(path).name) == 1:
+            names.append(Path(path).name)
+        else:
+            names.append(path)
+    return list(zip(names, paths, strict=True))
 
 
 def _study_ks(ks, datasets):
@@ -74,16 +96,25 @@ def _study_ks(ks, datasets):
 def run(args, out=None):
     """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
     out = out or sys.stdout
-    datasets = {}
     paths = list(args.inputs)
     if args.forman_sets:
         home = get_data_home(args.data_home) / "forman-arff"
-        paths += sorted(str(p) for p in home.glob("*.arff*"))
+        found = sorted(str(p) for p in home.glob("*.arff*")) if home.is_dir() else []
+        if not found:
+            raise FileNotFoundError(
+                f"--forman-sets: no ARFF files in {home}; put Forman's sets in a forman-arff/ folder of "
+                "the data home and name it with --data-home or the TEXTSEL_DATA environment variable"
+            )
+        paths += found
     if not paths:
-        raise ValueError("no dataset: name matrix files or pass --forman-sets")
-    for path in paths:
-        data = read_dataset(args, path, labels=args.labels)
-        datasets[Path(path).name.split(".")[0]] = (data.X, data.y)
+        raise ValueError("no dataset: name matrix or text files, or pass --forman-sets")
+    plots = bool(args.out) and not args.no_plots
+    if plots and importlib.util.find_spec("matplotlib") is None:
+        warnings.warn('the figures need matplotlib (pip install "textsel[plots]"); writing the tables only '
+                      "(--no-plots says so)", UserWarning, stacklevel=2)  # fmt: skip
+        plots = False
+    datasets = {name: read_dataset(args, path, labels=args.labels) for name, path in _dataset_names(paths)}
+    datasets = {name: (data.X, data.y) for name, data in datasets.items()}
     metrics, ks = args.metrics, _study_ks(args.ks, datasets)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
@@ -114,7 +145,7 @@ def run(args, out=None):
         if skew:
             study.write_csv(skew, folder / "skew.csv")
             written.append("skew.csv")
-        if not args.no_plots:
+        if plots:
             from ..study.plots import (
                 plot_decision_boundaries,
                 plot_measure_vs_k,

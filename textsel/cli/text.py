@@ -26,7 +26,9 @@ def add_vectorizer_options(parser) -> None:
         default=None,
         help="split CSV labels on this string for several labels per row (default: one label)",
     )
-    group.add_argument("--encoding", default="utf-8", help="text encoding (default: %(default)s)")
+    group.add_argument(
+        "--encoding", type=_encoding, default="utf-8", help="text encoding (default: %(default)s)"
+    )
     group.add_argument("--tfidf", action="store_true", help="tf-idf weights instead of counts")
     group.add_argument("--binary", action="store_true", help="0/1 presence instead of counts")
     group.add_argument("--sublinear-tf", action="store_true", help="1 + log(tf) (with --tfidf)")
@@ -51,6 +53,7 @@ def add_vectorizer_options(parser) -> None:
     )
     group.add_argument(
         "--token-pattern",
+        type=_pattern,
         default=r"(?u)\b\w\w+\b",
         help="regular expression of a token (default: %(default)s)",
     )
@@ -64,15 +67,44 @@ def add_vectorizer_options(parser) -> None:
 
 
 def _df(text: str):
+    """A document count ("5": an int) or a share of the documents ("0.5", "1.0": a float in
+    [0, 1]), as scikit-learn's min_df and max_df read them."""
     import argparse
 
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a count or a share in [0, 1], got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return int(value) if value.is_integer() and value > 1 else value
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a share is in [0, 1] (a count has no decimal point), got {text}")
+    return value
+
+
+def _encoding(text: str) -> str:
+    import argparse
+    import codecs
+
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a text encoding Python knows (e.g. utf-8, latin-1)"
+        ) from None
+    return text
+
+
+def _pattern(text: str) -> str:
+    import argparse
+    import re
+
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"not a regular expression ({exc}): {text!r}") from None
+    return text
 
 
 def _ngrams(text: str):
@@ -108,12 +140,30 @@ def vectorize(texts, args):
     """(X, feature names or None, vectorizer): names are None for hashed columns (see
     :func:`hashed_names`)."""
     vectorizer = make_vectorizer(args)
+    if args.hashing is None:
+        _check_document_bounds(args.min_df, args.max_df, len(texts))
     try:
         X = vectorizer.fit_transform(texts)
     except ValueError as exc:  # "empty vocabulary", or min_df/max_df leaving nothing
         raise ValueError(f"vectorizing the texts: {exc}") from None
     names = None if args.hashing is not None else vectorizer.get_feature_names_out()
     return X.tocsr(), names, vectorizer
+
+
+def _check_document_bounds(min_df, max_df, n_docs) -> None:
+    """--min-df and --max-df in documents, as the user's corpus has them, checked before
+    scikit-learn reports "max_df corresponds to < documents than min_df"."""
+    low = min_df if isinstance(min_df, int) else min_df * n_docs
+    high = max_df if isinstance(max_df, int) else max_df * n_docs
+    if low > n_docs:
+        raise ValueError(
+            f"--min-df {min_df} asks for terms in at least {low:g} documents, but there are {n_docs}"
+        )
+    if high < low:
+        raise ValueError(
+            f"--max-df {max_df} ({high:g} documents) is below --min-df {min_df} ({low:g} documents): "
+            "no term can be kept"
+        )
 
 
 def hashed_names(vectorizer, texts, columns) -> dict[int, str]:

@@ -30,7 +30,8 @@ def find_archive(data_home, filename: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(
             f"{filename} not found in data home {home} "
-            "(pass data_home= or set TEXTSEL_DATA to the folder that holds it)"
+            "(name the folder that holds it: --data-home on the command line, data_home= in Python, "
+            "or the TEXTSEL_DATA environment variable)"
         )
     return path
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import json
+import stat
+import sys
+import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 from sklearn.utils import Bunch
+
+from .._checks import plain
 
 #: file endings read as each layout
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
@@ -47,7 +54,8 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
     fmt : {"auto", "csv", "tsv", "jsonl", "folder"}
         The layout; "auto" decides by the file ending.
     encoding : str, default "utf-8"
-        Undecodable bytes are a ValueError naming the file and the row or document.
+        Undecodable bytes are a ValueError naming the file and the row or document.  A UTF-8
+        byte-order mark (what Excel writes) is skipped.
 
     Returns
     -------
@@ -59,6 +67,7 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or folder")
+    encoding = _checked_encoding(encoding)
     if fmt == "auto":
         fmt = text_format(path)
         if fmt is None:
@@ -67,7 +76,7 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
                 "folder with one sub-folder per class"
             )
     if fmt not in TEXT_FORMATS[1:]:
-        raise ValueError(f"fmt must be one of {TEXT_FORMATS}, got {fmt!r}")
+        raise ValueError(f"fmt must be one of {TEXT_FORMATS}, got {plain(fmt)!r}")
     if fmt == "folder":
         return _folder(path, encoding)
     if fmt == "jsonl":
@@ -98,9 +107,35 @@ def _assemble(texts, labels, path, sources):
     return Bunch(texts=texts, y=y, target_names=names, multilabel=multilabel, sources=sources)
 
 
+def _checked_encoding(encoding) -> str:
+    """The codec to read with: a known one, and UTF-8 as "utf-8-sig" so that a byte-order mark
+    is not read as part of the first header name or document."""
+    try:
+        name = codecs.lookup(encoding).name
+    except (LookupError, TypeError):
+        raise ValueError(
+            f"encoding: {encoding!r} is not a text encoding Python knows (e.g. utf-8, latin-1)"
+        ) from None
+    return "utf-8-sig" if name == "utf-8" else encoding
+
+
 def _decode_error(path, where, exc):
-    return ValueError(f"{path}: {where}: bytes that are not {exc.encoding} at position {exc.start} "
-                      "(pass encoding=, e.g. latin-1)")  # fmt: skip
+    encoding = "utf-8" if exc.encoding == "utf-8-sig" else exc.encoding
+    return ValueError(f"{path}: {where}: bytes that are not {encoding} at position {exc.start} "
+                      "(name the file's encoding, e.g. latin-1: --encoding on the command line, "
+                      "encoding= in Python)")  # fmt: skip
+
+
+@contextmanager
+def _no_field_limit():
+    """Lift the csv module's 131,072-character field limit while a table is read (a document
+    may be a whole book), and put the caller's limit back afterwards."""
+    previous = csv.field_size_limit()
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
 
 
 def _undecodable_line(path, exc):
@@ -118,7 +153,7 @@ def _undecodable_line(path, exc):
 def _table(path, delimiter, text_column, label_column, encoding):
     texts, labels = [], []
     try:
-        with path.open(newline="", encoding=encoding) as fh:
+        with _no_field_limit(), path.open(newline="", encoding=encoding) as fh:
             reader = csv.DictReader(fh, delimiter=delimiter)
             header = reader.fieldnames or []
             missing = [c for c in (text_column, label_column) if c not in header]
@@ -126,6 +161,11 @@ def _table(path, delimiter, text_column, label_column, encoding):
                 raise ValueError(
                     f"{path}: no column {', '.join(map(repr, missing))}; the header has {header}"
                 )
+            repeated = [c for c in dict.fromkeys((text_column, label_column)) if header.count(c) > 1]
+            if repeated:
+                times = header.count(repeated[0])
+                raise ValueError(f"{path}: the header names the column {repeated[0]!r} {times} times; "
+                                 "which one holds it is ambiguous")  # fmt: skip
             for row in reader:
                 text, label = row[text_column], row[label_column]
                 if text is None or label is None:
@@ -153,6 +193,8 @@ def _jsonl(path, text_column, label_column, encoding):
                     record = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise ValueError(f"{path}: line {lineno}: not JSON ({exc.msg})") from None
+                except RecursionError:
+                    raise ValueError(f"{path}: line {lineno}: JSON nested too deeply to read") from None
                 if not isinstance(record, dict):
                     raise ValueError(f"{path}: line {lineno}: expected a JSON object")
                 missing = [c for c in (text_column, label_column) if c not in record]
@@ -180,19 +222,44 @@ def _jsonl(path, text_column, label_column, encoding):
 
 
 def _folder(path, encoding):
-    from sklearn.datasets import load_files
-
-    if not any(p.is_dir() for p in path.iterdir()):
+    """One class per non-hidden sub-folder, one document per regular, non-hidden file in it;
+    anything else (hidden folders such as .git or .ipynb_checkpoints, nested folders, named pipes,
+    sockets) is skipped, and a warning says what."""
+    skipped = []
+    classes = []
+    for entry in sorted(path.iterdir()):
+        if entry.name.startswith("."):
+            skipped.append(entry.name + ("/" if entry.is_dir() else ""))
+        elif entry.is_dir():
+            classes.append(entry)
+    if not classes:
         raise ValueError(f"{path}: no sub-folders; a folder of texts holds one sub-folder per class")
-    # bytes first, decoded here, so that an undecodable file is named
-    bunch = load_files(str(path), load_content=True, encoding=None, shuffle=False)
-    if not bunch.filenames.size:
+    texts, labels, sources = [], [], []
+    for folder in classes:
+        for entry in sorted(folder.iterdir()):
+            relative = f"{folder.name}/{entry.name}"
+            if entry.name.startswith("."):
+                skipped.append(relative)
+                continue
+            try:
+                mode = entry.stat().st_mode  # follows a link to what it names
+            except OSError:
+                skipped.append(relative)
+                continue
+            if not stat.S_ISREG(mode):  # a folder, a named pipe (reading one would block), a socket
+                skipped.append(relative + ("/" if stat.S_ISDIR(mode) else ""))
+                continue
+            raw = entry.read_bytes()
+            try:
+                texts.append(raw.decode(encoding))
+            except UnicodeDecodeError as exc:
+                raise _decode_error(entry, "the document", exc) from None
+            labels.append(folder.name)
+            sources.append(str(entry))
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        warnings.warn(f"{path}: skipped {len(skipped)} entries that are hidden or not regular files: {shown}",
+                      UserWarning, stacklevel=3)  # fmt: skip
+    if not texts:
         raise ValueError(f"{path}: the class sub-folders hold no files")
-    texts = []
-    for raw, name in zip(bunch.data, bunch.filenames, strict=True):
-        try:
-            texts.append(raw.decode(encoding))
-        except UnicodeDecodeError as exc:
-            raise _decode_error(name, "the document", exc) from None
-    labels = [bunch.target_names[t] for t in bunch.target]
-    return _assemble(texts, labels, path, sources=[str(f) for f in bunch.filenames])
+    return _assemble(texts, labels, path, sources=sources)

@@ -37,3 +37,13 @@ __all__ = [
     "write_csv",
     "write_json",
 ]
+
+
+def __getattr__(name):
+    # ``textsel.study.plots`` after a bare ``import textsel``: imported on first use, since it
+    # needs matplotlib, which the rest of the study does not
+    if name == "plots":
+        import importlib
+
+        return importlib.import_module(".plots", __name__)
+    raise AttributeError(f"module 'textsel.study' has no attribute {name!r}")

@@ -17,7 +17,7 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from .._checks import as_csr, check_positive_int
+from .._checks import as_csr, check_positive_int, plain
 from .._ranked import distinct_rows, rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
@@ -67,7 +67,7 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
     """
     bad = [m for m in metrics if m not in METRICS]
     if bad or not len(metrics):
-        raise ValueError(f"metrics must be drawn from {METRICS}, got {list(metrics)!r}")
+        raise ValueError(f"metrics must be drawn from {METRICS}, got {[plain(m) for m in metrics]!r}")
     ks = sorted({check_positive_int(k, "ks", 1) for k in ks})
     trials = check_positive_int(trials, "trials", 1)
     folds = check_positive_int(folds, "folds", 2)
@@ -154,7 +154,7 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
     return [
         {
             "dataset": name,
-            "class": _plain(label),
+            "class": plain(label),
             "metric": metric,
             "k": k,
             "positives": positives,
@@ -193,7 +193,3 @@ def _measures(truth, predicted):
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
     return np.array([accuracy, precision, recall, f1])
-
-
-def _plain(label):
-    return label.item() if isinstance(label, np.generic) else label
