@@ -228,3 +228,9 @@ def test_an_undecodable_file_names_both_ways_to_set_the_encoding(tmp_path):
     with pytest.raises(ValueError, match=r"line 2: bytes that are not utf-8.*--encoding on the command line"):
         load_texts(path)
     assert np.asarray(load_texts(path, encoding="latin-1").texts).tolist() == ["café au lait"]
+
+
+def test_an_output_that_cannot_be_written_names_the_option(tmp_path, capsys):
+    path = write_csv(tmp_path / "docs.csv", rows())
+    assert main(["select", str(path), "--k", "3", "--output", str(tmp_path)]) == 1
+    assert f"--output {tmp_path}: Is a directory" in one_line_error(capsys)

@@ -107,7 +107,10 @@ def run(args, out=None):
         terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
     text = format_selection(selection_records(selector, terms, data.class_names), args.format)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")  # as the input is read by default
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")  # as the input is read by default
+        except OSError as exc:
+            raise OSError(f"--output {args.output}: {exc.strerror or exc}") from None
     else:
         out.write(text)
 
