@@ -234,3 +234,20 @@ def test_an_output_that_cannot_be_written_names_the_option(tmp_path, capsys):
     path = write_csv(tmp_path / "docs.csv", rows())
     assert main(["select", str(path), "--k", "3", "--output", str(tmp_path)]) == 1
     assert f"--output {tmp_path}: Is a directory" in one_line_error(capsys)
+
+
+def test_parsing_the_command_line_imports_no_numerical_library():
+    """--version, --help and argument errors need only the parser: building it imports neither
+    numpy, scipy, scikit-learn nor matplotlib (each sub-command imports what it uses when it runs),
+    and neither does ``import textsel``."""
+    code = (
+        "import sys\n"
+        "import textsel\n"
+        "from textsel.cli import build_parser\n"
+        "build_parser()\n"
+        "print(sorted(m for m in ('numpy', 'scipy', 'sklearn', 'matplotlib') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    run = subprocess.run([sys.executable, "-m", "textsel", "--version"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.startswith("textsel ")

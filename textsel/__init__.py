@@ -10,9 +10,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
-
-from . import least_squares as _least_squares
-from .least_squares import LSQRResult, lsqr
+import types
 
 #: modules of earlier releases that now live elsewhere: old path -> new.  Imports of the old path
 #: and pickles that name it (a fitted ``textsel.proximal.RLSClassifier``) keep working.
@@ -21,9 +19,20 @@ _MOVED = {
     "textsel.proximal": "textsel.linear_model",
     "textsel.plots": "textsel.study.plots",
 }
-# ``textsel.lsqr`` is the function; its old module path resolves without ever being set as an
-# attribute of the package (which an import through the finder below would do)
-sys.modules.setdefault("textsel.lsqr", _least_squares)
+
+
+class _Package(types.ModuleType):
+    """The package's module type: ``textsel.lsqr`` stays the function when the old module path
+    ``textsel.lsqr`` is imported (the import system sets each imported submodule as an attribute
+    of its package)."""
+
+    def __setattr__(self, name, value):
+        if name == "lsqr" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -52,6 +61,8 @@ _LAZY = {
         "scalable selection study svm termstats".split()
     ),
     "DualLinearSVC": "svm",
+    "LSQRResult": "least_squares",
+    "lsqr": "least_squares",
     "METRICS": "metrics",
     "ProximalSVC": "linear_model",
     "RLSClassifier": "linear_model",

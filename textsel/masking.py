@@ -27,13 +27,14 @@ from sklearn.utils.class_weight import compute_class_weight
 from ._checks import as_csr, plain
 from ._ext import curves as _curves
 from ._ext.curves import ranked_auc_f1
+from ._names import MASKING_METHODS
 from ._products import row_norms
 from ._ranked import rank_columns, top_columns
 from .svm import DualLinearSVC, fit_binary
 
 __all__ = ["METHODS", "evaluate_subsets", "mask_scores", "ranked_features", "subset_sizes", "svset_scores"]
 
-METHODS = ("exact", "mask", "svset")
+METHODS = MASKING_METHODS
 
 
 def subset_sizes(sizes, n_ranked: int) -> np.ndarray:

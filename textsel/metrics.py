@@ -31,12 +31,12 @@ from sklearn.utils import check_random_state
 from ._checks import check_real, plain
 from ._ext import pool, scoring
 from ._labels import label_repr
+from ._names import METRICS
 from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
 from .termstats import TermStats
 
 __all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
 
-METRICS = ("acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand")
 
 #: Metrics that score a negatively correlated term like its mirror image already.
 SYMMETRIC = frozenset({"acc2", "bns", "chi2", "ig"})

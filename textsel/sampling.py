@@ -25,12 +25,12 @@ from threadpoolctl import threadpool_limits
 
 from ._checks import as_csr, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext import pool
+from ._names import STRATEGIES
 from ._products import matmat
 from .linear_model import RLSClassifier
 
 __all__ = ["STRATEGIES", "SRLSClassifier", "feature_probabilities", "hellinger", "sample_features"]
 
-STRATEGIES = ("ss", "ws", "us")
 
 #: rows of the singular vectors formed at once for the randomized leverage scores
 LEVERAGE_ROWS = 4096

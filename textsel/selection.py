@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
 from ._checks import check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
+from ._names import MULTICLASS
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
@@ -26,8 +27,6 @@ __all__ = [
     "term_directions",
     "top_k",
 ]
-
-MULTICLASS = ("max", "mean", "round_robin")
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:

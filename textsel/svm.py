@@ -19,11 +19,10 @@ from ._base import LinearScoresMixin, atomic_fit
 from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import label_repr
+from ._names import LOSSES
 from ._parallel import effective_n_threads, run_blocks
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
-
-LOSSES = ("hinge", "squared_hinge")
 
 
 class BinaryFit(NamedTuple):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from ..datasets import get_data_home
-from ..datasets.fetch import ARCHIVES, _sha256, fetch
 from .inputs import DATA_HOME_HELP
 
 KNOWN_ARCHIVES = ("reuters21578.tar.gz", "20news-bydate.tar.gz")
@@ -27,6 +25,9 @@ def add_parser(subparsers) -> None:
 
 def run(args, out=None):
     """List the corpora in the data home, checking SHA256SUMS where the data home has one."""
+    from ..datasets import get_data_home
+    from ..datasets.fetch import ARCHIVES, _sha256, fetch
+
     out = out or sys.stdout
     wanted = list(ARCHIVES) if "all" in args.fetch else args.fetch
     for name in wanted:

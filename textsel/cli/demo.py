@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.feature_selection import chi2 as sklearn_chi2
-
-from .._checks import plain
-from .._labels import label_repr
-from ..datasets import load_20newsgroups, load_reuters21578, make_synthetic_corpus
-from ..metrics import score
-from ..selection import top_k
-from ..termstats import term_stats
+from .._names import CORPORA
 from .inputs import DATA_HOME_HELP, metric_list, positive_int
 
-CORPORA = ("synthetic", "reuters21578", "20newsgroups")
 DEFAULT_METRICS = ("bns", "ig", "chi2", "odds")
 
 
@@ -52,6 +42,8 @@ def run(args) -> None:
 
 def load_corpus(name: str, data_home=None):
     """Training texts, labels (1-D or indicator), class names and a description."""
+    from ..datasets import load_20newsgroups, load_reuters21578, make_synthetic_corpus
+
     if name == "synthetic":
         b = make_synthetic_corpus()
         return b.data, b.target, b.target_names, b.description
@@ -61,7 +53,7 @@ def load_corpus(name: str, data_home=None):
     if name == "20newsgroups":
         b = load_20newsgroups(data_home)
         return b.data_train, b.target_train, b.target_names, b.description + " (train)"
-    raise ValueError(f"corpus must be one of {CORPORA}, got {plain(name)!r}")
+    raise ValueError(f"corpus must be one of {CORPORA}, got {name!r}")
 
 
 def _best_time(func, repeat: int) -> float:
@@ -98,6 +90,15 @@ def run_demo(corpus="synthetic", data_home=None, metrics=DEFAULT_METRICS, top=8,
         The timings in seconds: ``textsel`` (term_stats + BNS for all classes)
         and ``sklearn_chi2``.
     """
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_selection import chi2 as sklearn_chi2
+
+    from .._labels import label_repr
+    from ..metrics import score
+    from ..selection import top_k
+    from ..termstats import term_stats
+
     texts, y, names, description = load_corpus(corpus, data_home)
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
     X = vectorizer.fit_transform(texts)

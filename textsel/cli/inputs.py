@@ -7,14 +7,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sklearn.utils import Bunch
+from .._names import MATRIX_FORMATS, METRICS, TEXT_FORMATS
 
-from ..datasets import load_arff, load_cluto, load_svmlight
-from ..datasets.texts import TEXT_FORMATS, load_texts, text_format
-from ..metrics import METRICS
-from .text import vectorize
-
-FORMATS = ("auto", "arff", "svmlight", "cluto")
+FORMATS = MATRIX_FORMATS
 INPUT_FORMATS = FORMATS + tuple(f for f in TEXT_FORMATS if f != "auto")
 DATA_HOME_HELP = "folder holding the corpus archives (default: $TEXTSEL_DATA, else ~/textsel_data)"
 LABELS_HELP = "a CLUTO matrix's row classes (default: the .rclass file beside it)"
@@ -75,6 +70,8 @@ def _beside(path: Path, given, suffix: str):
 def read_matrix(path, fmt="auto", labels=None, terms=None):
     """(X, y, feature names or None) from an ARFF, SVMlight or CLUTO file.  A CLUTO matrix's
     row classes and column labels default to the ``.rclass`` and ``.clabel`` files beside it."""
+    from ..datasets import load_arff, load_cluto, load_svmlight
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
@@ -95,6 +92,8 @@ def read_matrix(path, fmt="auto", labels=None, terms=None):
 
 def is_text_input(path, fmt="auto") -> bool:
     """Whether ``path`` is raw text (CSV/TSV, JSON Lines, a folder per class), by ``fmt`` or name."""
+    from ..datasets.texts import text_format
+
     if fmt != "auto":
         return fmt in TEXT_FORMATS
     return text_format(path) is not None
@@ -105,11 +104,16 @@ STDIN_SUFFIX = {"arff": ".arff", "svmlight": ".svm", "cluto": ".mat", "csv": ".c
                 "jsonl": ".jsonl"}  # fmt: skip
 
 
-def read_dataset(args, path, fmt="auto", labels=None, terms=None) -> Bunch:
+def read_dataset(args, path, fmt="auto", labels=None, terms=None):
     """A matrix file, or raw text vectorized as the options say, as a Bunch: ``X``, ``y``,
     ``names`` (feature names, or None: hashed or unnamed columns), ``texts`` and ``vectorizer``
     (None for a matrix file) and ``class_names`` (the label of each indicator column of a
     multi-label ``y``, else None)."""
+    from sklearn.utils import Bunch
+
+    from ..datasets.texts import load_texts
+    from .text import vectorize
+
     if str(path) == "-":
         return _from_stdin(args, fmt, labels, terms)
     if not is_text_input(path, fmt):
@@ -134,7 +138,7 @@ def _check_label_column(b, column) -> None:
         )
 
 
-def _from_stdin(args, fmt, labels, terms) -> Bunch:
+def _from_stdin(args, fmt, labels, terms):
     """Standard input, saved to a temporary file of the format ``--input-format`` names."""
     if fmt not in STDIN_SUFFIX:
         raise ValueError(f"reading standard input (-) needs --input-format, one of {', '.join(STDIN_SUFFIX)}")

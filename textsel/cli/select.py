@@ -8,12 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..metrics import METRICS
-from ..selection import MULTICLASS, TermSelector, term_directions
-from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP, read_dataset
-from .text import add_vectorizer_options, column_names
-
-OUTPUT_FORMATS = ("tsv", "csv", "json")
+from .._names import METRICS, MULTICLASS, OUTPUT_FORMATS
+from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP
+from .text import add_vectorizer_options
 
 
 def add_parser(subparsers) -> None:
@@ -57,6 +54,8 @@ def selection_records(selector, names, class_names=None):
     """One record per selected term: rank, column, term, the class that picked it and whether the
     term's presence or its absence indicates that class, the combined score, and each class's
     score."""
+    from ..selection import term_directions
+
     classes = [str(c) for c in (selector.classes_ if class_names is None else class_names)]
     picked_by, present = term_directions(selector)
     position = {label: i for i, label in enumerate(selector.classes_.tolist())}
@@ -93,6 +92,10 @@ def format_selection(records, fmt: str) -> str:
 
 def run(args, out=None):
     """Select terms and write them with their scores (overall and per class) as TSV, CSV or JSON."""
+    from ..selection import TermSelector
+    from .inputs import read_dataset
+    from .text import column_names
+
     out = out or sys.stdout
     data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
     if args.k is not None and args.percentile is not None:

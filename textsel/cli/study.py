@@ -8,16 +8,12 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
-
-from .. import study
-from ..datasets import get_data_home
-from ..metrics import METRICS
-from ..termstats import term_stats
-from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, positive_int, read_dataset
+from .._names import FORMAN_KS as KS
+from .._names import METRICS
+from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, positive_int
 from .text import add_vectorizer_options
 
-FORMAN_KS = ",".join(map(str, study.FORMAN_KS))
+FORMAN_KS = ",".join(map(str, KS))
 
 
 def add_parser(subparsers) -> None:
@@ -95,6 +91,13 @@ def _study_ks(ks, datasets):
 
 def run(args, out=None):
     """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
+    import numpy as np
+
+    from .. import study
+    from ..datasets import get_data_home
+    from ..termstats import term_stats
+    from .inputs import read_dataset
+
     out = out or sys.stdout
     paths = list(args.inputs)
     if args.forman_sets:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import numpy as np
-
 
 def add_vectorizer_options(parser) -> None:
     """The options of ``select`` and ``study`` that say how raw text becomes a matrix."""
@@ -170,6 +168,7 @@ def hashed_names(vectorizer, texts, columns) -> dict[int, str]:
     """For hashed columns, the term that lands in each of ``columns`` most often (``a|b`` when
     several collide equally often), found by one pass of the vectorizer's analyzer; memory grows
     with the terms of those columns only."""
+
     from sklearn.utils import murmurhash3_32
 
     wanted = set(int(c) for c in columns)
@@ -203,8 +202,10 @@ def _bucket(h: int, n: int) -> int:
     return (2**31 - 1 - (n - 1)) % n if h == -(2**31) else abs(h) % n
 
 
-def column_names(names, vectorizer, texts, columns) -> np.ndarray:
+def column_names(names, vectorizer, texts, columns):
     """Names of ``columns``: the vocabulary's, or the most frequent term of each hashed column."""
+    import numpy as np
+
     if names is not None:
         return np.asarray(names, dtype=object)[np.asarray(columns, dtype=np.int64)]
     found = hashed_names(vectorizer, texts, columns)

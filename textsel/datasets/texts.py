@@ -15,11 +15,11 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from .._checks import plain
+from .._names import TEXT_FORMATS
 
 #: file endings read as each layout
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-TEXT_FORMATS = ("auto", "csv", "tsv", "jsonl", "folder")
 
 
 def text_format(path) -> str | None:

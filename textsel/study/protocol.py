@@ -18,6 +18,7 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from .._checks import as_csr, check_positive_int, plain
+from .._names import FORMAN_KS
 from .._ranked import distinct_rows, rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
@@ -26,7 +27,6 @@ from ..termstats import term_stats
 
 __all__ = ["FORMAN_KS", "MEASURES", "forman"]
 
-FORMAN_KS = (10, 20, 50, 100, 200, 500, 1000, 2000)
 MEASURES = ("accuracy", "precision", "recall", "f1")
 
 
