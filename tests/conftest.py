@@ -1,3 +1,5 @@
+import csv
+import json
 import os
 from pathlib import Path
 
@@ -22,6 +24,21 @@ def random_corpus(n_docs=60, n_terms=40, n_classes=3, density=0.15, seed=0, dtyp
     y = np.arange(n_docs) % n_classes
     rng.shuffle(y)
     return X, y
+
+
+def write_csv(path, rows, delimiter=",", header=("text", "label"), encoding="utf-8"):
+    """A CSV/TSV file of (text, label, ...) rows under a header row."""
+    with path.open("w", newline="", encoding=encoding) as fh:
+        writer = csv.writer(fh, delimiter=delimiter)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def write_jsonl(path, rows):
+    """A JSON Lines file of {"text": ..., "label": ...} records."""
+    path.write_text("".join(json.dumps({"text": t, "label": y}) + "\n" for t, y in rows), encoding="utf-8")
+    return path
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import write_csv, write_jsonl
 
 from textsel.cli import main
 from textsel.datasets import load_texts
@@ -24,19 +25,6 @@ FINANCE = ["shares fell as the market closed", "the market rallied and shares ro
 
 def rows(n=1):
     return [(t, "sport") for t in SPORT] * n + [(t, "finance") for t in FINANCE] * n
-
-
-def write_csv(path, data, header=("text", "label"), encoding="utf-8"):
-    with path.open("w", newline="", encoding=encoding) as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(data)
-    return path
-
-
-def write_jsonl(path, data):
-    path.write_text("".join(json.dumps({"text": t, "label": y}) + "\n" for t, y in data), encoding="utf-8")
-    return path
 
 
 def one_line_error(capsys):

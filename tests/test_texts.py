@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import write_csv, write_jsonl
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
 
 import textsel
@@ -21,19 +22,6 @@ DOCS = [
     ("the market rallied and shares rose", "finance"),
     ("bond yields and shares in the market", "finance"),
 ]
-
-
-def write_csv(path, rows, delimiter=",", header=("text", "label")):
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh, delimiter=delimiter)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
-
-
-def write_jsonl(path, rows):
-    path.write_text("".join(json.dumps({"text": t, "label": y}) + "\n" for t, y in rows), encoding="utf-8")
-    return path
 
 
 def write_folder(root, rows):
