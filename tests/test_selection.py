@@ -283,3 +283,56 @@ def test_a_failing_refit_keeps_the_previous_model(cls, bad):
     after = vars(selector)
     assert set(after) == set(before) - set(bad) | set(bad)
     assert all(after[key] is before[key] for key in before if key not in bad)
+
+
+def _reference_top_k(scores, k):
+    """The k best by (-score, index): a full lexicographic sort."""
+    return np.lexsort((np.arange(scores.size), -scores))[:k]
+
+
+def _reference_round_robin(table, k):
+    """Round-robin over each class's complete ranking, one term per class in turn."""
+    n_classes, n_terms = table.shape
+    ranked = [_reference_top_k(table[c], n_terms) for c in range(n_classes)]
+    cursor, taken, out = [0] * n_classes, np.zeros(n_terms, bool), []
+    while len(out) < k:
+        for c in range(n_classes):
+            while taken[ranked[c][cursor[c]]]:
+                cursor[c] += 1
+            out.append(int(ranked[c][cursor[c]]))
+            taken[out[-1]] = True
+            if len(out) == k:
+                break
+    return np.array(out)
+
+
+@pytest.mark.parametrize("kind", ["tie-heavy", "tie-free", "one value", "mostly zero", "long row"])
+def test_top_k_equals_a_full_sort_on_tied_and_untied_rows(kind):
+    """top_k finds the k-th value from a sampled threshold and sorts only what lies above it; the
+    result must be a full sort's, ties by lower index, for every k."""
+    rng = np.random.default_rng(7)
+    n = 130_000 if kind == "long row" else 20_000
+    scores = {
+        "tie-heavy": rng.integers(0, 50, n).astype(float),
+        "tie-free": rng.random(n),
+        "one value": np.ones(n),
+        "mostly zero": np.where(rng.random(n) < 0.99, 0.0, rng.random(n)),
+        "long row": rng.integers(0, 2974, n) / 100.0,  # like a BNS row of 20 Newsgroups
+    }[kind]
+    for k in (1, 2, 7, 100, 1000, 4999, n // 2, n - 1, n):
+        np.testing.assert_array_equal(top_k(scores, k), _reference_top_k(scores, k), err_msg=f"k={k}")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_round_robin_equals_round_robin_over_complete_rankings(seed):
+    """Each class's ranking starts short and grows when other classes take its terms; the
+    selection must equal round-robin over complete rankings, for k from 1 to every term."""
+    rng = np.random.default_rng(seed)
+    n_classes, n_terms = int(rng.integers(2, 12)), int(rng.integers(5, 2000))
+    table = [rng.integers(0, 4, (n_classes, n_terms)).astype(float), rng.random((n_classes, n_terms)),
+             np.tile(rng.integers(0, 20, n_terms).astype(float), (n_classes, 1))][seed % 3]  # fmt: skip
+    stats = textsel.term_stats(np.eye(n_classes * 2), np.arange(n_classes * 2) % n_classes)  # multi-class
+    for k in sorted({1, 2, n_terms // 3, n_terms // 2, n_terms - 1, n_terms}):
+        got = rank_terms(table, stats, k, "round_robin") if n_classes > 2 else None
+        if got is not None:
+            np.testing.assert_array_equal(got, _reference_round_robin(table, k), err_msg=f"k={k}")
