@@ -336,3 +336,18 @@ def test_round_robin_equals_round_robin_over_complete_rankings(seed):
         got = rank_terms(table, stats, k, "round_robin") if n_classes > 2 else None
         if got is not None:
             np.testing.assert_array_equal(got, _reference_round_robin(table, k), err_msg=f"k={k}")
+
+
+def test_term_directions_checks_its_columns_and_present_in_class_its_stats():
+    from textsel.selection import present_in_class, term_directions
+
+    X, y, _ = _absence_corpus()
+    selector = textsel.TermSelector("bns", k=3).fit(X, y)
+    with pytest.raises(ValueError, match=r"columns must be in \[0, "):
+        term_directions(selector, [0, X.shape[1]])
+    with pytest.raises(TypeError, match="columns must be a 1-D array of integer"):
+        term_directions(selector, [0.5])
+    with pytest.raises(TypeError, match="stats must be a TermStats"):
+        present_in_class(X)
+    classes, present = term_directions(selector, [0, 1])
+    assert classes.shape == present.shape == (2,)

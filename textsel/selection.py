@@ -60,7 +60,7 @@ def _kth_largest(scores: np.ndarray, k: int) -> float:
         guess = np.partition(sample, position)[position]
         candidates = scores[scores >= guess]
         if candidates.size >= k:  # the k-th largest is among them
-            return candidates[np.argpartition(candidates, candidates.size - k)[candidates.size - k]]
+            return np.partition(candidates, candidates.size - k)[candidates.size - k]
     return np.partition(scores, n - k)[n - k]
 
 
@@ -72,11 +72,14 @@ def present_in_class(stats: TermStats) -> np.ndarray:
     """(classes x terms) Boolean: the term occurs in a larger share of the class's documents
     than of the other documents (tpr > fpr), so its presence indicates the class; compared in
     integers (tp * neg > fp * pos), without rounding."""
-    tp = stats.class_df
-    pos = stats.class_sizes[:, None]
-    fp = stats.df[None, :] - tp
-    neg = stats.n_docs - pos
-    return tp * neg > fp * pos
+    if not isinstance(stats, TermStats):
+        raise TypeError(f"stats must be a TermStats (from textsel.term_stats), got {type(stats).__name__}")
+    return _present(stats.class_df, stats.df, stats.class_sizes, stats.n_docs)
+
+
+def _present(class_df, df, class_sizes, n_docs) -> np.ndarray:
+    pos = class_sizes[:, None]
+    return class_df * (n_docs - pos) > (df[None, :] - class_df) * pos
 
 
 def term_directions(selector, columns=None) -> tuple[np.ndarray, np.ndarray]:
@@ -94,24 +97,26 @@ def term_directions(selector, columns=None) -> tuple[np.ndarray, np.ndarray]:
     present : ndarray of bool
     """
     check_is_fitted(selector, "ranking_")
-    columns = selector.ranking_ if columns is None else np.asarray(columns)
+    if columns is None:
+        columns = selector.ranking_
+    else:
+        columns = np.asarray(columns)
+        if columns.ndim != 1 or columns.dtype.kind not in "iu":
+            raise TypeError("columns must be a 1-D array of integer column indices")
+        if columns.size and (columns.min() < 0 or columns.max() >= selector.n_features_in_):
+            raise ValueError(f"columns must be in [0, {selector.n_features_in_}), the fitted terms")
     table = selector.score_table_[:, columns]
     stats = selector.stats_
-    present = present_in_class(stats)
-    rows = (
-        np.flatnonzero(np.isin(stats.classes, selector.classes_))
-        if stats.n_classes != table.shape[0]
-        else None
+    # the scored classes only: partial_fit leaves out classes that are not scoreable yet
+    rows = np.isin(stats.classes, selector.classes_)
+    present = _present(
+        stats.class_df[rows][:, columns], stats.df[columns], stats.class_sizes[rows], stats.n_docs
     )
-    if rows is not None:  # partial_fit leaves out classes that are not scoreable yet
-        present = present[rows]
-    present = present[:, columns]
     best = table >= table.max(axis=0) * (1 - 1e-12)
     choice = np.where(
         (best & present).any(axis=0), np.argmax(best & present, axis=0), np.argmax(best, axis=0)
     )
-    picked = np.arange(columns.size)
-    return selector.classes_[choice], present[choice, picked]
+    return selector.classes_[choice], present[choice, np.arange(columns.size)]
 
 
 def _positive_row(stats: TermStats) -> int | None:

@@ -116,8 +116,10 @@ def run(args, out=None):
         warnings.warn('the figures need matplotlib (pip install "textsel[plots]"); writing the tables only '
                       "(--no-plots says so)", UserWarning, stacklevel=2)  # fmt: skip
         plots = False
-    datasets = {name: read_dataset(args, path, labels=args.labels) for name, path in _dataset_names(paths)}
-    datasets = {name: (data.X, data.y) for name, data in datasets.items()}
+    datasets = {}
+    for name, path in _dataset_names(paths):
+        data = read_dataset(args, path, labels=args.labels)
+        datasets[name] = (data.X, data.y)
     metrics, ks = args.metrics, _study_ks(args.ks, datasets)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     records = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
