@@ -45,6 +45,7 @@ KERNELS = {
     "scoring": [],
     "submatrix": [],
     "curves": [],
+    "ranking": [],
     "pool": [],
 }
 extensions = [

@@ -351,3 +351,57 @@ def test_term_directions_checks_its_columns_and_present_in_class_its_stats():
         present_in_class(X)
     classes, present = term_directions(selector, [0, 1])
     assert classes.shape == present.shape == (2,)
+
+
+def test_round_robin_kernel_reaches_ties_and_the_rest_past_a_wrong_guess():
+    """The merge takes a row's head, then its terms equal to the guess in index order, then the
+    rest ranked; a guess above every score (an empty head) or with NaN in the row must still give
+    round-robin over complete rankings (NaN last, as a full lexicographic sort puts it)."""
+    from textsel._ext.ranking import round_robin
+
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 6, (3, 300)).astype(float)
+    table[1, rng.integers(0, 300, 40)] = np.nan
+    table[2, :5] = [np.inf, -np.inf, np.inf, -np.inf, np.nan]
+    for guesses in ([np.inf] * 3, [2.0, 4.0, 0.0], [np.nan, 5.0, -np.inf]):
+        guesses = np.array(guesses)
+        above = [np.flatnonzero(table[c] > guesses[c]) for c in range(3)]
+        heads = [a[np.lexsort((a, -table[c, a]))] for c, a in enumerate(above)]
+        for k in (0, 1, 7, 150, 299, 300):
+            expected = _reference_round_robin(table, k)
+            np.testing.assert_array_equal(round_robin(table, heads, guesses, k), expected)
+    nan_row = np.where(rng.random(20_000) < 0.3, np.nan, rng.integers(0, 9, 20_000).astype(float))
+    for k in (1, 5000, 19_999):
+        np.testing.assert_array_equal(top_k(nan_row, k), _reference_top_k(nan_row, k))
+
+
+def test_round_robin_kernel_refuses_what_it_cannot_merge():
+    """Wrong head counts, out-of-range head terms and k out of range are errors, not reads
+    outside the table."""
+    from textsel._ext.ranking import round_robin
+
+    table = np.zeros((2, 4))
+    guesses = np.zeros(2)
+    empty = np.empty(0, dtype=np.int64)
+    with pytest.raises(ValueError, match="one head and one guess per row"):
+        round_robin(table, [empty], guesses, 1)
+    with pytest.raises(ValueError, match=r"heads must hold terms in \[0, 4\), got 4"):
+        round_robin(table, [np.array([4]), empty], guesses, 1)
+    with pytest.raises(ValueError, match=r"k must be in \[0, 4\], got 5"):
+        round_robin(table, [empty, empty], guesses, 5)
+    with pytest.raises(ValueError, match=r"k must be in \[0, 0\], got 1"):
+        round_robin(np.zeros((0, 4)), [], np.zeros(0), 1)
+
+
+@pytest.mark.parametrize("kind", ["tie-heavy", "tie-free"])
+def test_round_robin_on_long_rows_uses_sampled_guesses_and_equals_complete_rankings(kind):
+    """Rows longer than twice the sample guess each class's threshold from a strided sample;
+    with classes competing for the same terms the heads run out and the merge continues through
+    the ties and the rest: still round-robin over complete rankings."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 300, 20_000) / 10.0 if kind == "tie-heavy" else rng.random(20_000)
+    table = np.vstack([base, base[::-1], rng.permutation(base), base])  # classes 0 and 3 collide
+    stats = textsel.term_stats(np.eye(8), np.arange(8) % 4)
+    for k in (1, 100, 5000, 19_999, 20_000):
+        expected = _reference_round_robin(table, k)
+        np.testing.assert_array_equal(rank_terms(table, stats, k, "round_robin"), expected)

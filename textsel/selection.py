@@ -14,7 +14,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
 from ._checks import check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
+from ._ext import ranking
 from ._names import MULTICLASS
+from ._parallel import effective_n_threads, run_blocks, split_groups
 from .metrics import METRICS, score
 from .termstats import TermStats, term_stats
 
@@ -33,35 +35,51 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` highest scores, best first, ties broken by lower index.
 
     Score rows are tie-heavy (BNS takes a few thousand distinct values over a hundred thousand
-    terms), and both a partition and a sort slow down on ties.  So the k-th value is found among
-    the terms above a threshold guessed from a strided sample (one vectorised comparison over the
-    row, a partition of the few candidates), only the terms strictly above it are sorted, and the
-    terms equal to it follow in index order, which is already the tie order.
+    terms), and both a partition and a sort slow down on ties.  So only the terms above a
+    threshold guessed from a strided sample are sorted (:mod:`textsel._ext.ranking`); the terms
+    equal to it follow in index order, which is already the tie order.
     """
-    n = scores.shape[0]
-    if k >= n:
+    scores = np.asarray(scores)
+    if k >= scores.shape[0]:
         return np.argsort(-scores, kind="stable")
-    kth = _kth_largest(scores, k)
-    above = np.flatnonzero(scores > kth)
-    order = np.argsort(-scores[above], kind="stable")
-    ties = np.flatnonzero(scores == kth)[: k - above.size]
-    return np.concatenate([above[order], ties])
+    return _ranked_rows(scores[None, :], k, k, 1)
 
 
-def _kth_largest(scores: np.ndarray, k: int) -> float:
-    """The k-th largest value of ``scores`` (1 <= k < n)."""
-    n = scores.shape[0]
+def _ranked_rows(table: np.ndarray, k: int, size: int, n_threads: int) -> np.ndarray:
+    """Round-robin over the rows' rankings (one row: its ranking), ``k`` terms; each row's head
+    is guessed to hold about ``size`` terms."""
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    guesses = _guesses(table, size)
+    groups = split_groups(np.full(table.shape[0], table.shape[1]), n_threads)
+    heads = [None] * table.shape[0]
+    for rows, found in zip(groups, run_blocks(lambda g: _heads(table, g, guesses), [(g,) for g in groups]),
+                           strict=True):  # fmt: skip
+        for row, head in zip(rows, found, strict=True):
+            heads[row] = head
+    return ranking.round_robin(table, heads, guesses, k)
+
+
+def _heads(table, rows, guesses):
+    """For each of ``rows``, the terms scoring above its guess, ranked (best first, ties by index)."""
+    found = []
+    for r in rows:
+        row = table[r]
+        above = np.flatnonzero(row > guesses[r])  # in index order: a stable sort keeps ties so
+        found.append(above[np.argsort(-row[above], kind="stable")])
+    return found
+
+
+def _guesses(table: np.ndarray, size: int) -> np.ndarray:
+    """Per row, a score about ``2 * size`` terms exceed (from a strided sample of the row)."""
+    n_rows, n = table.shape
     step = max(1, n // _SAMPLE)
-    if step > 1:
-        sample = scores[::step]
-        # about twice the share of the row the top k take, so the candidates hold them all
-        share = min(1.0, 2.0 * k / n + 8.0 / sample.size)
-        position = max(0, int((1.0 - share) * sample.size) - 1)
-        guess = np.partition(sample, position)[position]
-        candidates = scores[scores >= guess]
-        if candidates.size >= k:  # the k-th largest is among them
-            return np.partition(candidates, candidates.size - k)[candidates.size - k]
-    return np.partition(scores, n - k)[n - k]
+    if step == 1:
+        return np.full(n_rows, -np.inf)  # a short row is sorted whole
+    # sorted, not partitioned: a partition slows down on a tie-heavy row, a sort does not
+    sample = np.sort(table[:, ::step], axis=1)
+    share = min(1.0, 2.0 * size / n + 8.0 / sample.shape[1])
+    position = max(0, int((1.0 - share) * sample.shape[1]) - 1)
+    return np.ascontiguousarray(sample[:, position])
 
 
 #: entries of a score row read to guess where its top k begin
@@ -145,41 +163,21 @@ def combine_scores(table: np.ndarray, stats: TermStats, how: str = "max") -> np.
     raise ValueError(f"how must be 'max' or 'mean', got {plain(how)!r}")
 
 
-def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str) -> np.ndarray:
+def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str, n_threads=None) -> np.ndarray:
     """Indices of the ``k`` selected terms in the order they were chosen.
 
     ``multiclass="round_robin"`` (Forman 2004) lets each class in turn take its
     best term not yet taken, so no class with many strong terms crowds out
-    the others; ``"max"`` and ``"mean"`` rank the combined scores.
+    the others; ``"max"`` and ``"mean"`` rank the combined scores.  ``n_threads`` finds the
+    classes' best terms in parallel; the result does not depend on it.
     """
     if multiclass != "round_robin" or _positive_row(stats) is not None:
         how = "max" if multiclass == "round_robin" else multiclass
         return top_k(combine_scores(table, stats, how), k)
     n_classes, n_terms = table.shape
-    # each class takes about k / n_classes terms; its ranked list starts at twice that and
-    # doubles when terms taken by other classes use it up (a prefix of a longer top_k is the
-    # shorter one, so the cursors stay valid)
+    # each class takes about k / n_classes terms: its head holds about twice that
     size = min(n_terms, k, 2 * -(-k // n_classes) + 16)
-    per_class = [top_k(table[c], size) for c in range(n_classes)]
-    cursor = [0] * n_classes
-    taken = np.zeros(n_terms, dtype=bool)
-    chosen: list[int] = []
-    while len(chosen) < k:
-        for c in range(n_classes):
-            ranked, i = per_class[c], cursor[c]
-            while True:
-                while i < ranked.size and taken[ranked[i]]:
-                    i += 1
-                if i < ranked.size:
-                    break
-                per_class[c] = ranked = top_k(table[c], min(n_terms, 2 * ranked.size))
-            t = int(ranked[i])
-            cursor[c] = i + 1
-            taken[t] = True
-            chosen.append(t)
-            if len(chosen) == k:
-                break
-    return np.asarray(chosen, dtype=np.intp)
+    return _ranked_rows(table, k, size, effective_n_threads(n_threads))
 
 
 class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
@@ -392,7 +390,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.classes_ = stats.classes
         self.score_table_ = table
         self.scores_ = combine_scores(table, stats, how)
-        self.ranking_ = rank_terms(table, stats, k, self.multiclass)
+        self.ranking_ = rank_terms(table, stats, k, self.multiclass, self.n_threads)
         return self
 
     def _n_selected(self, n_terms: int) -> int:

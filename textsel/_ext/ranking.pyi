@@ -1,0 +1,13 @@
+"""The round-robin merge of the classes' term rankings."""
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+def round_robin(
+    table: NDArray[np.float64],
+    heads: Sequence[NDArray[np.int64]],
+    guesses: NDArray[np.float64],
+    k: int,
+) -> NDArray[np.intp]: ...
