@@ -405,3 +405,25 @@ def test_round_robin_on_long_rows_uses_sampled_guesses_and_equals_complete_ranki
     for k in (1, 100, 5000, 19_999, 20_000):
         expected = _reference_round_robin(table, k)
         np.testing.assert_array_equal(rank_terms(table, stats, k, "round_robin"), expected)
+
+
+def test_round_robin_scores_are_the_class_maximum_when_asked_for_and_survive_pickling():
+    """Round-robin does not need the per-term maximum, so it is computed on first access: it must
+    equal the table's maximum, be absent before fitting, follow a refit, and pickle either way."""
+    import pickle
+
+    rng = np.random.default_rng(5)
+    X = sp.csr_matrix(rng.poisson(0.3, (60, 40)).astype(float))
+    y = np.arange(60) % 3
+    selector = textsel.TermSelector("bns", k=5)
+    assert not hasattr(selector, "scores_")
+    selector.fit(X, y)
+    clone = pickle.loads(pickle.dumps(selector))  # pickled before scores_ was asked for
+    np.testing.assert_array_equal(selector.scores_, selector.score_table_.max(axis=0))
+    np.testing.assert_array_equal(clone.scores_, selector.scores_)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(selector)).scores_, selector.scores_)
+    first = selector.scores_
+    selector.fit(X[:, ::-1], y)
+    np.testing.assert_array_equal(selector.scores_, first[::-1])
+    selector.scores_ = np.zeros(40)
+    assert not selector.scores_.any()

@@ -389,9 +389,29 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         how = "max" if self.multiclass == "round_robin" else self.multiclass
         self.classes_ = stats.classes
         self.score_table_ = table
-        self.scores_ = combine_scores(table, stats, how)
+        if how == "max" and _positive_row(stats) is None:
+            # a maximum over the classes reads the whole table again, and the selection does not
+            # use it: computed when first asked for (see the scores_ property)
+            self.__dict__.pop("scores_", None)
+        else:
+            self.scores_ = combine_scores(table, stats, how)
         self.ranking_ = rank_terms(table, stats, k, self.multiclass, self.n_threads)
         return self
+
+    @property
+    def scores_(self):
+        """One score per term (see the class's Attributes)."""
+        try:
+            return self.__dict__["scores_"]
+        except KeyError:
+            if "score_table_" not in self.__dict__:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute 'scores_'") from None
+        scores = self.__dict__["scores_"] = self.score_table_.max(axis=0)
+        return scores
+
+    @scores_.setter
+    def scores_(self, value):
+        self.__dict__["scores_"] = value
 
     def _n_selected(self, n_terms: int) -> int:
         if self.percentile is not None:
