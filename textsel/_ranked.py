@@ -8,12 +8,33 @@ the unranked ones, sorting each row by rank) makes every top-k subset a prefix o
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 
-from ._ext.submatrix import group_sorted, prefix_columns, row_hashes
+from ._ext.submatrix import group_sorted, prefix_columns, row_hashes, take_rows
 
-__all__ = ["distinct_rows", "rank_columns", "top_columns"]
+__all__ = ["Rows", "distinct_rows", "prefix_rows", "rank_columns", "top_columns"]
+
+
+class Rows(NamedTuple):
+    """A CSR matrix as its three buffers, for loops that make thousands of small ones (the study
+    makes one per fold, metric and k): building a scipy matrix checks its buffers each time,
+    which costs as much as a small fit."""
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    n_cols: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.indptr.shape[0] - 1, self.n_cols)
+
+    def take(self, rows) -> Rows:
+        """The rows ``rows`` (int64 indices), in that order."""
+        return Rows(*take_rows(self.data, self.indices, self.indptr, rows), self.n_cols)
 
 
 def rank_columns(X, order) -> sp.csr_matrix:
@@ -44,11 +65,16 @@ def top_columns(R, k) -> sp.csr_matrix:
 
     Every row of ``R`` is sorted by rank, so its top-k entries are a prefix: the cost follows the
     values kept, however wide ``R`` is."""
+    rows = prefix_rows(R, k)
+    return sp.csr_matrix(rows[:3], shape=rows.shape)
+
+
+def prefix_rows(R, k) -> Rows:
+    """:func:`top_columns` as :class:`Rows`, without building a scipy matrix."""
     if not R.has_sorted_indices:
         raise ValueError("top_columns needs rows sorted by rank, as rank_columns returns them")
     k = min(int(k), R.shape[1])
-    parts = prefix_columns(R.data, R.indices, R.indptr, k)
-    return sp.csr_matrix(parts, shape=(R.shape[0], k))
+    return Rows(*prefix_columns(R.data, R.indices, R.indptr, k), k)
 
 
 def distinct_rows(X, codes, *, max_share=0.7):

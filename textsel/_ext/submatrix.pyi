@@ -26,3 +26,16 @@ def group_sorted(
     order: NDArray[np.int64],
     n_cols: int,
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]: ...
+def take_rows(
+    data: NDArray[np.floating[Any]],
+    indices: NDArray[np.integer[Any]],
+    indptr: NDArray[np.integer[Any]],
+    rows: NDArray[np.int64],
+) -> tuple[NDArray[np.floating[Any]], NDArray[np.integer[Any]], NDArray[np.integer[Any]]]: ...
+def prefix_margins(
+    data: NDArray[np.floating[Any]],
+    indices: NDArray[np.integer[Any]],
+    indptr: NDArray[np.integer[Any]],
+    w: NDArray[np.float64],
+    b: float,
+) -> NDArray[np.float64]: ...

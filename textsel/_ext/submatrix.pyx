@@ -137,3 +137,52 @@ def group_sorted(const double[::1] data, const integral[::1] indices, const inte
                     gv[row] = g
                     break
     return group, first[:n_groups].copy()
+
+
+def take_rows(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
+              const int64_t[::1] rows):
+    """(data, indices, indptr) of the rows ``rows`` of a CSR matrix, in that order."""
+    cdef Py_ssize_t m = indptr.shape[0] - 1, r, p, q = 0
+    cdef int64_t i
+    index_type = np.int32 if integral is int32_t else np.int64
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        if i < 0 or i >= m:
+            raise ValueError(f"rows must be in [0, {m}), got {i}")
+        q += indptr[i + 1] - indptr[i]
+    out_data = np.empty(q, dtype=np.float32 if floating is float else np.float64)
+    out_indices = np.empty(q, dtype=index_type)
+    out_indptr = np.empty(rows.shape[0] + 1, dtype=index_type)
+    cdef floating[::1] dv = out_data
+    cdef integral[::1] iv = out_indices, optr = out_indptr
+    with nogil:
+        q = 0
+        optr[0] = 0
+        for r in range(rows.shape[0]):
+            i = rows[r]
+            for p in range(indptr[i], indptr[i + 1]):
+                dv[q] = data[p]
+                iv[q] = indices[p]
+                q += 1
+            optr[r + 1] = <integral>q
+    return out_data, out_indices, out_indptr
+
+
+def prefix_margins(const floating[::1] data, const integral[::1] indices, const integral[::1] indptr,
+                   const double[::1] w, double b):
+    """Per row, ``b`` plus the dot product of ``w`` with the row's entries in columns below
+    ``len(w)``, for rows sorted by column (the top-k columns of ``rank_columns``)."""
+    cdef Py_ssize_t m = indptr.shape[0] - 1, i, p, end
+    cdef int64_t k = w.shape[0]
+    cdef double s
+    out = np.empty(m, dtype=np.float64)
+    cdef double[::1] ov = out
+    with nogil:
+        for i in range(m):
+            end = _prefix_end(indices, indptr[i], indptr[i + 1], k)
+            s = b
+            for p in range(indptr[i], end):
+                if <uint64_t> indices[p] < <uint64_t> k:  # (a negative index adds nothing)
+                    s += data[p] * w[indices[p]]
+            ov[i] = s
+    return out

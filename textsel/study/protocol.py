@@ -18,8 +18,9 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from .._checks import as_csr, check_positive_int, plain
+from .._ext.submatrix import prefix_margins
 from .._names import FORMAN_KS
-from .._ranked import distinct_rows, rank_columns, top_columns
+from .._ranked import Rows, distinct_rows, prefix_rows, rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
 from ..svm import fit_binary
@@ -130,24 +131,25 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
             X_train, X_test = X[train], X[test]
             y_train, y_test = target[train], target[test]
             stats = term_stats(X_train, y_train, classes=[0, 1])
-            train_columns = X_train.tocsc()  # ranked by every metric: converted once
+            # ranked by every metric: converted once
+            train_columns, test_columns = X_train.tocsc(), X_test.tocsc()
             signs = np.where(y_train == 1, 1.0, -1.0)
             for metric in metrics:
                 scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
                 order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
                 train_ranked = rank_columns(train_columns, order)
-                test_ranked = rank_columns(X_test, order) if estimator is not None else None
+                test_ranked = rank_columns(test_columns, order)
                 alpha = np.zeros(len(signs))  # per document, carried across k as a warm start
                 dedup = True  # groups of identical documents only split as k grows
                 for k in usable:
-                    train_k = top_columns(train_ranked, k)
                     if estimator is None:
-                        fit, dedup = _fit_distinct(train_k, signs, seed, alpha, dedup)
-                        w = np.zeros(n_terms)  # scores the test fold without slicing it
-                        w[order[:k]] = fit.w
-                        predicted = (X_test @ w + fit.b > 0).astype(np.int64)
+                        fit, dedup = _fit_distinct(prefix_rows(train_ranked, k), signs, seed, alpha, dedup)
+                        # the test fold's top-k prefix, scored without slicing it
+                        margins = prefix_margins(test_ranked.data, test_ranked.indices, test_ranked.indptr,
+                                                 fit.w, fit.b)  # fmt: skip
+                        predicted = (margins > 0).astype(np.int64)
                     else:
-                        model = clone(estimator).fit(train_k, y_train)
+                        model = clone(estimator).fit(top_columns(train_ranked, k), y_train)
                         predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
                     sums[(metric, k)] += _measures(y_test, predicted)
     positives = int(target.sum())
@@ -178,7 +180,8 @@ def _fit_distinct(X, signs, seed, alpha, dedup, **fit_params):
         return fit, False
     first, inverse, counts = groups
     start = np.bincount(inverse, alpha, minlength=first.size)
-    fit = fit_binary(X[first], signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start,
+    distinct = X.take(first) if isinstance(X, Rows) else X[first]
+    fit = fit_binary(distinct, signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start,
                      sample_weight=counts, **fit_params)  # fmt: skip
     alpha[:] = (fit.alpha / counts)[inverse]
     return fit, True
