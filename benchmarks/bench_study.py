@@ -1,5 +1,9 @@
 """Forman's protocol by textsel.study.forman against the same protocol written the straightforward way.
 
+Each setting runs in a fresh process: one thread (``n_jobs=1``, ``OMP_NUM_THREADS=1``) and two
+(``n_jobs=2``, two threads allowed); the straightforward version is timed in the same process,
+on the same data, before textsel.
+
 The straightforward way: per task, trial and fold, the class's document frequencies counted
 with scipy, each metric's formula evaluated with numpy (tests/reference.py, the formulas the
 metric tests check against), top-k column slicing with scipy, and a scikit-learn LinearSVC
@@ -13,6 +17,8 @@ ratio, per dataset and over all of them.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 import warnings
@@ -70,8 +76,16 @@ def main():
     parser.add_argument("--trials", type=int, default=1)
     parser.add_argument("--datasets", default="oh0,oh5,tr11,tr12,wap", help="comma-separated ARFF names")
     parser.add_argument("--metrics", default="all", help="'all' or comma-separated metric names")
-    parser.add_argument("--n-jobs", default="1,2", help="comma-separated worker counts for textsel")
+    parser.add_argument("--n-jobs", default="1,2", help="comma-separated worker counts, one process each")
+    parser.add_argument("--child", action="store_true", help="(internal) time in this process")
     args = parser.parse_args()
+    if not args.child:
+        for n_jobs in args.n_jobs.split(","):
+            env = {**os.environ, "OMP_NUM_THREADS": n_jobs, "TEXTSEL_NUM_THREADS": n_jobs,
+                   "OPENBLAS_NUM_THREADS": n_jobs}  # fmt: skip
+            print(f"fresh process, {n_jobs} worker(s), {n_jobs} thread(s):", flush=True)
+            subprocess.run([sys.executable, *sys.argv, "--child", "--n-jobs", n_jobs], env=env, check=True)
+        return
     # liblinear stops at max_iter = 1000 on some Boolean fits, as DualLinearSVC does: same budget
     warnings.filterwarnings("ignore", category=ConvergenceWarning)
     metrics = textsel.METRICS if args.metrics == "all" else tuple(args.metrics.split(","))

@@ -239,3 +239,31 @@ def test_parsing_the_command_line_imports_no_numerical_library():
     assert out.strip() == "[]"
     run = subprocess.run([sys.executable, "-m", "textsel", "--version"], capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.startswith("textsel ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (["select", "docs.csv", "--k", "-5"], 1, "k must be >= 1, got -5"),
+        (["select", "docs.csv", "--percentile", "0"], 1, "percentile must be in (0, 100], got 0.0"),
+        (["select", "docs.csv", "--k", "3", "--percentile", "5"], 1, "give --k or --percentile, not both"),
+        (["select", "missing.csv"], 2, "missing.csv: no such file or folder"),
+        (["select", "docs.csv", "--metric", "nope"], 2, "invalid choice: 'nope'"),
+    ],
+)
+def test_option_errors_come_before_any_numerical_import(tmp_path, argv, code, message):
+    """A wrong option value or a missing input is reported from the options alone: the run stops
+    with its one-line error before numpy, scipy, scikit-learn or matplotlib is imported."""
+    (tmp_path / "docs.csv").write_text("text,label\na b,x\nb c,y\n", encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from textsel.cli import main\n"
+        "try:\n"
+        f"    code = main({argv!r})\n"
+        "except SystemExit as exc:  # argparse's own errors\n"
+        "    code = exc.code\n"
+        "print(code, sorted(m for m in ('numpy', 'scipy', 'sklearn', 'matplotlib') if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert message in run.stderr and "Traceback" not in run.stderr
+    assert run.stdout.strip() == f"{code} []"

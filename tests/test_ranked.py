@@ -94,3 +94,28 @@ def test_top_columns_refuses_unsorted_rows():
     R.has_sorted_indices = False
     with pytest.raises(ValueError, match="sorted"):
         top_columns(R, 1)
+
+
+def test_prefix_rows_take_and_prefix_margins_match_scipy():
+    """The study's raw-buffer path: a top-k prefix as Rows, a row gather (repeats and any order),
+    and the test fold's margins on its ranked prefix must equal scipy's slicing and products."""
+    from textsel._ext.submatrix import prefix_margins
+    from textsel._ranked import Rows, prefix_rows
+
+    rng = np.random.default_rng(4)
+    X = sp.random(50, 80, density=0.2, format="csr", random_state=rng)
+    order = rng.permutation(80)[:60]
+    R = rank_columns(X, order)
+    for k in (0, 1, 17, 60):
+        rows = prefix_rows(R, k)
+        assert isinstance(rows, Rows) and rows.shape == (50, k)
+        expected = X[:, order[:k]].toarray()
+        np.testing.assert_array_equal(sp.csr_matrix(rows[:3], shape=rows.shape).toarray(), expected)
+        pick = np.array([3, 0, 3, 49], dtype=np.int64)
+        taken = rows.take(pick)
+        np.testing.assert_array_equal(sp.csr_matrix(taken[:3], shape=taken.shape).toarray(), expected[pick])
+        w = rng.normal(size=k)
+        np.testing.assert_allclose(prefix_margins(R.data, R.indices, R.indptr, w, 0.5), expected @ w + 0.5,
+                                   rtol=1e-12, atol=1e-12)  # fmt: skip
+    with pytest.raises(ValueError, match=r"rows must be in \[0, 50\), got 50"):
+        prefix_rows(R, 5).take(np.array([50], dtype=np.int64))

@@ -11,6 +11,7 @@ from sklearn.svm import LinearSVC
 import textsel
 from textsel.selection import top_k
 from textsel.study import forman, macro_average, write_csv, write_json
+from textsel.study.protocol import MEASURES
 
 
 def corpus(seed, n=120, d=60, n_classes=3):
@@ -224,3 +225,45 @@ def test_a_single_class_dataset_is_a_clear_error():
     X = sp.random(20, 10, density=0.3, format="csr", random_state=0)
     with pytest.raises(ValueError, match="datasets: no class"):
         forman({"one": (X, np.zeros(20, int))}, ks=(2,), trials=1)
+
+
+def test_tolerance_takes_the_best_k_within_each_trial_then_averages_as_forman_does():
+    """Forman's "average maximum": the maximum over k inside each trial, then the mean over
+    trials.  Built so the two orders disagree: metric a peaks at a different k in each trial
+    (per-trial maxima 0.9, 0.9: average maximum 0.9; trial means 0.7, 0.7: maximum 0.7), metric b
+    is flat at 0.8.  Forman's order makes a the best and b 11% behind; the other order the reverse."""
+    from textsel.study import FORMAN_TOLERANCES, average_trials, tolerance_curve
+
+    f1 = {("a", 0): [0.9, 0.5], ("a", 1): [0.5, 0.9], ("b", 0): [0.8, 0.8], ("b", 1): [0.8, 0.8]}
+    records = [{"dataset": "d", "class": "x", "trial": t, "metric": m, "k": k, "positives": 5, "skew": 9.0,
+                "accuracy": 0.9, "precision": 0.5, "recall": 0.5, "f1": value}
+               for (m, t), values in f1.items() for k, value in zip((10, 20), values, strict=True)
+               ]  # fmt: skip
+    assert FORMAN_TOLERANCES == (0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1)
+    forman_order = {(r["metric"], r["tolerance"]): r["share"] for r in tolerance_curve(records)}
+    assert forman_order[("a", 0.01)] == 1.0 and forman_order[("b", 0.01)] == 0.0
+    assert forman_order[("b", 0.1)] == 0.0  # 0.8 < 0.9 * 0.9
+    averaged = average_trials(records)
+    assert len(averaged) == 4 and all("trial" not in r for r in averaged)
+    assert {(r["metric"], r["k"]): r["f1"] for r in averaged} == pytest.approx(
+        {("a", 10): 0.7, ("a", 20): 0.7, ("b", 10): 0.8, ("b", 20): 0.8}
+    )
+    means_first = {(r["metric"], r["tolerance"]): r["share"] for r in tolerance_curve(averaged)}
+    assert means_first[("a", 0.01)] == 0.0 and means_first[("b", 0.01)] == 1.0
+
+
+def test_per_trial_records_average_to_the_default_records(datasets):
+    """forman(per_trial=True) gives one record per trial, each the mean over that trial's folds;
+    averaged over trials they are the default records."""
+    from textsel.study import average_trials
+
+    kwargs = {"metrics": ("bns", "ig"), "ks": (5, 10), "trials": 2, "n_jobs": 1}
+    default = textsel.study.forman(datasets, **kwargs)
+    per_trial = textsel.study.forman(datasets, per_trial=True, **kwargs)
+    assert len(per_trial) == 2 * len(default) and {r["trial"] for r in per_trial} == {0, 1}
+    averaged = average_trials(per_trial)
+    assert [{k: v for k, v in r.items() if k not in MEASURES} for r in averaged] == [
+        {k: v for k, v in r.items() if k not in MEASURES} for r in default
+    ]
+    for got, want in zip(averaged, default, strict=True):
+        assert [got[m] for m in MEASURES] == pytest.approx([want[m] for m in MEASURES], abs=1e-12)

@@ -92,15 +92,23 @@ def format_selection(records, fmt: str) -> str:
 
 def run(args, out=None):
     """Select terms and write them with their scores (overall and per class) as TSV, CSV or JSON."""
+    # the options and the input's existence are checked before scikit-learn is imported (a second)
+    if args.k is not None and args.percentile is not None:
+        raise ValueError("give --k or --percentile, not both")
+    k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
+    if k != "all" and k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if args.percentile is not None and not 0 < args.percentile <= 100:
+        raise ValueError(f"percentile must be in (0, 100], got {args.percentile}")
+    if args.input != "-" and not Path(args.input).exists():
+        raise FileNotFoundError(f"{args.input}: no such file or folder")
+
     from ..selection import TermSelector
     from .inputs import read_dataset
     from .text import column_names
 
     out = out or sys.stdout
     data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
-    if args.k is not None and args.percentile is not None:
-        raise ValueError("give --k or --percentile, not both")
-    k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
     selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass,
                             positive_only=args.positive_only)  # fmt: skip
     selector.fit(data.X, data.y)

@@ -11,6 +11,8 @@
 """
 
 from .analysis import (
+    FORMAN_TOLERANCES,
+    average_trials,
     best_pairs,
     macro_average,
     skew_split,
@@ -24,6 +26,8 @@ from .protocol import FORMAN_KS, forman
 
 __all__ = [
     "FORMAN_KS",
+    "FORMAN_TOLERANCES",
+    "average_trials",
     "best_pairs",
     "forman",
     "macro_average",

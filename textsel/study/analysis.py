@@ -16,8 +16,11 @@ import numpy as np
 
 from .protocol import MEASURES
 
-__all__ = ["best_pairs", "macro_average", "skew_split", "to_dataframe", "tolerance_curve", "write_csv",
-           "write_json"]  # fmt: skip
+__all__ = ["average_trials", "best_pairs", "macro_average", "skew_split", "to_dataframe", "tolerance_curve",
+           "write_csv", "write_json"]  # fmt: skip
+
+#: Forman's tolerances for the "best within x%" analysis (his Fig. 9a): 1% to 10%
+FORMAN_TOLERANCES = tuple(t / 100 for t in range(1, 11))
 
 
 def _order(value):
@@ -42,22 +45,39 @@ def macro_average(records, by=("metric", "k")):
     return rows
 
 
+def average_trials(records):
+    """Records of ``forman(..., per_trial=True)`` averaged over their trials: the records
+    ``forman`` returns by default (records without ``trial`` pass through unchanged)."""
+    groups = {}
+    for r in records:
+        key = tuple((name, value) for name, value in r.items() if name != "trial" and name not in MEASURES)
+        groups.setdefault(key, []).append(r)
+    return [{**dict(key), **{m: float(np.mean([r[m] for r in members])) for m in MEASURES}}
+            for key, members in groups.items()]  # fmt: skip
+
+
 def _best_per_task(records, measure):
-    """{task: {metric: best value over k}} with task = (dataset, class)."""
+    """{task: {metric: its best value}} with task = (dataset, class).
+
+    Forman's "average maximum": with per-trial records (a ``trial`` key), the maximum over k
+    within each trial, averaged over the trials.  Records already averaged over the trials give
+    the maximum of those averages, a different and smaller number."""
     best = {}
     for r in records:
-        task = (r["dataset"], r["class"])
-        slot = best.setdefault(task, {})
-        slot[r["metric"]] = max(slot.get(r["metric"], -math.inf), r[measure])
-    return best
+        slot = best.setdefault((r["dataset"], r["class"]), {}).setdefault(r["metric"], {})
+        trial = r.get("trial")
+        slot[trial] = max(slot.get(trial, -math.inf), r[measure])
+    return {task: {metric: float(np.mean(list(trials.values()))) for metric, trials in per_metric.items()}
+            for task, per_metric in best.items()}  # fmt: skip
 
 
-def tolerance_curve(records, measure="f1", tolerances=(0.0, 0.01, 0.02, 0.05, 0.1, 0.2)):
-    """Forman's "best within x% tolerance" analysis.
+def tolerance_curve(records, measure="f1", tolerances=FORMAN_TOLERANCES):
+    """Forman's "best within x% tolerance" analysis (his Fig. 9).
 
-    For each task, each metric's best ``measure`` over k is compared with the best any metric
-    reached; a metric succeeds on the task when it is within the tolerance (relative).  Returns
-    one row per (metric, tolerance) with the share of tasks it succeeds on.
+    For each task, each metric's best ``measure`` (the average maximum over k, see
+    :func:`textsel.study.forman`'s ``per_trial``) is compared with the best any metric reached; a
+    metric succeeds on the task when it is within the tolerance (relative).  Returns one row per
+    (metric, tolerance) with the share of tasks it succeeds on.
     """
     best = _best_per_task(records, measure)
     metrics = sorted({m for per_task in best.values() for m in per_task})

@@ -32,7 +32,7 @@ MEASURES = ("accuracy", "precision", "recall", "f1")
 
 
 def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator=None, n_jobs=None,
-           random_state=0, boolean=True, progress=False):  # fmt: skip
+           random_state=0, boolean=True, progress=False, per_trial=False):  # fmt: skip
     """Run Forman's protocol and return one record per (dataset, class, metric, k).
 
     Parameters
@@ -58,6 +58,11 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
     progress : bool, default False
         Show a progress bar over the tasks (tqdm, from ``pip install "textsel[progress]"``; else a
         line per task on stderr).  Ctrl-C stops the run, workers included.
+    per_trial : bool, default False
+        One record per trial (with its number, ``trial``, from 0), the measures averaged over
+        that trial's folds only.  Forman's "average maximum" takes the best k within each trial
+        before averaging the trials, so :func:`tolerance_curve` and :func:`best_pairs` need these;
+        :func:`average_trials` turns them into the default records.
 
     Returns
     -------
@@ -99,7 +104,7 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
             "(one class only, or classes too small to stratify)"
         )
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator)
+        delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial)
         for name, label, X, target, seed in jobs
     )
     if progress:
@@ -119,10 +124,10 @@ def _with_progress(results, total):
     yield from tqdm(results, total=total, desc="tasks", unit="task")
 
 
-def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator):
+def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial=False):
     n_terms = X.shape[1]
     usable = [k for k in ks if k <= n_terms]
-    sums = {(m, k): np.zeros(4) for m in metrics for k in usable}
+    sums = {(t, m, k): np.zeros(4) for t in range(trials) for m in metrics for k in usable}
     runs = 0
     for trial in range(trials):
         splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=(seed + trial) % 2**32)
@@ -151,21 +156,22 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
                     else:
                         model = clone(estimator).fit(top_columns(train_ranked, k), y_train)
                         predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
-                    sums[(metric, k)] += _measures(y_test, predicted)
+                    sums[(trial, metric, k)] += _measures(y_test, predicted)
     positives = int(target.sum())
+    task = {"dataset": name, "class": plain(label)}
+    skew = (len(target) - positives) / positives
+    if per_trial:
+        return [
+            {**task, "trial": trial, "metric": metric, "k": k, "positives": positives, "skew": skew,
+             **dict(zip(MEASURES, (sums[(trial, metric, k)] / folds).tolist(), strict=True))}
+            for trial in range(trials) for metric in metrics for k in usable
+        ]  # fmt: skip
+    means = {(m, k): sum(sums[(t, m, k)] for t in range(trials)) / runs for m in metrics for k in usable}
     return [
-        {
-            "dataset": name,
-            "class": plain(label),
-            "metric": metric,
-            "k": k,
-            "positives": positives,
-            "skew": (len(target) - positives) / positives,
-            **dict(zip(MEASURES, (sums[(metric, k)] / runs).tolist(), strict=True)),
-        }  # fmt: skip
-        for metric in metrics
-        for k in usable
-    ]
+        {**task, "metric": metric, "k": k, "positives": positives, "skew": skew,
+         **dict(zip(MEASURES, means[(metric, k)].tolist(), strict=True))}
+        for metric in metrics for k in usable
+    ]  # fmt: skip
 
 
 def _fit_distinct(X, signs, seed, alpha, dedup, **fit_params):
