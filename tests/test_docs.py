@@ -26,7 +26,7 @@ PAGES = [
 PUBLIC_MODULES = ["textsel", "textsel.termstats", "textsel.metrics", "textsel.selection", "textsel.scalable",
                   "textsel.sampling", "textsel.least_squares", "textsel.linear_model", "textsel.svm",
                   "textsel.masking", "textsel.study", "textsel.study.plots", "textsel.datasets",
-                  "textsel.distributed", "textsel.score_funcs"]  # fmt: skip
+                  "textsel.distributed", "textsel.score_funcs", "textsel.reproduce"]  # fmt: skip
 
 
 def shards(folder: Path) -> None:

@@ -267,3 +267,18 @@ def test_per_trial_records_average_to_the_default_records(datasets):
     ]
     for got, want in zip(averaged, default, strict=True):
         assert [got[m] for m in MEASURES] == pytest.approx([want[m] for m in MEASURES], abs=1e-12)
+
+
+def test_all_terms_baseline_is_one_record_per_task_equal_to_an_svm_on_every_term(datasets):
+    """ks may hold "all": one record per task (metric and k "all"), the SVM trained on every
+    term of each training fold, scored like the others; a LinearSVC on the same folds and Boolean
+    features gives the same F1 (same problem, same tolerance)."""
+    from textsel.study import tolerance_curve
+
+    records = forman(datasets, metrics=("bns",), ks=(5, "all"), trials=1, folds=2)
+    baseline = [r for r in records if r["k"] == "all"]
+    assert len(baseline) == 5 and all(r["metric"] == "all" for r in baseline)
+    with_svc = forman(datasets, metrics=("bns",), ks=("all",), trials=1, folds=2, estimator=LinearSVC(C=1.0))
+    expected = [r["f1"] for r in baseline]
+    assert [r["f1"] for r in with_svc if r["k"] == "all"] == pytest.approx(expected, abs=0.02)
+    assert {r["metric"] for r in tolerance_curve(records)} == {"bns"}  # the baseline is no metric

@@ -39,4 +39,7 @@ STRATEGIES = ("ss", "ws", "us")
 MASKING_METHODS = ("exact", "mask", "svset")
 
 __all__ = ["CORPORA", "FORMAN_KS", "LOSSES", "MASKING_METHODS", "MATRIX_FORMATS", "METRICS", "MULTICLASS",
-           "OUTPUT_FORMATS", "STRATEGIES", "TEXT_FORMATS"]  # fmt: skip
+           "OUTPUT_FORMATS", "REPRODUCTIONS", "STRATEGIES", "TEXT_FORMATS"]  # fmt: skip
+
+#: the papers ``textsel reproduce`` reproduces (textsel.reproduce.PAPERS)
+REPRODUCTIONS = ("forman", "kolcz", "zhuang")

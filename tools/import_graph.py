@@ -28,6 +28,7 @@ TIERS = {
     "textsel.distributed": 2,  # the same API on Dask, reached only through textsel._dispatch
     "textsel.cli": 3,  # applications built on the library
     "textsel.study": 3,
+    "textsel.reproduce": 3,
     "textsel.__main__": 3,
 }
 TIER_NAMES = {0: "kernels", 1: "library", 2: "dask", 3: "applications"}

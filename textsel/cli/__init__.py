@@ -1,4 +1,4 @@
-"""The command line: ``textsel demo | select | study | datasets`` (also ``python -m textsel``).
+"""The command line: ``textsel demo | select | study | reproduce | datasets`` (also ``python -m textsel``).
 
 One module per sub-command, each with ``add_parser(subparsers)`` and ``run(args)``;
 ``inputs`` reads what they read and ``text`` holds the raw-text options.
@@ -12,10 +12,10 @@ import sys
 import warnings
 
 from .. import __version__
-from . import datasets, demo, select, study
+from . import datasets, demo, reproduce, select, study
 
 #: sub-command name -> its module
-COMMANDS = {"demo": demo, "select": select, "study": study, "datasets": datasets}
+COMMANDS = {"demo": demo, "select": select, "study": study, "reproduce": reproduce, "datasets": datasets}
 
 
 def build_parser() -> argparse.ArgumentParser:

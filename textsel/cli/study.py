@@ -94,21 +94,17 @@ def run(args, out=None):
     import numpy as np
 
     from .. import study
-    from ..datasets import get_data_home
+    from ..datasets.arff import forman_set_paths
     from ..termstats import term_stats
     from .inputs import read_dataset
 
     out = out or sys.stdout
     paths = list(args.inputs)
     if args.forman_sets:
-        home = get_data_home(args.data_home) / "forman-arff"
-        found = sorted(str(p) for p in home.glob("*.arff*")) if home.is_dir() else []
-        if not found:
-            raise FileNotFoundError(
-                f"--forman-sets: no ARFF files in {home}; put Forman's sets in a forman-arff/ folder of "
-                "the data home and name it with --data-home or the TEXTSEL_DATA environment variable"
-            )
-        paths += found
+        try:
+            paths += [str(p) for p in forman_set_paths(args.data_home)]
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"--forman-sets: {exc}") from None
     if not paths:
         raise ValueError("no dataset: name matrix or text files, or pass --forman-sets")
     plots = bool(args.out) and not args.no_plots

@@ -60,10 +60,13 @@ def _best_per_task(records, measure):
     """{task: {metric: its best value}} with task = (dataset, class).
 
     Forman's "average maximum": with per-trial records (a ``trial`` key), the maximum over k
-    within each trial, averaged over the trials.  Records already averaged over the trials give
-    the maximum of those averages, a different and smaller number."""
+    within each trial, averaged over the trials (the all-terms baseline, k = "all", left out).
+    Records already averaged over the trials give the maximum of those averages, a different and
+    smaller number."""
     best = {}
     for r in records:
+        if r["k"] == "all":
+            continue  # the all-terms baseline is no metric's selection
         slot = best.setdefault((r["dataset"], r["class"]), {}).setdefault(r["metric"], {})
         trial = r.get("trial")
         slot[trial] = max(slot.get(trial, -math.inf), r[measure])

@@ -43,12 +43,17 @@ def _save(fig, path):
 def plot_measure_vs_k(rows, path, measure="f1", title=None):
     """One curve per metric of a macro-averaged ``measure`` against k (Forman's Fig. 4).
 
-    ``rows`` are :func:`textsel.study.macro_average` rows (keys ``metric``, ``k``, ``measure``).
+    ``rows`` are :func:`textsel.study.macro_average` rows (keys ``metric``, ``k``, ``measure``);
+    a row with k = "all" (the all-terms baseline) is drawn as a horizontal line.
     """
     plt = _pyplot()
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    for r in rows:
+        if r["k"] == "all":
+            ax.axhline(r[measure], color="#7f7f7f", linestyle=(0, (1, 1)), linewidth=1.5, label="all terms")
+    rows = [r for r in rows if r["k"] != "all"]
     styles = _styles({r["metric"] for r in rows})
     for metric, style in styles.items():
         points = sorted((r["k"], r[measure]) for r in rows if r["metric"] == metric)
@@ -221,6 +226,73 @@ def plot_decision_boundaries(stats, path, *, label=1, k=100, metrics=BOUNDARY_ME
            ylabel=f"true positives: class documents with it (of {pos})",
            title=title or f"decision boundaries of the top {k} words")  # fmt: skip
     _legend_outside(ax)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_measure_vs_skew(records, path, measure="f1", threshold=None, title=None):
+    """One point per task: its ``measure`` against its class skew, log scale (Forman's Fig. 6).
+
+    ``records`` hold one metric and one k (keys ``skew`` and ``measure``); ``threshold`` draws a
+    vertical line (Forman's 1:67, his tasks' 90th percentile)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    ax.scatter([r["skew"] for r in records], [r[measure] for r in records], s=14, color=PALETTE[0])
+    if threshold is not None:
+        ax.axvline(threshold, color="#7f7f7f", linestyle=":", label=f"skew 1:{threshold:g}")
+        ax.legend(fontsize="small")
+    ax.set_xscale("log")
+    ax.set(
+        xlabel="class skew (negatives per positive)", ylabel=measure, title=title or f"{measure} against skew"
+    )
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_measures_vs_cutoff(rows, path, measures=("f1", "precision", "recall"), title=None):
+    """Measures against the rare-word cutoff (Forman's Fig. 11); ``rows`` have ``cutoff`` and the
+    measures."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for i, measure in enumerate(measures):
+        ax.plot([r["cutoff"] for r in rows], [r[measure] for r in rows], label=measure,
+                color=PALETTE[i], marker="osd"[i % 3])  # fmt: skip
+    ax.set(xlabel="rare-word cutoff (words in fewer documents dropped)", ylabel="macro-average",
+           title=title or "measures against the rare-word cutoff")  # fmt: skip
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    _save(fig, path)
+    plt.close(fig)
+
+
+def plot_measure_by_frequency(per_class, frequency, path, measure="F1", title=None):
+    """Per-class ``measure`` of several methods against the classes' training frequency, each
+    curve a moving mean over neighbouring classes (Zhuang et al.'s Fig. 5).
+
+    ``per_class`` maps a method's name to its values, one per class; ``frequency`` holds the
+    classes' training documents."""
+    import numpy as np
+
+    plt = _pyplot()
+    frequency = np.asarray(frequency)
+    order = np.argsort(frequency, kind="stable")
+    window = max(3, len(order) // 8)
+    fig, ax = plt.subplots(figsize=(7, 4.3))
+    for i, (name, values) in enumerate(per_class.items()):
+        smooth = np.convolve(np.asarray(values)[order], np.ones(window) / window, mode="valid")
+        centres = frequency[order][window // 2 : window // 2 + len(smooth)]
+        ax.plot(
+            centres, smooth, label=name, color=PALETTE[i % len(PALETTE)], marker="osd^v"[i % 5], markersize=3
+        )
+    ax.set_xscale("log")
+    ax.set(xlabel="training documents of the class", ylabel=f"{measure} (moving mean of {window} classes)",
+           title=title or f"{measure} against class frequency")  # fmt: skip
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
     fig.tight_layout()
     _save(fig, path)
     plt.close(fig)

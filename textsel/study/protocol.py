@@ -41,8 +41,10 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         Document-term matrices (non-negative) and single-label class labels.
     metrics : sequence of str
         Names from :data:`textsel.METRICS`.
-    ks : sequence of int
-        Numbers of terms to select; those above a dataset's vocabulary are skipped.
+    ks : sequence of int, or "all"
+        Numbers of terms to select; those above a dataset's vocabulary are skipped.  ``"all"``
+        adds Forman's baseline: one record per task with ``metric`` and ``k`` both ``"all"``,
+        the classifier trained on every term (the same for every metric, so fitted once a fold).
     trials, folds : int
         Repetitions of stratified ``folds``-fold cross-validation per task.
     estimator : scikit-learn classifier, optional
@@ -74,7 +76,8 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
     bad = [m for m in metrics if m not in METRICS]
     if bad or not len(metrics):
         raise ValueError(f"metrics must be drawn from {METRICS}, got {[plain(m) for m in metrics]!r}")
-    ks = sorted({check_positive_int(k, "ks", 1) for k in ks})
+    every_term = any(isinstance(k, str) and k == "all" for k in ks)
+    ks = sorted({check_positive_int(k, "ks", 1) for k in ks if not (isinstance(k, str) and k == "all")})
     trials = check_positive_int(trials, "trials", 1)
     folds = check_positive_int(folds, "folds", 2)
     if not isinstance(random_state, (int, np.integer)):
@@ -104,7 +107,9 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
             "(one class only, or classes too small to stratify)"
         )
     results = Parallel(n_jobs=n_jobs, return_as="generator")(
-        delayed(_run_task)(name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial)
+        delayed(_run_task)(
+            name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial, every_term
+        )
         for name, label, X, target, seed in jobs
     )
     if progress:
@@ -124,10 +129,12 @@ def _with_progress(results, total):
     yield from tqdm(results, total=total, desc="tasks", unit="task")
 
 
-def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial=False):
+def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial=False,
+              every_term=False):  # fmt: skip
     n_terms = X.shape[1]
     usable = [k for k in ks if k <= n_terms]
-    sums = {(t, m, k): np.zeros(4) for t in range(trials) for m in metrics for k in usable}
+    cells = [(m, k) for m in metrics for k in usable] + ([("all", "all")] if every_term else [])
+    sums = {(t, *cell): np.zeros(4) for t in range(trials) for cell in cells}
     runs = 0
     for trial in range(trials):
         splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=(seed + trial) % 2**32)
@@ -139,6 +146,14 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
             # ranked by every metric: converted once
             train_columns, test_columns = X_train.tocsc(), X_test.tocsc()
             signs = np.where(y_train == 1, 1.0, -1.0)
+            if every_term:
+                if estimator is None:
+                    fit = fit_binary(X_train, signs, C_pos=1.0, C_neg=1.0, seed=seed)
+                    predicted = (X_test @ fit.w + fit.b > 0).astype(np.int64)
+                else:
+                    model = clone(estimator).fit(X_train, y_train)
+                    predicted = np.asarray(model.predict(X_test)).astype(np.int64)
+                sums[(trial, "all", "all")] += _measures(y_test, predicted)
             for metric in metrics:
                 scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
                 order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
@@ -164,13 +179,13 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
         return [
             {**task, "trial": trial, "metric": metric, "k": k, "positives": positives, "skew": skew,
              **dict(zip(MEASURES, (sums[(trial, metric, k)] / folds).tolist(), strict=True))}
-            for trial in range(trials) for metric in metrics for k in usable
+            for trial in range(trials) for metric, k in cells
         ]  # fmt: skip
-    means = {(m, k): sum(sums[(t, m, k)] for t in range(trials)) / runs for m in metrics for k in usable}
+    means = {cell: sum(sums[(t, *cell)] for t in range(trials)) / runs for cell in cells}
     return [
         {**task, "metric": metric, "k": k, "positives": positives, "skew": skew,
          **dict(zip(MEASURES, means[(metric, k)].tolist(), strict=True))}
-        for metric in metrics for k in usable
+        for metric, k in cells
     ]  # fmt: skip
 
 

@@ -1,0 +1,170 @@
+"""``textsel reproduce``: every claim gets a row, every "differs" a measured reason, and the page
+its table, sections and figures; Forman's claims are checked against the study's own records."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from textsel.cli import main
+from textsel.reproduce import PAPERS, Report, reproduce, verdict
+from textsel.reproduce.claims import FORMAN
+from textsel.reproduce.forman_tables import macro_table, paired_ttest, ranked_at
+
+
+def _corpus(seed, n_classes=4, n=160, d=1200):
+    """Word counts where class c leans on its own block of words (and skews differ by class)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(n_classes, n, p=np.linspace(2, 1, n_classes) / np.linspace(2, 1, n_classes).sum())
+    X = (rng.random((n, d)) < 0.02).astype(float)
+    for c in range(n_classes):
+        X[np.ix_(y == c, np.arange(c * 40, c * 40 + 40))] += rng.random(((y == c).sum(), 40)) < 0.3
+    return sp.csr_matrix(X), y.astype(str)
+
+
+@pytest.fixture(scope="module")
+def forman_report(tmp_path_factory):
+    pytest.importorskip("matplotlib")
+    from textsel.reproduce import forman
+
+    out = tmp_path_factory.mktemp("reproductions")
+    datasets = {"one": _corpus(0), "two": _corpus(1, n_classes=3)}
+    return forman.run(out=out, quick=True, n_jobs=1, datasets=datasets), out
+
+
+def test_every_forman_claim_has_one_row_with_a_verdict_and_a_reason(forman_report):
+    report, _ = forman_report
+    assert [row.claim for row in report.rows] == [text for _, text in FORMAN.values()]
+    for row in report.rows:
+        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
+        assert row.ours and row.measure
+
+
+def test_the_page_holds_the_command_the_table_and_its_figures(forman_report):
+    report, out = forman_report
+    page = (out / "forman.md").read_text()
+    assert "textsel reproduce forman --data-home DATA --quick" in page
+    assert page.count("\n| Fig. 4 |") == 7 and "## Macro-F1 against k" in page
+    for name, _ in report.figures:
+        assert (out / "forman" / name).is_file() and f"(forman/{name})" in page
+    held = sum(row.verdict == "reproduces" for row in report.rows)
+    assert f"{held} of {len(report.rows)} claims reproduce here" in page
+
+
+def test_macro_tables_and_the_paired_test_agree_with_numpy():
+    """The helpers the verdicts read: macro-averages over tasks of trial means, ranking by value,
+    and a paired t-test over (task, trial) pairs, against numpy and scipy directly."""
+    from scipy.stats import ttest_rel
+
+    rng = np.random.default_rng(2)
+    records = [
+        {"dataset": "d", "class": c, "trial": t, "metric": m, "k": 10, "positives": 5, "skew": 3.0,
+         "accuracy": 0.9, "precision": 0.5, "recall": 0.5, "f1": float(rng.random())}
+        for c in range(6) for t in range(3) for m in ("bns", "ig")
+    ]  # fmt: skip
+    table = macro_table(records)
+    for m in ("bns", "ig"):
+        expected = np.mean([np.mean([r["f1"] for r in records if r["metric"] == m and r["class"] == c])
+                            for c in range(6)])  # fmt: skip
+        assert table[(m, 10)] == pytest.approx(expected)
+    assert ranked_at(table, 10)[0][0] == max(table.values())
+    t, p, n, diff = paired_ttest(records, "bns", "ig", 10)
+    x = [r["f1"] for r in records if r["metric"] == "bns"]
+    y = [r["f1"] for r in records if r["metric"] == "ig"]
+    reference = ttest_rel(x, y)
+    assert n == 18 and t == pytest.approx(reference.statistic) and p == pytest.approx(reference.pvalue)
+    assert diff == pytest.approx(np.mean(np.subtract(x, y)))
+
+
+def test_verdicts_and_unknown_papers():
+    assert verdict(True, "x") == "reproduces" and verdict(False, "by 3 points") == "differs: by 3 points"
+    with pytest.raises(ValueError, match="paper must be one of"):
+        reproduce("nobody")
+    assert set(PAPERS) == {"forman", "kolcz", "zhuang"}
+    report = Report("k", "T", "C", "cmd", "corpus")
+    report.add("Fig. 1", "claim", "measure", "ours", False, "why")
+    assert "| Fig. 1 | claim | measure | ours | differs: why |" in report.markdown()
+
+
+def test_reproduce_without_the_sets_names_the_folder(tmp_path, capsys):
+    assert main(["reproduce", "forman", "--data-home", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "no ARFF files in" in err and "forman-arff" in err and "Traceback" not in err
+
+
+def test_reproduce_forman_quick_on_the_real_sets(data_home, tmp_path, capsys):
+    """The command as a reader runs it (one trial): a page with every claim."""
+    pytest.importorskip("matplotlib")
+    if not (data_home / "forman-arff").is_dir():
+        pytest.skip("no forman-arff folder in the data home")
+    code = main(["reproduce", "forman", "--data-home", str(data_home), "--out", str(tmp_path), "--quick",
+                 "--n-jobs", "2"])  # fmt: skip
+    assert code == 0
+    assert f"claims reproduce; wrote {tmp_path}/forman.md" in capsys.readouterr().out
+    page = (tmp_path / "forman.md").read_text()
+    assert page.count("\n| Fig.") + page.count("\n| Appendix") == len(FORMAN)
+
+
+def _indicator_corpus(seed, n=240, d=300, n_classes=3):
+    """Boolean unit-length rows where class c leans on its own block of words; train/test halves."""
+    from sklearn.preprocessing import normalize
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    X = (rng.random((n, d)) < 0.03).astype(float)
+    for c in range(n_classes):
+        X[np.ix_(y == c, np.arange(c * 30, c * 30 + 30))] += rng.random(((y == c).sum(), 30)) < 0.25
+    X = normalize(sp.csr_matrix((X > 0).astype(float)))
+    Y = (y[:, None] == np.arange(n_classes)).astype(np.int64)
+    return X[: n // 2], Y[: n // 2], X[n // 2 :], Y[n // 2 :]
+
+
+def test_every_kolcz_claim_has_a_row_and_table_1_matches_the_records(tmp_path):
+    """Kolcz & Chowdhury on two small corpora, both losses: one row per claim, each verdict with
+    its reason, Table 1's means equal to the best-over-sizes of evaluate_subsets' own records."""
+    pytest.importorskip("matplotlib")
+    from textsel.reproduce import kolcz
+    from textsel.reproduce.claims import KOLCZ
+
+    corpora = {"first": _indicator_corpus(0), "second": _indicator_corpus(1)}
+    report = kolcz.run(out=tmp_path, quick=True, corpora=corpora)
+    assert [row.claim for row in report.rows] == [text for _, text in KOLCZ.values()]
+    for row in report.rows:
+        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
+    page = (tmp_path / "kolcz.md").read_text()
+    assert page.count("\n| first, ") == 2 and page.count("\n| second, ") == 2  # Table 1: both losses
+    for name, _ in report.figures:
+        assert (tmp_path / "kolcz" / name).is_file()
+
+
+def test_reproduce_kolcz_quick_on_the_real_corpora(data_home, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["reproduce", "kolcz", "--data-home", str(data_home), "--out", str(tmp_path), "--quick"]) == 0
+    assert "kolcz: " in capsys.readouterr().out and (tmp_path / "kolcz.md").is_file()
+
+
+def test_every_zhuang_claim_has_a_row_and_table_2_counts_agree_with_sklearn(tmp_path):
+    """Zhuang et al. on a small multi-label corpus: one row per claim with its verdict, and the
+    micro/macro F1 the rows read equal scikit-learn's f1_score on the same predictions."""
+    pytest.importorskip("matplotlib")
+    from sklearn.metrics import f1_score
+
+    from textsel.reproduce import zhuang
+    from textsel.reproduce.claims import ZHUANG
+
+    X, Y, X_test, Y_test = _indicator_corpus(3, n=400, d=300, n_classes=6)
+    Y[:3, 5] = 1  # one rare class
+    rng = np.random.default_rng(4)
+    scaling = (X, rng.integers(0, 20, X.shape[0]))
+    corpora = {"topics": (X, Y, X_test, Y_test), "scaling": scaling}
+    report = zhuang.run(out=tmp_path, quick=True, corpora=corpora)
+    assert [row.claim for row in report.rows] == [text for _, text in ZHUANG.values()]
+    for row in report.rows:
+        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
+    from textsel.linear_model import WeightedProximalSVC
+
+    predicted = WeightedProximalSVC().fit(X, Y).predict(X_test)
+    counts = zhuang._f1(np.asarray(Y_test) > 0, predicted > 0)
+    micro, macro, _ = zhuang._micro_macro(counts)
+    assert micro == pytest.approx(f1_score(Y_test, predicted, average="micro"))
+    assert macro == pytest.approx(f1_score(Y_test, predicted, average="macro", zero_division=0))
+    assert (tmp_path / "zhuang.md").is_file() and (tmp_path / "zhuang" / "f1_by_frequency.png").is_file()

@@ -1,0 +1,69 @@
+"""``textsel reproduce <paper>``: a founding paper's claims beside textsel's numbers, as a page."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import warnings
+
+from .._names import REPRODUCTIONS
+from .inputs import DATA_HOME_HELP
+
+
+def add_parser(subparsers) -> None:
+    """The ``reproduce`` sub-command and its options."""
+    reproduce = subparsers.add_parser(
+        "reproduce",
+        help="run a founding paper's experiments and write its claims beside textsel's numbers",
+        description="Run one paper's experiments on the corpora of the data home and write "
+        "<out>/<paper>.md: for each claim of the paper those corpora allow, the paper's words and "
+        "numbers, textsel's number by the same measure, and a verdict; the figures go to "
+        "<out>/<paper>/.",
+    )
+    reproduce.add_argument("paper", choices=REPRODUCTIONS, help="the paper")
+    reproduce.add_argument("--data-home", default=None, help=DATA_HOME_HELP)
+    reproduce.add_argument(
+        "--out", default="reproductions", help="folder for the page (default: reproductions)"
+    )
+    reproduce.add_argument("--quick", action="store_true", help="one trial and fewer settings: a quick check")
+    reproduce.add_argument(
+        "--n-jobs",
+        type=int,
+        default=-1,
+        help="parallel workers as joblib counts them (default: -1, every core)",
+    )
+    reproduce.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="report progress on stderr (default: when stderr is a terminal)",
+    )
+
+
+def run(args, out=None):
+    """Run the reproduction, write its page and print how many claims reproduce."""
+    out = out or sys.stdout
+    draw = importlib.util.find_spec("matplotlib") is not None
+    if not draw:
+        warnings.warn('the figures need matplotlib (pip install "textsel[plots]"); writing the page only',
+                      UserWarning, stacklevel=2)  # fmt: skip
+    from ..reproduce import reproduce
+
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    report = reproduce(
+        args.paper,
+        args.data_home,
+        args.out,
+        quick=args.quick,
+        n_jobs=args.n_jobs,
+        progress=progress,
+        figures=draw,
+    )
+    held = sum(row.verdict == "reproduces" for row in report.rows)
+    out.write(
+        f"{args.paper}: {held} of {len(report.rows)} claims reproduce; wrote {args.out}/{args.paper}.md\n"
+    )
+    for row in report.rows:
+        if row.verdict != "reproduces":
+            out.write(f"  {row.where}: {row.verdict}\n")

@@ -1,0 +1,53 @@
+"""The five founding papers' headline results, reproduced by their own measures.
+
+``reproduce(paper)`` (or ``textsel reproduce <paper>``) runs a paper's experiments on the corpora
+of the data home and returns a :class:`~textsel.reproduce.report.Report`: for each claim of the
+paper that those corpora allow, the paper's words and numbers, textsel's number by the same
+measure, and a verdict.  With ``out`` it writes ``<out>/<paper>.md`` and the figures beside it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .._names import REPRODUCTIONS
+from .report import Report, Row, verdict
+
+__all__ = ["PAPERS", "Report", "Row", "reproduce", "verdict"]
+
+#: the papers with a reproduction, by the name ``textsel reproduce`` takes
+PAPERS = {name: name.replace("-", "_") for name in REPRODUCTIONS}
+
+
+def reproduce(
+    paper, data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True
+) -> Report:
+    """Run one paper's reproduction.
+
+    Parameters
+    ----------
+    paper : str
+        One of :data:`PAPERS`.
+    data_home : path, optional
+        Where the corpora are (default: ``$TEXTSEL_DATA``, see :func:`textsel.datasets.get_data_home`).
+    out : path, optional
+        Write ``<out>/<paper>.md`` and its figures (in ``<out>/<paper>/``, needs matplotlib).
+    quick : bool, default False
+        One trial and fewer settings: a check that everything runs, not the page's numbers.
+    n_jobs : int, optional
+        Worker processes (joblib); None uses every core.
+    progress : bool, default False
+        A progress bar over the tasks.
+    figures : bool, default True
+        Draw the figures (with ``out``; needs matplotlib).
+
+    Returns
+    -------
+    Report
+    """
+    if not isinstance(paper, str) or paper not in PAPERS:
+        raise ValueError(f"paper must be one of {tuple(PAPERS)}, got {paper!r}")
+    module = importlib.import_module(f".{PAPERS[paper]}", __name__)
+    return module.run(
+        data_home=data_home, out=out, quick=quick, n_jobs=n_jobs, progress=progress, figures=figures
+    )

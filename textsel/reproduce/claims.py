@@ -1,0 +1,198 @@
+"""The papers' claims that the reproductions test, entered from the papers as data.
+
+Each entry: where the paper makes the claim (figure, table or section) and its words (in quotes
+where quoted) or numbers.
+"""
+
+#: Forman (2003), JMLR 3: 1289-1305
+FORMAN = {
+    "wide_margin": (
+        "Fig. 4",
+        '"BNS performed best by a wide margin when using 500 to 1000 features"; best F1 from 100 '
+        "to 2000 features",
+    ),
+    "all_terms": (
+        "Fig. 4",
+        '"the only metrics to perform better than using all the features available are BNS and to'
+        ' a limited extent IG"',
+    ),
+    "t_test": (
+        "Fig. 4",
+        "BNS above IG at 100 features with > 99% confidence, paired t-test over the 229 x 5 runs",
+    ),
+    "small_k": (
+        "Fig. 4",
+        '"If ... limited to 20-50 features, the best available metric is IG (or Acc2)"',
+    ),
+    "acc2": (
+        "Fig. 4",
+        '"Acc2, which ignores class skew, outperformed Acc"',
+    ),
+    "ig_chi": (
+        "Fig. 4",
+        '"IG dominates the performance of Chi at every size of feature set"',
+    ),
+    "dfreq": (
+        "Fig. 4",
+        '"DFreq has poor performance for small numbers of ... features ... but rises quickly"',
+    ),
+    "accuracy": (
+        "Appendix D",
+        'accuracy: "BNS again performed the best ... At 100 features and below, however, IG again'
+        ' performed best"',
+    ),
+    "recall": (
+        "Fig. 5",
+        '"BNS ... obtained on average much higher recall than any other method" (1000 features)',
+    ),
+    "precision": (
+        "Fig. 5",
+        '"if ... precision is the central goal, IG and Chi perform best" (1000 features)',
+    ),
+    "precision_small": (
+        "Fig. 5",
+        '"(At 500 features and below, IG dominated all other metrics.)" (precision)',
+    ),
+    "skew_spread": (
+        "Fig. 6",
+        '"for lower values of class skew, the SVM classifier usually achieves good F-measure, but'
+        ' as the skew increases, the results vary more widely"',
+    ),
+    "low_f1": (
+        "Fig. 7",
+        '"under low skew, BNS performed best overall, but if one is limited to just a few '
+        'features, then IG is a much better choice"',
+    ),
+    "high_f1": (
+        "Fig. 7",
+        '"under high skew, BNS performed best by a wide margin for any number of features"',
+    ),
+    "low_precision": (
+        "Fig. 8",
+        '"Under low skew, IG performs best" (precision)',
+    ),
+    "high_precision": (
+        "Fig. 8",
+        '"Under high skew ... BNS performed substantially better than IG" (precision)',
+    ),
+    "tolerance": (
+        "Fig. 9a",
+        '"BNS attained within 1% of best performance for 65% of the 229 problems, beating IG at just 40%"',
+    ),
+    "goals": (
+        "Fig. 9b",
+        'at 1% tolerance (0.1% for accuracy) BNS leads for recall and accuracy; "for precision, '
+        'there is no single clear winner, and ... several metrics beat BNS, notably IG"',
+    ),
+    "precision_tolerance": (
+        "Fig. 10a",
+        '"IG consistently dominates at higher tolerances" (precision)',
+    ),
+    "pairs": (
+        "Fig. 10b",
+        "best pairs: precision BNS+Odds, recall BNS+F1, F-measure BNS+IG, accuracy BNS+OddN",
+    ),
+    "cutoff": (
+        "Fig. 11",
+        'F-measure, precision and recall of BNS at 1000 features "tend to drop as the threshold '
+        'increases"; recall first rises slightly up to about ten occurrences (Cora, cutoffs up to'
+        " 25)",
+    ),
+    "negative": (
+        "Fig. 13",
+        '"BNS selects many more negative features" (than the other metrics, 100 words)',
+    ),
+}
+
+#: Forman's best pairs of metrics, by goal (his Fig. 10b and the text after it)
+FORMAN_PAIRS = {
+    "precision": ("bns", "odds"),
+    "recall": ("bns", "f1"),
+    "f1": ("bns", "ig"),
+    "accuracy": ("bns", "oddn"),
+}
+
+#: Kolcz & Chowdhury (2007), IJCAI.  The available text of the paper lost its tables' and
+#: figures' numbers (and the figures' numbering), so the claims are its statements about them.
+KOLCZ = {
+    "svset_auc": (
+        "Table 1",
+        "best AUC: the SV-set approach is statistically equivalent to exact re-induction "
+        "(one-sided paired t-test over the categories)",
+    ),
+    "svset_f1": ("Table 1", "best F1: the SV-set approach is statistically equivalent to exact re-induction"),
+    "mask_auc": ("Table 1", '"normal-based masking underperformed" exact re-induction (best AUC)'),
+    "cosine": (
+        "weight-vector figure",
+        "the masked original weight vector and the re-trained one point the same way (high cosine "
+        "and Pearson similarity) as long as the top-n features are a sizable fraction of the "
+        "original ones; the similarity drops for small fractions",
+    ),
+    "overlap": (
+        "support-set figure",
+        "the original and the re-trained support-vector sets overlap highly, the overlap falling "
+        "mainly when few top-n features are used",
+    ),
+    "containment": (
+        "support-set figure",
+        "the share of the re-trained model's support vectors that are original ones "
+        "(containment) remains consistently high",
+    ),
+    "cost": ("abstract", "masking and the SV set judge the subsets at a fraction of re-training's cost"),
+}
+
+#: Zhuang, Zhang, Yang, Yan, Chen and Chen, "Efficient text classification by weighted proximal SVM".
+#: Table 2: average F1 over RCV1-v2's 101 Topics; SVM.1 and SVM.2 are the values of Lewis et al.
+ZHUANG_TABLE2 = {
+    "PSVM": (0.767, 0.354),
+    "SVM light": (0.804, 0.472),
+    "WPSVM": (0.808, 0.589),
+    "SVM.2": (0.810, 0.557),
+    "SVM.1": (0.816, 0.619),
+}
+#: Table 4: training seconds (2006 hardware) for 23,149 to 804,414 training documents
+ZHUANG_TABLE4 = {
+    "sizes": (23149, 222477, 421816, 621392, 804414),
+    "CCAT (balanced, 47.4%)": {
+        "WPSVM": (1.6, 42.7, 80.5, 194.4, 273.4),
+        "SVM light": (43, 1313, 3306, 5110, 10986),
+    },
+    "GDIP (unbalanced)": {"WPSVM": (2.1, 35, 100, 171, 276), "SVM light": (9.1, 317, 884, 1599, 2458)},
+}
+ZHUANG = {
+    "macro_order": (
+        "Table 2",
+        "macro-F1 over the Topics: PSVM 0.354 < SVM light 0.472 < SVM.2 0.557 < WPSVM 0.589 < SVM.1 0.619",
+    ),
+    "micro_close": (
+        "Table 2",
+        "micro-F1: PSVM 0.767, SVM light 0.804, WPSVM 0.808, SVM.2 0.810, SVM.1 0.816 (the last "
+        "four within 0.012)",
+    ),
+    "balanced": (
+        "Fig. 5",
+        '"when the training data is relatively balanced ... the F1 measure for the five algorithms '
+        "has no big "
+        'differences"',
+    ),
+    "unbalanced": (
+        "Fig. 5",
+        '"When the training data is unbalanced ... the classification quality of WPSVM is between '
+        "SVM.1 and SVM.2. "
+        'Both have better classification quality than SVM light and PSVM"',
+    ),
+    "psvm_falls": (
+        "Fig. 5",
+        '"the classification quality of PSVM deteriorates more quickly than that of SVM light when '
+        "the data become "
+        'unbalanced"',
+    ),
+    "time": (
+        "Table 4",
+        '"the training time of WPSVM is far less than the training time of SVM light and is not '
+        "affected by the data "
+        'unbalancedness": CCAT 1.6 s against 43 s at 23,149 documents, 273 s against 10,986 s at 804,414',
+    ),
+    "linear": ("Sec. 4", "WPSVM takes O(KZ) time: linear in the number of stored values Z"),
+    "memory": ("Fig. 6", '"the memory requirement of WPSVM is slightly less than SVM light"'),
+}
