@@ -79,7 +79,7 @@ def test_verdicts_and_unknown_papers():
     assert verdict(True, "x") == "reproduces" and verdict(False, "by 3 points") == "differs: by 3 points"
     with pytest.raises(ValueError, match="paper must be one of"):
         reproduce("nobody")
-    assert set(PAPERS) == {"forman", "kolcz", "zhuang"}
+    assert set(PAPERS) == {"forman", "li-sun", "kolcz", "zhuang"}
     report = Report("k", "T", "C", "cmd", "corpus")
     report.add("Fig. 1", "claim", "measure", "ours", False, "why")
     assert "| Fig. 1 | claim | measure | ours | differs: why |" in report.markdown()
@@ -168,3 +168,28 @@ def test_every_zhuang_claim_has_a_row_and_table_2_counts_agree_with_sklearn(tmp_
     assert micro == pytest.approx(f1_score(Y_test, predicted, average="micro"))
     assert macro == pytest.approx(f1_score(Y_test, predicted, average="macro", zero_division=0))
     assert (tmp_path / "zhuang.md").is_file() and (tmp_path / "zhuang" / "f1_by_frequency.png").is_file()
+
+
+def test_every_li_sun_claim_has_a_row_and_the_spearman_row_matches_scipy(tmp_path):
+    """Li & Sun on a small corpus: one row per claim with its verdict, and the Spearman
+    correlations the last row reports equal scipy's on zeta and chi2 computed independently."""
+    pytest.importorskip("matplotlib")
+    from scipy.stats import spearmanr
+
+    import textsel
+    from textsel.reproduce import li_sun
+    from textsel.reproduce.claims import LI_SUN
+    from textsel.scalable import probability_ratio, zeta
+
+    X, Y, X_test, Y_test = _indicator_corpus(5, n=600, d=5000, n_classes=4)
+    y, y_test = Y.argmax(axis=1), Y_test.argmax(axis=1)
+    report = li_sun.run(out=tmp_path, quick=True, corpus=(X, y, X_test, y_test))
+    assert [row.claim for row in report.rows] == [text for _, text in LI_SUN.values()]
+    for row in report.rows:
+        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
+    stats = textsel.term_stats(X, y)
+    keep = stats.df >= 2
+    chi2 = textsel.score(stats, "chi2").max(axis=0)[keep]
+    z = zeta(np.log(probability_ratio(stats))[keep], np.log(stats.df[keep]), 0.5)
+    assert f"lambda 0.5: {spearmanr(z, chi2)[0]:.4f}" in report.rows[-1].ours
+    assert (tmp_path / "li-sun.md").is_file() and (tmp_path / "li-sun" / "f1_vs_k.png").is_file()

@@ -40,7 +40,7 @@ def _save(fig, path):
     fig.savefig(path, dpi=110, bbox_inches="tight")  # keeps the outside legend in the picture
 
 
-def plot_measure_vs_k(rows, path, measure="f1", title=None):
+def plot_measure_vs_k(rows, path, measure="f1", title=None, ylabel=None):
     """One curve per metric of a macro-averaged ``measure`` against k (Forman's Fig. 4).
 
     ``rows`` are :func:`textsel.study.macro_average` rows (keys ``metric``, ``k``, ``measure``);
@@ -65,7 +65,9 @@ def plot_measure_vs_k(rows, path, measure="f1", title=None):
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set(
-        xlabel="terms selected (k)", ylabel=f"macro-averaged {measure}", title=title or f"{measure} against k"
+        xlabel="terms selected (k)",
+        ylabel=ylabel or f"macro-averaged {measure}",
+        title=title or f"{measure} against k",
     )
     ax.grid(alpha=0.3)
     _legend_outside(ax)
