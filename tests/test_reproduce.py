@@ -79,7 +79,7 @@ def test_verdicts_and_unknown_papers():
     assert verdict(True, "x") == "reproduces" and verdict(False, "by 3 points") == "differs: by 3 points"
     with pytest.raises(ValueError, match="paper must be one of"):
         reproduce("nobody")
-    assert set(PAPERS) == {"forman", "li-sun", "kolcz", "zhuang"}
+    assert set(PAPERS) == {"forman", "li-sun", "dasgupta", "kolcz", "zhuang"}
     report = Report("k", "T", "C", "cmd", "corpus")
     report.add("Fig. 1", "claim", "measure", "ours", False, "why")
     assert "| Fig. 1 | claim | measure | ours | differs: why |" in report.markdown()
@@ -193,3 +193,27 @@ def test_every_li_sun_claim_has_a_row_and_the_spearman_row_matches_scipy(tmp_pat
     z = zeta(np.log(probability_ratio(stats))[keep], np.log(stats.df[keep]), 0.5)
     assert f"lambda 0.5: {spearmanr(z, chi2)[0]:.4f}" in report.rows[-1].ours
     assert (tmp_path / "li-sun.md").is_file() and (tmp_path / "li-sun" / "f1_vs_k.png").is_file()
+
+
+def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(tmp_path):
+    """Dasgupta et al. on two small corpora: one row per claim with its verdict; the lambda row's
+    best micro-F1 equals RLSC fitted directly at that lambda, scored by scikit-learn."""
+    pytest.importorskip("matplotlib")
+    from sklearn.metrics import f1_score
+
+    from textsel.linear_model import RLSClassifier
+    from textsel.reproduce import dasgupta
+    from textsel.reproduce.claims import DASGUPTA
+
+    X, Y, X_test, Y_test = _indicator_corpus(6, n=600, d=6000, n_classes=4)
+    y, y_test = Y.argmax(axis=1), Y_test.argmax(axis=1)
+    corpora = {"first": (X, y, X_test, y_test), "second": (X, Y, X_test, Y_test)}
+    report = dasgupta.run(out=tmp_path, quick=True, corpora=corpora)
+    assert [row.claim for row in report.rows] == [text for _, text in DASGUPTA.values()]
+    for row in report.rows:
+        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
+    micro = {lam: f1_score(y_test, RLSClassifier(alpha=lam).fit(X, y).predict(X_test), average="micro")
+             for lam in dasgupta.LAMBDAS}  # fmt: skip
+    best = max(micro, key=micro.get)
+    assert f"micro {micro[best]:.4f} at lambda {best:g}" in report.rows[0].ours
+    assert (tmp_path / "dasgupta.md").is_file()

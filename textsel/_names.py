@@ -42,4 +42,4 @@ __all__ = ["CORPORA", "FORMAN_KS", "LOSSES", "MASKING_METHODS", "MATRIX_FORMATS"
            "OUTPUT_FORMATS", "REPRODUCTIONS", "STRATEGIES", "TEXT_FORMATS"]  # fmt: skip
 
 #: the papers ``textsel reproduce`` reproduces (textsel.reproduce.PAPERS)
-REPRODUCTIONS = ("forman", "li-sun", "kolcz", "zhuang")
+REPRODUCTIONS = ("forman", "li-sun", "dasgupta", "kolcz", "zhuang")
