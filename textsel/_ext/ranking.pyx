@@ -44,8 +44,26 @@ cdef struct Cursor:
     bint rest_built
 
 
+cdef extern from "Python.h":
+    # declared without an exception value: the exception a handler raises stays set, for
+    # _raise_pending to raise once the merge has freed its memory
+    int _check_signals "PyErr_CheckSignals"() noexcept
+
+
+cdef int _signalled() noexcept nogil:
+    # Python's signal handlers, run between the row sorts (each at most a second on the largest
+    # tables), so that Ctrl-C stops a long merge; a handler's exception is left set
+    with gil:
+        return _check_signals()
+
+
+cdef int _raise_pending() except -1:
+    return -1  # the exception _signalled left set
+
+
 cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept nogil:
-    """The class's best term not taken yet; -1 when out of memory, -2 when none is left."""
+    """The class's best term not taken yet; -1 when out of memory, -2 when none is left, -3 when
+    a signal handler raised."""
     cdef int64_t t
     cdef Py_ssize_t j, count
     cdef Entry *entries
@@ -62,6 +80,8 @@ cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept
                 continue
             t = j
         elif not q.rest_built:
+            if _signalled():
+                return -3
             count = 0
             for j in range(n):
                 count += not (q.row[j] > q.g or q.row[j] == q.g)
@@ -148,6 +168,8 @@ def round_robin(const double[:, ::1] table, heads, const double[::1] guesses, Py
             free(cursors[c].rest)
         free(cursors)
         free(taken)
+    if t == -3:
+        _raise_pending()
     if t == -1:
         raise MemoryError("round_robin: no memory for a class's ranking")
     if t == -2:
