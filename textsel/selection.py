@@ -386,16 +386,18 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         )
         if self.positive_only:
             table[~present_in_class(stats)] = 0.0
-        how = "max" if self.multiclass == "round_robin" else self.multiclass
         self.classes_ = stats.classes
         self.score_table_ = table
-        if how == "max" and _positive_row(stats) is None:
-            # a maximum over the classes reads the whole table again, and the selection does not
-            # use it: computed when first asked for (see the scores_ property)
+        if self.multiclass == "round_robin" and _positive_row(stats) is None:
+            # the selection reads the classes' rows, not their maximum, which would read the
+            # whole table again: scores_ is computed when first asked for (see the property)
             self.__dict__.pop("scores_", None)
+            self.ranking_ = rank_terms(table, stats, k, self.multiclass, self.n_threads)
         else:
-            self.scores_ = combine_scores(table, stats, how)
-        self.ranking_ = rank_terms(table, stats, k, self.multiclass, self.n_threads)
+            self.scores_ = combine_scores(
+                table, stats, "max" if self.multiclass == "round_robin" else self.multiclass
+            )
+            self.ranking_ = top_k(self.scores_, k)  # rank_terms' choice for these rules, scores combined once
         return self
 
     @property
