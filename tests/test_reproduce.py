@@ -217,3 +217,22 @@ def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(
     best = max(micro, key=micro.get)
     assert f"micro {micro[best]:.4f} at lambda {best:g}" in report.rows[0].ours
     assert (tmp_path / "dasgupta.md").is_file()
+
+
+def test_a_failed_run_leaves_the_previous_page_and_figures(forman_report, monkeypatch):
+    """Figures are drawn into a staging folder and moved into place with the page only when the
+    run finishes: a run that fails half-way (here in its last experiment) changes nothing."""
+    from textsel.reproduce import forman
+
+    _, out = forman_report
+    page = (out / "forman.md").read_text()
+    figures = {p.name: p.read_bytes() for p in (out / "forman").iterdir()}
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("stopped half-way")
+
+    monkeypatch.setattr(forman, "_negative_features", fail)
+    with pytest.raises(RuntimeError, match="stopped half-way"):
+        forman.run(out=out, quick=True, n_jobs=1, datasets={"one": _corpus(2)})
+    assert (out / "forman.md").read_text() == page
+    assert {p.name: p.read_bytes() for p in (out / "forman").iterdir()} == figures

@@ -11,7 +11,6 @@ paper, each sampling strategy averaged over five draws (:func:`textsel.study.sam
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -71,8 +70,9 @@ def run(
         report.sections.append(
             (f"Relative micro-F1 on {name} (Dasgupta et al.'s Fig. 5)", _table(records, budgets))
         )
-    if out is not None and figures:
-        _figures(report, curves, Path(out) / "dasgupta")
+    folder = report.figure_folder(out, figures)
+    if folder is not None:
+        _figures(report, curves, folder)
     return report.finish(start, out)
 
 
@@ -239,7 +239,6 @@ def _table(curves, budgets):
 def _figures(report, curves, folder):
     from ..study.plots import plot_measure_vs_k
 
-    folder.mkdir(parents=True, exist_ok=True)
     for name, records in curves.items():
         rows = [{"metric": m, "k": b, "relative_f1": r["relative_f1"]} for (m, b), r in records.items()]
         slug = "".join(ch for ch in name.lower() if ch.isalpha())

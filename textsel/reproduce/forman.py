@@ -11,7 +11,6 @@ cross-validation, k = 10 ... 2000 and all terms, a linear SVM (C = 1), per-trial
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +18,7 @@ import scipy.sparse as sp
 from .. import study
 from .._names import FORMAN_KS
 from ..metrics import METRICS, score
+from ..selection import top_k
 from ..termstats import term_stats
 from .claims import FORMAN as CLAIMS
 from .claims import FORMAN_PAIRS as PAPER_PAIRS
@@ -55,9 +55,6 @@ def run(
     if datasets is None:
         datasets = _forman_sets(data_home)
     trials = 1 if quick else 5
-    figures = Path(out) / "forman" if out is not None and figures else None
-    if figures is not None:
-        figures.mkdir(parents=True, exist_ok=True)
     records = study.forman(
         datasets, ks=(*FORMAN_KS, "all"), trials=trials, n_jobs=n_jobs, per_trial=True, progress=progress
     )
@@ -75,6 +72,7 @@ def run(
         "cross-validation, Boolean features, `DualLinearSVC` (squared hinge, C = 1).  The paper's "
         "figures are curves; where its text gives a number, the row quotes it.",
     )
+    figures = report.figure_folder(out, figures)
     _headline(report, records, figures)
     _skew(report, records, figures)
     _tolerance(report, records, figures)
@@ -437,17 +435,17 @@ def _cutoff(report, datasets, cutoffs, trials, n_jobs, figures):
 def _negative_features(report, datasets):
     shares = {m: [] for m in METRICS if m != "rand"}
     for X, y in datasets.values():
-        y = np.asarray(y)
-        for label in np.unique(y):
-            target = (y == label).astype(int)
-            if min(target.sum(), len(target) - target.sum()) < 4:
+        # one count per dataset: each class's row of a multi-class table is its one-vs-rest score
+        stats = term_stats(X, y)
+        tables = {metric: score(stats, metric) for metric in shares}
+        k = min(100, X.shape[1])
+        for c, size in enumerate(stats.class_sizes):
+            if min(size, stats.n_docs - size) < 4:
                 continue
-            stats = term_stats(X, target, classes=[0, 1])
-            tpr = stats.class_df[1] / stats.class_sizes[1]
-            fpr = stats.class_df[0] / stats.class_sizes[0]
-            k = min(100, X.shape[1])
-            for metric in shares:
-                top = np.argsort(-score(stats, metric)[1], kind="stable")[:k]
+            tpr = stats.class_df[c] / size
+            fpr = (stats.df - stats.class_df[c]) / (stats.n_docs - size)
+            for metric, table in tables.items():
+                top = top_k(table[c], k)
                 shares[metric].append(float(np.mean(tpr[top] < fpr[top])))
     ranked = sorted(((float(np.mean(v)), m) for m, v in shares.items() if v), reverse=True)
     report.claim(

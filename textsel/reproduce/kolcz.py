@@ -11,7 +11,6 @@ once in training are dropped.  The paper trained the L1-loss SVM (SMO); both los
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -38,9 +37,6 @@ def run(
     if corpora is None:
         corpora = _corpora(data_home, quick)
     fractions = FRACTIONS[::3] if quick else FRACTIONS
-    folder = Path(out) / "kolcz" if out is not None and figures else None
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
     report = Report(
         claims=CLAIMS,
         key="kolcz",
@@ -61,7 +57,7 @@ def run(
         for loss in LOSSES:
             results[(name, loss)] = _masking(*data, fractions, loss, progress)
     _table1(report, results)
-    _curves(report, results, folder)
+    _curves(report, results, report.figure_folder(out, figures))
     return report.finish(start, out)
 
 

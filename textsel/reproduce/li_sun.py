@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 
@@ -71,8 +70,9 @@ def run(
         if progress:
             print(f"textsel reproduce li-sun: k = {k} done", flush=True)
     _claims(report, rows, avl_all, X, y, X_test, y_test)
-    if out is not None and figures:
-        _figure(report, rows, Path(out) / "li-sun")
+    folder = report.figure_folder(out, figures)
+    if folder is not None:
+        _figure(report, rows, folder)
     return report.finish(start, out)
 
 
@@ -217,7 +217,6 @@ def _spearman_by_lambda(X, y, lambdas=(0.1, 0.3, 0.5, 0.7, 0.9)):
 def _figure(report, rows, folder):
     from ..study.plots import plot_measure_vs_k
 
-    folder.mkdir(parents=True, exist_ok=True)
     table = []
     for r in rows:
         table += [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,10 +52,26 @@ class Report:
         """Add the row of ``claims[key]`` (where the paper makes it, and its words)."""
         self.add(*self.claims[key], measure, ours, holds, why_not)
 
+    def figure_folder(self, out, figures=True) -> Path | None:
+        """Where to draw the figures: a fresh staging folder beside ``<out>/<key>/``, which
+        :meth:`finish` moves into place with the page, so that a run that fails or is interrupted
+        leaves the previous page and figures as they were.  None without ``out`` or ``figures``."""
+        if out is None or not figures:
+            return None
+        staging = Path(out) / f".{self.key}.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        return staging
+
     def finish(self, start, out=None) -> Report:
-        """Record the seconds since ``start`` (``time.perf_counter``) and write the page to ``out``."""
+        """Record the seconds since ``start`` (``time.perf_counter``); with ``out``, put the staged
+        figures in place and write the page."""
         self.seconds = time.perf_counter() - start
         if out is not None:
+            staging, final = Path(out) / f".{self.key}.partial", Path(out) / self.key
+            if staging.is_dir():
+                shutil.rmtree(final, ignore_errors=True)
+                staging.rename(final)
             self.write(out)
         return self
 
@@ -90,11 +107,13 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def write(self, folder) -> Path:
-        """Write ``<folder>/<key>.md`` (the figures are already in ``<folder>/<key>/``)."""
+        """Write ``<folder>/<key>.md`` (the figures go to ``<folder>/<key>/``, see :meth:`finish`)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{self.key}.md"
-        path.write_text(self.markdown(), encoding="utf-8")
+        partial = folder / f".{self.key}.md.partial"
+        partial.write_text(self.markdown(), encoding="utf-8")
+        os.replace(partial, path)  # the page is replaced whole or not at all
         return path
 
 

@@ -63,8 +63,8 @@ def run(
     )
     f1 = _effectiveness(X, Y, X_test, Y_test, progress)
     _table2(report, f1, Y)
-    _by_frequency(report, f1, Y, out if figures else None)
-    _scaling(report, *corpora["scaling"], (1, 2, 4) if quick else (1, 2, 4, 8, 16), out if figures else None)
+    _by_frequency(report, f1, Y, report.figure_folder(out, figures))
+    _scaling(report, *corpora["scaling"], (1, 2, 4) if quick else (1, 2, 4, 8, 16))
     return report.finish(start, out)
 
 
@@ -169,7 +169,7 @@ def _table2(report, f1, Y):
     )
 
 
-def _by_frequency(report, f1, Y, out):
+def _by_frequency(report, f1, Y, folder):
     frequency = np.asarray(Y).sum(axis=0)
     order = np.argsort(frequency, kind="stable")
     thirds = np.array_split(order, 3)
@@ -219,18 +219,17 @@ def _by_frequency(report, f1, Y, out):
         f"both fall to about 0 on the rarest third ({ranges[0]} training documents), so the frequent third, "
         "where SVM light is higher, sets the fall",
     )
-    if out is not None:
+    if folder is not None:
         from ..study.plots import plot_measure_by_frequency
 
-        os.makedirs(os.path.join(out, "zhuang"), exist_ok=True)
         per_class = {m: _micro_macro(f1[m])[2] for m in METHODS}
-        plot_measure_by_frequency(per_class, frequency, os.path.join(out, "zhuang", "f1_by_frequency.png"))
+        plot_measure_by_frequency(per_class, frequency, folder / "f1_by_frequency.png")
         report.figures.append(
             ("f1_by_frequency.png", "Per-category F1 against training frequency (Zhuang's Fig. 5)")
         )
 
 
-def _scaling(report, X, y, copies, out):
+def _scaling(report, X, y, copies):
     """Training time and peak extra memory against the training size, one balanced and one
     unbalanced task, each fit in a forked process."""
     import scipy.sparse as sp
@@ -326,7 +325,13 @@ def _measured_fit(method, X, y):
     process = context.Process(target=_fit_in_child, args=(method, X, y, child))
     process.start()
     child.close()
-    measured = parent.recv()
+    try:
+        measured = parent.recv()
+    except EOFError:  # the child died before it could report
+        process.join()
+        raise RuntimeError(
+            f"the {method} fit of {X.shape[0]:,} documents failed (exit code {process.exitcode})"
+        ) from None
     process.join()
     return measured
 
