@@ -400,12 +400,15 @@ def _shares_by_dataset(records):
 
 def _cutoff(report, datasets, cutoffs, trials, n_jobs, figures):
     rows = []
+    counted = {}  # each word's occurrences in the whole dataset, counted once
+    for name, (X, y) in datasets.items():
+        X = sp.csr_matrix(X)
+        counted[name] = (X, y, np.asarray(X.sum(axis=0)).ravel())
     for cutoff in cutoffs:
-        kept = {}
-        for name, (X, y) in datasets.items():
-            X = sp.csr_matrix(X)
-            occurrences = np.asarray(X.sum(axis=0)).ravel()
-            kept[name] = (X[:, np.flatnonzero(occurrences >= cutoff)], y)
+        kept = {
+            name: (X[:, np.flatnonzero(occurrences >= cutoff)], y)
+            for name, (X, y, occurrences) in counted.items()
+        }
         k = min(1000, min(X.shape[1] for X, _ in kept.values()))
         records = study.forman(kept, metrics=("bns",), ks=(k,), trials=trials, n_jobs=n_jobs)
         summary = study.macro_average(records)[0]
