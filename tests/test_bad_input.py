@@ -356,3 +356,26 @@ def test_choices_are_echoed_as_written_not_as_numpy_reprs(call, expected):
     with pytest.raises((ValueError, TypeError)) as info:
         call(X, y)
     assert expected in str(info.value) and "np." not in str(info.value)
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("form", ["csr", "csc", "dense", "float32", "unlabelled row"])
+def test_term_selector_refuses_non_finite_X_found_by_the_counting_pass(Xy, value, form):
+    """TermSelector.fit leaves NaN and infinity to the counting kernel (one pass over the values
+    instead of two): every form of X, including a document in no class of a multi-label y, must
+    still be refused naming X, and the caller's matrix must be left as it was."""
+    X, y = Xy
+    X = _with_value(X, value)
+    row = int(np.searchsorted(X.indptr, 3, side="right") - 1)  # the document holding the value
+    if form == "unlabelled row":
+        y = np.eye(3, dtype=int)[y % 3]
+        y[row] = 0
+    X = {"csr": X, "csc": X.tocsc(), "dense": X.toarray(), "float32": X.astype(np.float32),
+         "unlabelled row": X}[form]  # fmt: skip
+    before = X.copy()
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        textsel.TermSelector("bns", k=3).fit(X, y)
+    if sp.issparse(X):
+        np.testing.assert_array_equal(X.toarray(), before.toarray())
+    else:
+        np.testing.assert_array_equal(X, before)

@@ -365,8 +365,7 @@ def test_round_robin_kernel_reaches_ties_and_the_rest_past_a_wrong_guess():
     table[2, :5] = [np.inf, -np.inf, np.inf, -np.inf, np.nan]
     for guesses in ([np.inf] * 3, [2.0, 4.0, 0.0], [np.nan, 5.0, -np.inf]):
         guesses = np.array(guesses)
-        above = [np.flatnonzero(table[c] > guesses[c]) for c in range(3)]
-        heads = [a[np.lexsort((a, -table[c, a]))] for c, a in enumerate(above)]
+        heads = [np.flatnonzero(table[c] > guesses[c]) for c in range(3)]
         for k in (0, 1, 7, 150, 299, 300):
             expected = _reference_round_robin(table, k)
             np.testing.assert_array_equal(round_robin(table, heads, guesses, k), expected)
@@ -387,10 +386,30 @@ def test_round_robin_kernel_refuses_what_it_cannot_merge():
         round_robin(table, [empty], guesses, 1)
     with pytest.raises(ValueError, match=r"heads must hold terms in \[0, 4\), got 4"):
         round_robin(table, [np.array([4]), empty], guesses, 1)
+    with pytest.raises(ValueError, match="increasing order, got 1 after 2"):
+        round_robin(table, [np.array([2, 1]), empty], guesses, 1)
+    with pytest.raises(ValueError, match="increasing order, got 3 after 3"):
+        round_robin(table, [empty, np.array([3, 3])], guesses, 1)
     with pytest.raises(ValueError, match=r"k must be in \[0, 4\], got 5"):
         round_robin(table, [empty, empty], guesses, 5)
     with pytest.raises(ValueError, match=r"k must be in \[0, 0\], got 1"):
         round_robin(np.zeros((0, 4)), [], np.zeros(0), 1)
+
+
+def test_round_robin_kernel_ranks_heads_by_value_with_ties_by_index():
+    """The heads are ranked by a radix sort on the scores' bits: negative, subnormal, huge and
+    infinite scores must come in value order, -0.0 and 0.0 must tie (broken by index, as a
+    comparison sort has them), and duplicated values keep index order."""
+    from textsel._ext.ranking import round_robin
+
+    rng = np.random.default_rng(8)
+    values = np.array([0.0, -0.0, 5e-324, -5e-324, 1e308, -1e308, np.inf, -np.inf, 1.5, -1.5, 2.0**-1000])
+    table = rng.choice(values, (2, 3000))
+    table[1] = rng.normal(size=3000).round(1)  # tie-heavy, negative and positive
+    guesses = np.array([-np.inf, -np.inf])
+    heads = [np.flatnonzero(table[c] > guesses[c]) for c in range(2)]
+    for k in (1, 10, 1000, 2999, 3000):
+        np.testing.assert_array_equal(round_robin(table, heads, guesses, k), _reference_round_robin(table, k))
 
 
 @pytest.mark.parametrize("kind", ["tie-heavy", "tie-free"])

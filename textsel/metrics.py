@@ -121,9 +121,7 @@ def score(
             order = rows[np.argsort(stats.class_sizes[rows], kind="stable")]
             return scoring.bns_table(
                 stats.class_df, stats.df, stats.class_sizes, order, stats.n_docs,
-                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha),
-                np.empty(2 * width), np.zeros(width, dtype=np.int32), np.empty(width, dtype=np.int64),
-                out,
+                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), np.empty(2 * width), out,
             )  # fmt: skip
 
         # a class costs a sweep over its terms and an inverse normal per tp grid point

@@ -35,9 +35,10 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` highest scores, best first, ties broken by lower index.
 
     Score rows are tie-heavy (BNS takes a few thousand distinct values over a hundred thousand
-    terms), and both a partition and a sort slow down on ties.  So only the terms above a
-    threshold guessed from a strided sample are sorted (:mod:`textsel._ext.ranking`); the terms
-    equal to it follow in index order, which is already the tie order.
+    terms), and numpy's partition and sorts slow down on ties.  So only the terms above a
+    threshold guessed from a strided sample are sorted, by a radix sort that ties do not slow
+    (:mod:`textsel._ext.ranking`); the terms equal to it follow in index order, which is already
+    the tie order.
     """
     scores = np.asarray(scores)
     if k >= scores.shape[0]:
@@ -60,13 +61,9 @@ def _ranked_rows(table: np.ndarray, k: int, size: int, n_threads: int) -> np.nda
 
 
 def _heads(table, rows, guesses):
-    """For each of ``rows``, the terms scoring above its guess, ranked (best first, ties by index)."""
-    found = []
-    for r in rows:
-        row = table[r]
-        above = np.flatnonzero(row > guesses[r])  # in index order: a stable sort keeps ties so
-        found.append(above[np.argsort(-row[above], kind="stable")])
-    return found
+    """For each of ``rows``, the terms scoring above its guess, in index order (the merge ranks
+    them)."""
+    return [np.flatnonzero(table[r] > guesses[r]) for r in rows]
 
 
 def _guesses(table: np.ndarray, size: int) -> np.ndarray:
@@ -291,6 +288,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             accept_sparse=("csr", "csc", "coo"),
             dtype=(np.float64, np.float32),
             multi_output=True,
+            # the counting kernel refuses NaN and infinity on its one pass over the values,
+            # naming the entry; checking here too would be a second pass
+            ensure_all_finite=False,
         )
         with warnings.catch_warnings():  # k is checked here early; its warning comes once, below
             warnings.simplefilter("ignore", UserWarning)

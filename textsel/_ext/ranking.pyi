@@ -7,7 +7,7 @@ from numpy.typing import NDArray
 
 def round_robin(
     table: NDArray[np.float64],
-    heads: Sequence[NDArray[np.int64]],
+    heads: Sequence[NDArray[np.int64]],  # each row's terms above its guess, in index order
     guesses: NDArray[np.float64],
     k: int,
 ) -> NDArray[np.intp]: ...

@@ -24,7 +24,5 @@ def bns_table(
     w_pos: NDArray[np.float64],
     w_neg: NDArray[np.float64],
     z: NDArray[np.float64],
-    seen: NDArray[np.uint8],
-    needed: NDArray[np.int64],
     out: NDArray[np.float64],
 ) -> int: ...

@@ -6,8 +6,8 @@ and the class sizes pos, neg.  The loops read the int64 count table once and
 write the float64 score table once; no temporaries of the table's size.
 """
 
-from libc.math cimport fabs, log2, pow
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.math cimport NAN, fabs, log2, pow
+from libc.stdint cimport int64_t, uint64_t
 from scipy.special.cython_special cimport ndtri
 
 # Metric codes shared with textsel/metrics.py (_CODES).
@@ -137,49 +137,42 @@ def bns_table(const int64_t[:, ::1] class_df,
               double w_pos,
               double w_neg,
               double[::1] z,
-              int32_t[::1] seen,
-              int64_t[::1] needed,
               double[:, ::1] out):
     """Fill ``out`` with Bi-Normal Separation, |F^-1(tpr) - F^-1(fpr)|.
 
     F^-1 is evaluated only at grid points: on the tp side at every k/pos
     (the class sizes add up to the number of labels, so this is cheap), on
-    the fp side only at the k/neg that some term of the class reaches, found
-    by a first sweep over the row (a few hundred per class, against neg + 1
-    for a full table).  A second sweep looks the scores up.  Classes are
-    visited in ``order`` (a permutation of the rows, by class size): classes
-    of equal size share their grid, so values computed for one are reused.
-    Positive features (tpr > fpr) are scaled by ``w_pos`` and negative ones
-    by ``w_neg``.
+    the fp side only at the k/neg that some term of the class reaches (a few
+    hundred per class, against neg + 1 for a full table), each when the sweep
+    over the row first meets it: the fp grid starts as NaN, which no grid
+    value is, so "not evaluated yet" costs no load beyond the lookup itself.
+    Classes are visited in ``order`` (a permutation of the rows, by class
+    size): classes of equal size share their grid, so values computed for one
+    are reused.  Positive features (tpr > fpr) are scaled by ``w_pos`` and
+    negative ones by ``w_neg``.
 
-    Scratch: ``z`` (float64) of 2 (n_docs + 1) entries, ``seen`` (int32,
-    zeroed) and ``needed`` (int64) of n_docs + 1.  Returns 0, or -1 if some
-    count is inconsistent (tp > pos, fp > neg, or negative), in which case
-    ``out`` is incomplete.
+    Scratch: ``z`` (float64) of 2 (n_docs + 1) entries.  Returns 0, or -1 if
+    some count is inconsistent (tp > pos, fp > neg, or negative), in which
+    case ``out`` is incomplete.
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t width = n_docs + 1
-    cdef Py_ssize_t c, j, t, i, n_fp
+    cdef Py_ssize_t c, j, t
     cdef int64_t pos, neg, tp, fp, k, prev_pos = -1
-    cdef int32_t stamp = 0
     # w_pos where d > 0 and w_neg where d < 0, without a data-dependent branch:
     # |d| (w_pos + w_neg)/2 + d (w_pos - w_neg)/2
-    cdef double d, w_avg = 0.5 * (w_pos + w_neg), w_half = 0.5 * (w_pos - w_neg)
+    cdef double zf, d, w_avg = 0.5 * (w_pos + w_neg), w_half = 0.5 * (w_pos - w_neg)
     cdef int status = 0
     cdef const int64_t *row
     cdef const int64_t *dfp = &df[0]
     cdef double *orow
     cdef double *ztp
     cdef double *zfp
-    cdef int32_t *seen_fp = &seen[0]
-    cdef int64_t *need = &needed[0]
-    if z.shape[0] < 2 * width or seen.shape[0] < width or needed.shape[0] < width:
+    if z.shape[0] < 2 * width:
         raise ValueError("BNS scratch arrays are too short")
     if class_sizes.shape[0] != n_classes:
         raise ValueError("class_sizes must have one entry per row")
-    if n_classes >= 2**31 - 1:
-        raise ValueError("too many classes for the int32 stamps")
     ztp, zfp = &z[0], &z[width]
     with nogil:
         for j in range(order.shape[0]):
@@ -197,10 +190,10 @@ def bns_table(const int64_t[:, ::1] class_df,
             if pos != prev_pos:
                 # a new class size: new grids (same size, same grids)
                 prev_pos = pos
-                stamp += 1
                 for k in range(pos + 1):
                     ztp[k] = _z(k, <double> pos, clip)
-            n_fp = 0
+                for k in range(neg + 1):
+                    zfp[k] = NAN  # not evaluated yet
             for t in range(n_terms):
                 tp = row[t]
                 fp = dfp[t] - tp
@@ -208,16 +201,12 @@ def bns_table(const int64_t[:, ::1] class_df,
                 if <uint64_t> tp > <uint64_t> pos or <uint64_t> fp > <uint64_t> neg:
                     status = -1
                     break
-                if seen_fp[fp] != stamp:
-                    seen_fp[fp] = stamp
-                    need[n_fp] = fp
-                    n_fp += 1
+                zf = zfp[fp]
+                if zf != zf:
+                    # the fp grid point's first use for this class size: evaluated here, once
+                    zf = zfp[fp] = _z(fp, <double> neg, clip)
+                d = ztp[tp] - zf
+                orow[t] = fabs(d) * w_avg + d * w_half
             if status != 0:
                 break
-            for i in range(n_fp):
-                zfp[need[i]] = _z(need[i], <double> neg, clip)
-            for t in range(n_terms):
-                tp = row[t]
-                d = ztp[tp] - zfp[dfp[t] - tp]
-                orow[t] = fabs(d) * w_avg + d * w_half
     return status
