@@ -446,3 +446,78 @@ def test_round_robin_scores_are_the_class_maximum_when_asked_for_and_survive_pic
     np.testing.assert_array_equal(selector.scores_, first[::-1])
     selector.scores_ = np.zeros(40)
     assert not selector.scores_.any()
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_round_robin_scored_row_by_row_equals_ranking_the_whole_table(seed):
+    """The default fit scores one class row at a time and keeps only its head, falling back to
+    the whole table when a head runs out: for every metric, with and without positive_only, for
+    k from one term to all of them (small k: heads suffice; large k: the fallback), the selection
+    must be rank_terms over score()'s table, and score_table_ / scores_ (computed when asked for)
+    must be score()'s table and its maximum."""
+    from textsel.selection import _SAMPLE, present_in_class
+
+    rng = np.random.default_rng(seed)
+    n_classes = int(rng.integers(3, 9))
+    n_terms = int(rng.integers(200, 8000) if seed % 2 else rng.integers(9000, 20000))
+    X = sp.random(400, n_terms, density=0.01, random_state=seed, format="csr")
+    y = rng.integers(0, n_classes, 400)
+    y[:n_classes] = np.arange(n_classes)
+    stats = textsel.term_stats(X, y)
+    metric = [m for m in textsel.METRICS if m != "rand"][seed % 11]
+    paths = set()
+    for positive_only in (False, True):
+        table = textsel.score(stats, metric)
+        if positive_only:
+            table[~present_in_class(stats)] = 0.0
+        for k in (1, 7, n_terms // 50 + 1, n_terms // 3, n_terms):
+            selector = textsel.TermSelector(metric, k=k, positive_only=positive_only).fit(X, y)
+            paths.add("table" if "score_table_" in selector.__dict__ else "rows")
+            expected = rank_terms(table, stats, k, "round_robin")
+            np.testing.assert_array_equal(selector.ranking_, expected, err_msg=f"{metric} k={k}")
+            np.testing.assert_array_equal(selector.score_table_, table)
+            np.testing.assert_array_equal(selector.scores_, table.max(axis=0))
+    # a row shorter than twice the sample is its own head (no threshold guessed): the heads never
+    # run out; longer rows need the table for k = every term
+    assert paths == ({"rows"} if n_terms < 2 * _SAMPLE else {"rows", "table"})
+
+
+def test_the_table_computed_later_is_the_fits_even_after_set_params_or_pickling():
+    """score_table_ is computed on first access from the statistics and parameters of the fit:
+    changing the parameters afterwards, or pickling before the access, must not change it."""
+    import pickle
+
+    rng = np.random.default_rng(9)
+    X = sp.csr_matrix(rng.poisson(0.3, (90, 300)).astype(float))
+    y = np.arange(90) % 3
+    selector = textsel.TermSelector("bns", k=10, alpha=0.3).fit(X, y)
+    expected = textsel.score(textsel.term_stats(X, y), "bns", alpha=0.3)
+    restored = pickle.loads(pickle.dumps(selector))
+    selector.set_params(metric="ig", alpha=0.9)
+    np.testing.assert_array_equal(selector.score_table_, expected)
+    np.testing.assert_array_equal(restored.score_table_, expected)
+    assert not hasattr(textsel.TermSelector(), "score_table_")
+
+
+def test_round_robin_from_heads_alone_says_when_it_needs_the_rows():
+    """Without the table the merge takes each class's head only: when the heads suffice it must
+    give round_robin's terms; when a head runs out it returns None instead of guessing; mismatched
+    heads, scores and guesses are errors."""
+    from textsel._ext.ranking import round_robin, round_robin_heads
+
+    rng = np.random.default_rng(4)
+    table = rng.integers(0, 30, (3, 500)).astype(float)
+    guesses = np.array([20.0, 25.0, 10.0])
+    heads = [np.flatnonzero(table[c] > guesses[c]) for c in range(3)]
+    scores = [table[c, h] for c, h in enumerate(heads)]
+    enough = 3 * min(h.size for h in heads) // 2
+    for k in (0, 1, enough):
+        np.testing.assert_array_equal(round_robin_heads(heads, scores, guesses, 500, k),
+                                      round_robin(table, heads, guesses, k))  # fmt: skip
+    assert round_robin_heads(heads, scores, guesses, 500, 500) is None
+    with pytest.raises(ValueError, match="one score per term"):
+        round_robin_heads(heads, [s[:-1] for s in scores], guesses, 500, 5)
+    with pytest.raises(ValueError, match="one head, one score array and one guess"):
+        round_robin_heads(heads[:2], scores, guesses, 500, 5)
+    with pytest.raises(ValueError, match=r"heads must hold terms in \[0, 400\)"):
+        round_robin_heads(heads, scores, guesses, 400, 5)

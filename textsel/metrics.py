@@ -101,13 +101,7 @@ def score(
         For an unknown metric, out-of-range parameters, or a class with no
         documents or with every document (one-vs-rest is then undefined).
     """
-    if not isinstance(stats, TermStats):
-        raise TypeError(f"stats must be a TermStats (from textsel.term_stats), got {type(stats)!r}")
-    if not isinstance(metric, str) or metric not in METRICS:
-        raise ValueError(f"metric must be one of {METRICS}, got {plain(metric)!r}")
-    alpha = check_real(alpha, "alpha", 0.0, 1.0)
-    pow_k = check_real(pow_k, "pow_k", 0.0, None)
-    _check_class_sizes(stats)
+    alpha, pow_k = _checked(stats, metric, alpha, pow_k)
     n_threads = effective_n_threads(n_threads)
     out = pool.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
     if metric == "rand":
@@ -138,11 +132,54 @@ def score(
         blocks = split_blocks(np.full(stats.n_classes, stats.n_terms), n_threads)
 
     if any(run_blocks(kernel, blocks)):
-        raise ValueError(
-            "stats holds inconsistent counts (some class_df exceeds df or its class size, "
-            "or df exceeds n_docs); build TermStats with textsel.term_stats"
-        )
+        raise ValueError(_INCONSISTENT)
     return out
+
+
+def row_scorer(stats: TermStats, metric: str = "bns", *, negative_features=True, alpha=0.5, pow_k=5.0):
+    """A function ``fill(c, row)`` writing class ``c``'s row of :func:`score` (the same values,
+    cell for cell) into the float64 array ``row``, for a caller that uses each row and drops it,
+    so that the (classes x terms) table is never built.  The parameters are :func:`score`'s,
+    checked here once; "rand" draws its table whole and has no row scorer."""
+    alpha, pow_k = _checked(stats, metric, alpha, pow_k)
+    if metric == "rand":
+        raise ValueError("the rand metric draws its table whole; use score()")
+    first = np.zeros(1, dtype=np.int64)
+    invert = bool(negative_features) and metric in INVERTIBLE
+
+    def fill(c: int, row: np.ndarray) -> None:
+        if metric == "bns":
+            status = scoring.bns_table(
+                stats.class_df[c : c + 1], stats.df, stats.class_sizes[c : c + 1], first, stats.n_docs,
+                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), np.empty(2 * (stats.n_docs + 1)), row[None, :],
+            )  # fmt: skip
+        else:
+            status = scoring.score_table(
+                _CODES[metric], stats.class_df[c : c + 1], stats.df, stats.class_sizes[c : c + 1],
+                stats.n_docs, invert, pow_k, PR_FLOOR, row[None, :],
+            )  # fmt: skip
+        if status:
+            raise ValueError(_INCONSISTENT)
+
+    return fill
+
+
+_INCONSISTENT = (
+    "stats holds inconsistent counts (some class_df exceeds df or its class size, "
+    "or df exceeds n_docs); build TermStats with textsel.term_stats"
+)
+
+
+def _checked(stats, metric, alpha, pow_k) -> tuple[float, float]:
+    """Refuse what no metric can score; returns alpha and pow_k as floats."""
+    if not isinstance(stats, TermStats):
+        raise TypeError(f"stats must be a TermStats (from textsel.term_stats), got {type(stats)!r}")
+    if not isinstance(metric, str) or metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {plain(metric)!r}")
+    alpha = check_real(alpha, "alpha", 0.0, 1.0)
+    pow_k = check_real(pow_k, "pow_k", 0.0, None)
+    _check_class_sizes(stats)
+    return alpha, pow_k
 
 
 def _check_class_sizes(stats: TermStats) -> None:

@@ -17,7 +17,7 @@ from ._dispatch import distributed_method, is_distributed
 from ._ext import ranking
 from ._names import MULTICLASS
 from ._parallel import effective_n_threads, run_blocks, split_groups
-from .metrics import METRICS, score
+from .metrics import METRICS, row_scorer, score
 from .termstats import TermStats, term_stats
 
 __all__ = [
@@ -177,6 +177,38 @@ def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str, n_t
     return _ranked_rows(table, k, size, effective_n_threads(n_threads))
 
 
+def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_threads) -> np.ndarray | None:
+    """rank_terms' round-robin without the (classes x terms) table: each class's row is scored
+    into a buffer that stays in cache (``fill``, :func:`textsel.metrics.row_scorer`), its head
+    taken and the row dropped.  Returns None when the merge would need a class's whole row (its
+    head used up), so that the caller ranks the table instead: the same terms either way."""
+    n_classes, n_terms = stats.class_df.shape
+    size = min(n_terms, k, 2 * -(-k // n_classes) + 16)
+
+    def heads(rows):
+        row, found = np.empty(n_terms), []
+        for c in rows:
+            fill(c, row)
+            if positive_only:
+                row[
+                    ~_present(
+                        stats.class_df[c : c + 1], stats.df, stats.class_sizes[c : c + 1], stats.n_docs
+                    )[0]
+                ] = 0.0
+            guess = _guesses(row[None, :], size)[0]
+            head = np.flatnonzero(row > guess)
+            found.append((guess, head, row[head]))
+        return found
+
+    groups = split_groups(np.full(n_classes, n_terms), effective_n_threads(n_threads))
+    found = [None] * n_classes
+    for rows, results in zip(groups, run_blocks(heads, [(g,) for g in groups]), strict=True):
+        for c, result in zip(rows, results, strict=True):
+            found[c] = result
+    guesses = np.array([g for g, _, _ in found])
+    return ranking.round_robin_heads([h for _, h, _ in found], [v for _, _, v in found], guesses, n_terms, k)
+
+
 class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     """Select the k best terms by one of Forman's filter metrics.
 
@@ -218,7 +250,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         the scores combined by ``multiclass`` (the maximum for round-robin,
         whose selection is rank-based).
     score_table_ : ndarray of shape (n_classes, n_features)
-        One-vs-rest scores of every class.
+        One-vs-rest scores of every class.  Round-robin scores one class at a time and keeps
+        only the head of its ranking, so the table is computed when first asked for, from the
+        fit's statistics and parameters.
     ranking_ : ndarray of int
         The selected terms' indices in the order they were chosen.
     stats_ : TermStats
@@ -375,30 +409,51 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
                 stats = TermStats(stats.class_df[keep], stats.df, stats.class_sizes[keep], stats.n_docs,
                                   stats.classes[keep], stats.multilabel)  # fmt: skip
         k = self._n_selected(stats.n_terms)
-        table = score(
-            stats,
-            self.metric,
-            negative_features=self.negative_features,
-            alpha=self.alpha,
-            pow_k=self.pow_k,
-            random_state=self.random_state,
-            n_threads=self.n_threads,
-        )
-        if self.positive_only:
-            table[~present_in_class(stats)] = 0.0
         self.classes_ = stats.classes
-        self.score_table_ = table
+        self.__dict__.pop("score_table_", None)
+        self.__dict__.pop("scores_", None)
+        self._scored = stats  # the statistics score_table_ is computed from
+        metric_params = dict(negative_features=self.negative_features, alpha=self.alpha, pow_k=self.pow_k)
+        self._scoring = dict(metric_params, metric=self.metric, random_state=self.random_state,
+                             positive_only=self.positive_only)  # fmt: skip
         if self.multiclass == "round_robin" and _positive_row(stats) is None:
-            # the selection reads the classes' rows, not their maximum, which would read the
-            # whole table again: scores_ is computed when first asked for (see the property)
-            self.__dict__.pop("scores_", None)
-            self.ranking_ = rank_terms(table, stats, k, self.multiclass, self.n_threads)
+            ranked = None
+            if self.metric != "rand":  # rand's table is drawn whole
+                fill = row_scorer(stats, self.metric, **metric_params)
+                ranked = _round_robin_by_rows(fill, stats, k, self.positive_only, self.n_threads)
+            if ranked is None:  # a class's head ran out: the merge needs the whole rows
+                ranked = rank_terms(self.score_table_, stats, k, self.multiclass, self.n_threads)
+            # the selection read the classes' rows one at a time: the table and the per-term
+            # maximum are computed when first asked for (see the properties)
+            self.ranking_ = ranked
         else:
             self.scores_ = combine_scores(
-                table, stats, "max" if self.multiclass == "round_robin" else self.multiclass
+                self.score_table_, stats, "max" if self.multiclass == "round_robin" else self.multiclass
             )
             self.ranking_ = top_k(self.scores_, k)  # rank_terms' choice for these rules, scores combined once
         return self
+
+    @property
+    def score_table_(self):
+        """One-vs-rest scores of every class (see the class's Attributes)."""
+        try:
+            return self.__dict__["score_table_"]
+        except KeyError:
+            if "_scored" not in self.__dict__:
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute 'score_table_'"
+                ) from None
+        params = dict(self._scoring)
+        positive_only = params.pop("positive_only")
+        table = score(self._scored, **params, n_threads=self.n_threads)
+        if positive_only:
+            table[~present_in_class(self._scored)] = 0.0
+        self.__dict__["score_table_"] = table
+        return table
+
+    @score_table_.setter
+    def score_table_(self, value):
+        self.__dict__["score_table_"] = value
 
     @property
     def scores_(self):
@@ -406,7 +461,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         try:
             return self.__dict__["scores_"]
         except KeyError:
-            if "score_table_" not in self.__dict__:
+            if "score_table_" not in self.__dict__ and "_scored" not in self.__dict__:
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute 'scores_'") from None
         scores = self.__dict__["scores_"] = self.score_table_.max(axis=0)
         return scores

@@ -11,3 +11,10 @@ def round_robin(
     guesses: NDArray[np.float64],
     k: int,
 ) -> NDArray[np.intp]: ...
+def round_robin_heads(
+    heads: Sequence[NDArray[np.int64]],  # each class's terms above its guess, in index order
+    head_scores: Sequence[NDArray[np.float64]],
+    guesses: NDArray[np.float64],
+    n_terms: int,
+    k: int,
+) -> NDArray[np.intp] | None: ...

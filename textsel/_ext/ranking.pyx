@@ -50,10 +50,11 @@ cdef inline uint64_t _rank_key(double score) noexcept nogil:
     return ~bits
 
 
-cdef int _rank_head(const double *row, int64_t *head, Py_ssize_t n) noexcept nogil:
-    """Rank ``head`` (terms in index order) by the scores in ``row``: a least-significant-digit
-    radix sort over the keys' eight bytes, each pass stable, so equal scores keep index order; a
-    byte every key shares is skipped.  Returns 0, or -1 when out of memory."""
+cdef int _rank_head(const double *row, const double *scores, int64_t *head, Py_ssize_t n) noexcept nogil:
+    """Rank ``head`` (terms in index order) by their scores, ``scores[j]`` for ``head[j]`` or, when
+    ``scores`` is NULL, ``row[head[j]]``: a least-significant-digit radix sort over the keys' eight
+    bytes, each pass stable, so equal scores keep index order; a byte every key shares is skipped.
+    Returns 0, or -1 when out of memory."""
     cdef uint64_t *keys = <uint64_t *>malloc(2 * (n if n else 1) * sizeof(uint64_t))
     cdef int64_t *terms = <int64_t *>malloc((n if n else 1) * sizeof(int64_t))
     cdef uint64_t *src_k
@@ -69,7 +70,7 @@ cdef int _rank_head(const double *row, int64_t *head, Py_ssize_t n) noexcept nog
         return -1
     src_k, dst_k, src_t, dst_t = keys, keys + n, head, terms
     for j in range(n):
-        src_k[j] = _rank_key(row[head[j]])
+        src_k[j] = _rank_key(scores[j] if scores != NULL else row[head[j]])
     for shift in range(0, 64, 8):
         for b in range(256):
             count[b] = 0
@@ -126,7 +127,7 @@ cdef int _raise_pending() except -1:
 
 cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept nogil:
     """The class's best term not taken yet; -1 when out of memory, -2 when none is left, -3 when
-    a signal handler raised."""
+    a signal handler raised, -4 when the head is used up and there is no row to go on with."""
     cdef int64_t t
     cdef Py_ssize_t j, count
     cdef Entry *entries
@@ -134,6 +135,8 @@ cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept
         if q.at_head < q.n_head:
             t = q.head[q.at_head]
             q.at_head += 1
+        elif q.row == NULL:
+            return -4
         elif q.at_tie < n:
             j = q.at_tie
             while j < n and not (q.row[j] == q.g):
@@ -188,12 +191,30 @@ def round_robin(const double[:, ::1] table, heads, const double[::1] guesses, Py
     not taken yet, until ``k`` are taken.  ``heads[c]`` (int64) holds the terms of row ``c``
     scoring above ``guesses[c]``, in increasing index order (``np.flatnonzero(row > g)``).
     Returns the terms in the order taken (intp)."""
-    cdef Py_ssize_t n_classes = table.shape[0], n = table.shape[1], c, j, count = 0
-    cdef int64_t previous
-    cdef int64_t t = 0
-    cdef int64_t[::1] head
-    if len(heads) != n_classes or guesses.shape[0] != n_classes:
+    if len(heads) != table.shape[0] or guesses.shape[0] != table.shape[0]:
         raise ValueError("round_robin needs one head and one guess per row of the table")
+    return _round_robin(table, heads, None, guesses, table.shape[1], k)
+
+
+def round_robin_heads(heads, head_scores, const double[::1] guesses, Py_ssize_t n_terms, Py_ssize_t k):
+    """:func:`round_robin` from the heads alone, ``head_scores[c]`` holding the scores of the terms
+    in ``heads[c]``, for a caller that kept no table: the same terms, or None when some class's
+    head is used up before ``k`` terms are taken (the merge would need that class's whole row)."""
+    if len(heads) != guesses.shape[0] or len(head_scores) != guesses.shape[0]:
+        raise ValueError("round_robin_heads needs one head, one score array and one guess per class")
+    for c in range(guesses.shape[0]):
+        if np.shape(head_scores[c]) != np.shape(heads[c]):
+            raise ValueError(f"head_scores[{c}] must hold one score per term of heads[{c}]")
+    return _round_robin(None, heads, head_scores, guesses, n_terms, k)
+
+
+def _round_robin(const double[:, ::1] table, heads, head_scores, const double[::1] guesses,
+                 Py_ssize_t n, Py_ssize_t k):
+    cdef Py_ssize_t n_classes = guesses.shape[0], c, j, count = 0
+    cdef int64_t t = 0
+    cdef int64_t previous
+    cdef int64_t[::1] head
+    cdef const double[::1] scores
     if k < 0 or k > n or (k and not n_classes):
         raise ValueError(f"k must be in [0, {n if n_classes else 0}], got {k}")
     chosen_array = np.empty(k, dtype=np.intp)
@@ -211,6 +232,7 @@ def round_robin(const double[:, ::1] table, heads, const double[::1] guesses, Py
         cursors[c].rest = NULL
     for c in range(n_classes):
         head = heads[c]
+        scores = head_scores[c] if head_scores is not None else None
         previous = -1
         for t in head:
             if t <= previous or t >= n:
@@ -221,7 +243,7 @@ def round_robin(const double[:, ::1] table, heads, const double[::1] guesses, Py
                 raise ValueError(f"heads must hold each row's terms in increasing order, got {t} after {previous}")
             previous = t
         t = 0
-        cursors[c].row = &table[c, 0]
+        cursors[c].row = &table[c, 0] if table is not None else NULL
         cursors[c].g = guesses[c]
         cursors[c].n_head = head.shape[0]
         cursors[c].head = <int64_t *>malloc((head.shape[0] if head.shape[0] else 1) * sizeof(int64_t))
@@ -232,7 +254,8 @@ def round_robin(const double[:, ::1] table, heads, const double[::1] guesses, Py
         with nogil:
             if head.shape[0]:
                 memcpy(cursors[c].head, &head[0], head.shape[0] * sizeof(int64_t))
-            j = _rank_head(cursors[c].row, cursors[c].head, head.shape[0])
+            j = _rank_head(cursors[c].row, &scores[0] if scores is not None and head.shape[0] else NULL,
+                           cursors[c].head, head.shape[0])
         if j != 0:
             _free_cursors(cursors, n_classes)
             free(taken)
@@ -259,6 +282,8 @@ def round_robin(const double[:, ::1] table, heads, const double[::1] guesses, Py
         free(taken)
     if t == -3:
         _raise_pending()
+    if t == -4:
+        return None
     if t == -1:
         raise MemoryError("round_robin: no memory for a class's ranking")
     if t == -2:
