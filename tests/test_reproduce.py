@@ -219,6 +219,42 @@ def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(
     assert (tmp_path / "dasgupta.md").is_file()
 
 
+def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro_f1(tmp_path):
+    """The paper averages relative F1 over five 20 Newsgroups splits, each relative to its own best
+    all-terms fit: with two splits given, every curve point must be the mean of the two splits'
+    own sampling_curves; the Reuters stand-in's relative macro-F1 gets its own table and its
+    Fig. 5c row, and keeping every term by a ranking is relative macro-F1 1 exactly."""
+    pytest.importorskip("matplotlib")
+    from textsel.reproduce import dasgupta
+    from textsel.study import sampling_curves
+
+    splits = []
+    for seed in (21, 22):
+        X, Y, X_test, Y_test = _indicator_corpus(seed, n=400, d=2500, n_classes=3)
+        splits.append((X, Y.argmax(axis=1), X_test, Y_test.argmax(axis=1)))
+    X, Y, X_test, Y_test = _indicator_corpus(23, n=400, d=2500, n_classes=4)
+    report = dasgupta.run(
+        out=tmp_path, quick=True, corpora={"news": splits, "reuters": (X, Y, X_test, Y_test)}
+    )
+    strategies = (("ss", 150), ("ss", 20), ("ws", None), ("us", None))
+    by_split = []
+    for split in splits:
+        records = sampling_curves(
+            *split, [500, 2000], strategies=strategies, samples=2, alphas=dasgupta.LAMBDAS
+        )
+        by_split.append({(r["method"], r["budget"]): r for r in records})
+    table = dict(report.sections)["Relative micro-F1 on news (Dasgupta et al.'s Fig. 5)"]
+    for (method, budget), first in by_split[0].items():
+        mean = (first["relative_f1"] + by_split[1][(method, budget)]["relative_f1"]) / 2
+        row = next(line for line in table.splitlines() if line.startswith(f"| {method} |"))
+        assert f"{mean:.3f}" in row.split(" | ")[[500, 2000].index(budget) + 1]
+    macro = dict(report.sections)["Relative macro-F1 on reuters (Dasgupta et al.'s Fig. 5)"]
+    assert "| ig |" in macro and "Fig. 5c" in [row.where for row in report.rows]
+    full = sampling_curves(X, Y, X_test, Y_test, [2500], strategies=(), samples=1, alphas=(1.0,))
+    assert all(r["relative_macro_f1"] == pytest.approx(1.0) for r in full)
+    assert "2 random splits of 200 training and 200 test documents" in report.corpus
+
+
 def test_a_failed_run_leaves_the_previous_page_and_figures(forman_report, monkeypatch):
     """Figures are drawn into a staging folder and moved into place with the page only when the
     run finishes: a run that fails half-way (here in its last experiment) changes nothing."""

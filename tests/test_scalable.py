@@ -67,6 +67,26 @@ def test_lambda_search_meets_the_target_as_closely_as_a_grid_does():
     assert abs(sel.avl_ - sel.target_avl_) <= min(grid) + 0.05 * sel.target_avl_
 
 
+def test_corpus_avl_counts_the_candidate_terms_as_the_paper_does():
+    """Li & Sun compute AVL_T after cutting terms in fewer than two documents: words seen once in
+    a raw matrix must not lengthen the target.  Adding such words (and empty columns) to a corpus
+    must leave AVL_T, the target and the selection as they were, and AVL_T must be the candidate
+    terms' df summed by hand over the documents."""
+    X, y = random_corpus(n_docs=300, n_terms=150, n_classes=3, density=0.08, seed=6)
+    stats = textsel.term_stats(X, y)
+    X = X[:, stats.df >= 2]  # a corpus already cut, as the paper's
+    once = sp.csr_matrix((np.ones(120), (np.arange(120) * 2, np.arange(120))), shape=(300, 130))
+    raw = sp.hstack([X, once, sp.csr_matrix((300, 5))]).tocsr()  # 120 words seen once, 10 never
+    cut = textsel.ScalableTermSelector(k=25).fit(X, y)
+    full = textsel.ScalableTermSelector(k=25).fit(raw, y)
+    df = np.asarray((raw > 0).sum(axis=0)).ravel()
+    assert full.avl_all_ == pytest.approx(df[df >= 2].sum() / 300)
+    assert full.avl_all_ == pytest.approx(cut.avl_all_) and full.avl_all_ < df.sum() / 300
+    assert full.target_avl_ == pytest.approx(cut.target_avl_)
+    np.testing.assert_array_equal(full.get_support()[: X.shape[1]], cut.get_support())
+    assert not full.get_support()[X.shape[1] :].any()
+
+
 def test_avl_decreases_with_lambda():
     X, y = random_corpus(n_docs=300, n_terms=200, n_classes=3, density=0.1, seed=4)
     stats = textsel.term_stats(X, y)

@@ -113,6 +113,31 @@ def test_tolerance_curve_and_pairs_by_hand():
     assert high_bns_k1["f1"] == 0.3 and high_bns_k1["tasks"] == 1
 
 
+def test_residual_curve_counts_the_backups_rescues_by_hand():
+    """Forman's Fig. 10b: on four hand-built tasks IG is within 5% of the best F1 on one (x); BNS
+    rescues two of the other three (y, z) and Chi two others (z, w), and the pair shares add IG's
+    own success.  With IG best everywhere the residual is undefined (NaN), not 0."""
+    import math
+
+    from textsel.study import residual_curve
+
+    records = _records({
+        ("d", "x", "ig"): [0.8, 0.1], ("d", "x", "bns"): [0.5, 0.5], ("d", "x", "chi2"): [0.79, 0.1],
+        ("d", "y", "ig"): [0.5, 0.1], ("d", "y", "bns"): [0.9, 0.1], ("d", "y", "chi2"): [0.6, 0.1],
+        ("d", "z", "ig"): [0.5, 0.1], ("d", "z", "bns"): [0.88, 0.1], ("d", "z", "chi2"): [0.9, 0.1],
+        ("e", "w", "ig"): [0.1, 0.1], ("e", "w", "bns"): [0.2, 0.1], ("e", "w", "chi2"): [0.4, 0.1],
+    })  # fmt: skip
+    rows = {(r["metric"], r["tolerance"]): r for r in residual_curve(records, "ig", "f1", (0.05,))}
+    assert rows[("bns", 0.05)]["residual"] == pytest.approx(2 / 3)  # y (best) and z (0.88 >= 0.855)
+    assert rows[("bns", 0.05)]["share"] == pytest.approx(3 / 4)
+    assert (rows[("bns", 0.05)]["rescued"], rows[("bns", 0.05)]["failures"]) == (2, 3)
+    assert rows[("chi2", 0.05)]["residual"] == pytest.approx(2 / 3)  # z and w; not y (0.6 < 0.855)
+    assert rows[("chi2", 0.05)]["share"] == pytest.approx(3 / 4)
+    only_ig = _records({("d", "x", "ig"): [0.9, 0.1], ("d", "x", "bns"): [0.5, 0.1]})
+    (row,) = residual_curve(only_ig, "ig", "f1", (0.01,))
+    assert math.isnan(row["residual"]) and row["share"] == 1.0
+
+
 def test_progress_reports_every_task(datasets, capsys):
     records = forman(datasets, metrics=("bns",), ks=(5,), trials=1, folds=2, progress=True)
     err = capsys.readouterr().err

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
 from ._checks import check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
+from .selection import top_k
 from .termstats import TermStats, term_stats
 
 __all__ = ["ScalableTermSelector", "average_vector_length", "probability_ratio", "target_avl", "zeta"]
@@ -58,11 +59,6 @@ def target_avl(avl_all: float, k: int, gamma: float = 0.085) -> float:
     return float(avl_all ** (gamma * math.log(k)))
 
 
-def _top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    # a partial selection: the AVL only needs the set, not its order
-    return np.argpartition(-scores, k - 1)[:k]
-
-
 class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     """Li & Sun's (2007) scalable term selection, as a scikit-learn selector.
 
@@ -70,8 +66,10 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     log PR(t) (the largest one-vs-rest probability ratio over the classes) and its coverage
     log df(t); terms in fewer than two documents are cut.  lam is found by bisection on [0, 1]
     so that the top-k terms' average vector length, AVL = sum df / m, comes closest to
-    AVL°(k) = AVL_T ** (gamma ln k), AVL_T being the AVL of all terms (the paper's gamma = 0.085).
-    AVL falls as lam grows, in steps (the top-k set changes discretely).
+    AVL°(k) = AVL_T ** (gamma ln k) (the paper's gamma = 0.085).  AVL_T is the AVL of the
+    candidate terms, those in two or more documents: the paper computes it after its df >= 2
+    cut, so words seen once in a raw matrix do not lengthen the target.  AVL falls as lam grows,
+    in steps (the top-k set changes discretely).
 
     Parameters
     ----------
@@ -95,7 +93,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         AVL of the selected terms.
     target_avl_ : float
     avl_all_ : float
-        AVL_T.
+        AVL_T, the AVL of the terms in two or more documents.
     scores_ : ndarray of shape (n_features,)
         zeta(t; ``lambda_``).
     """
@@ -135,14 +133,15 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
 
     def __textsel_fit_stats__(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""
-        eligible = int((stats.df >= 2).sum())
+        candidates = stats.df >= 2
+        eligible = int(candidates.sum())
         if eligible == 0:
             raise ValueError("X has no term in two or more documents; nothing to select")
         k = terms_to_keep(self.k, eligible, "the terms in two or more documents")
         gamma = check_real(self.gamma, "gamma", 0.0, None)
         bisections = check_positive_int(self.max_bisections, "max_bisections", 1)
         m = stats.n_docs
-        self.avl_all_ = float(stats.df.sum() / m)
+        self.avl_all_ = average_vector_length(stats.df, candidates, m)
         if self.target_avl is None:
             self.target_avl_ = target_avl(self.avl_all_, k, gamma)
         else:
@@ -153,7 +152,9 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         log_df = np.log(np.maximum(stats.df, 1).astype(np.float64))
 
         def avl(lam):
-            top = _top_k(zeta(log_pr, log_df, lam), k)
+            # equal scores by lower index, as TermSelector breaks them: a partition's choice among
+            # ties would change with unrelated columns
+            top = top_k(zeta(log_pr, log_df, lam), k)
             return average_vector_length(stats.df, top, m), top
 
         lo, hi = 0.0, 1.0

@@ -21,17 +21,16 @@ from ..metrics import METRICS, score
 from ..selection import top_k
 from ..termstats import term_stats
 from .claims import FORMAN as CLAIMS
-from .claims import FORMAN_PAIRS as PAPER_PAIRS
 from .forman_tables import (
     f1_markdown,
     macro_table,
     nearest_k,
-    pair_name,
     paired_ttest,
     paper_name,
     ranked_at,
     table_ks,
 )
+from .forman_tolerance import tolerance_claims
 from .report import Report
 
 __all__ = ["run"]
@@ -75,7 +74,7 @@ def run(
     figures = report.figure_folder(out, figures)
     _headline(report, records, figures)
     _skew(report, records, figures)
-    _tolerance(report, records, figures)
+    tolerance_claims(report, records, figures)
     _cutoff(report, datasets, (1, 5, 25) if quick else CUTOFFS, trials, n_jobs, figures)
     _negative_features(report, datasets)
     return report.finish(start, out)
@@ -299,103 +298,6 @@ def _skew(report, records, figures):
                 rows, figures / name, measure=measure, title=f"{measure}, {group}-skew tasks"
             )
             report.figures.append((name, f"Macro-{measure} of the {group}-skew tasks (Forman's {figure})"))
-
-
-def _tolerance(report, records, figures):
-    rows = study.tolerance_curve(records, "f1")
-    share = {(r["metric"], r["tolerance"]): r["share"] for r in rows}
-    bns, ig = share[("bns", 0.01)], share[("ig", 0.01)]
-    by_dataset = ", ".join(
-        f"{name} {100 * a:.0f}/{100 * b:.0f}% ({n} tasks)"
-        for name, (a, b, n) in _shares_by_dataset(records).items()
-    )
-    report.claim(
-        "tolerance",
-        "share of tasks within 1% of the best average maximum F1 (best k within each trial, then the mean)",
-        f"BNS {100 * bns:.0f}%, IG {100 * ig:.0f}%",
-        abs(100 * bns - 65) <= 10 and abs(100 * ig - 40) <= 10,
-        f"{100 * bns - 65:+.0f} / {100 * ig - 40:+.0f} points from 65 / 40; "
-        f"BNS / IG by dataset: {by_dataset}",
-    )
-    goals = {"recall": 0.01, "precision": 0.01, "accuracy": 0.001}
-    leaders = {}
-    for measure, tol in goals.items():
-        curve = study.tolerance_curve(records, measure, (tol,))
-        leaders[measure] = sorted(((r["share"], r["metric"]) for r in curve), reverse=True)
-    report.claim(
-        "goals",
-        "share of tasks within the tolerance, top three per goal",
-        "; ".join(
-            f"{m} ({100 * goals[m]:g}%): " + ", ".join(f"{paper_name(x)} {100 * v:.0f}%" for v, x in r[:3])
-            for m, r in leaders.items()
-        ),
-        leaders["recall"][0][1] == "bns"
-        and leaders["accuracy"][0][1] == "bns"
-        and leaders["precision"][0][1] != "bns",
-        ", ".join(f"{paper_name(r[0][1])} leads {m}" for m, r in leaders.items()),
-    )
-    precision = study.tolerance_curve(records, "precision")
-    lead = {
-        t: max((r["share"], r["metric"]) for r in precision if r["tolerance"] == t)[1] for t in FIVE_TO_TEN
-    }
-    report.claim(
-        "precision_tolerance",
-        "metric within tolerance of the best precision most often, tolerances 5-10%",
-        ", ".join(f"{100 * t:.0f}%: {paper_name(m)}" for t, m in lead.items()),
-        all(m == "ig" for m in lead.values()),
-        ", ".join(f"{paper_name(m)} leads at {100 * t:.0f}%" for t, m in lead.items() if m != "ig"),
-    )
-    found = {}
-    for measure in PAPER_PAIRS:
-        found[measure] = study.best_pairs(records, measure, 0.001 if measure == "accuracy" else 0.01)[0]
-    differ = [m for m, pair in PAPER_PAIRS.items() if sorted(found[m]["pair"]) != sorted(pair)]
-    report.claim(
-        "pairs",
-        "pair most often within 1% of the best (0.1% for accuracy), the better of the two per task",
-        "; ".join(f"{m}: {pair_name(b['pair'])} {100 * b['share']:.0f}%" for m, b in found.items()),
-        not differ,
-        ", ".join(
-            f"{m} {pair_name(found[m]['pair'])} where the paper has {pair_name(PAPER_PAIRS[m])}"
-            for m in differ
-        ),
-    )
-    tols = sorted({r["tolerance"] for r in rows})
-    table = [
-        "| metric | " + " | ".join(f"{100 * t:.0f}%" for t in tols) + " |",
-        "|---" * (len(tols) + 1) + "|",
-    ]
-    for metric in METRICS:
-        table.append(
-            f"| {paper_name(metric)} | " + " | ".join(f"{100 * share[(metric, t)]:.0f}" for t in tols) + " |"
-        )
-    text = "Percentage of tasks on which each metric's average maximum F1 comes within x% of the best "
-    report.sections.append(
-        ("Best within tolerance (Forman's Fig. 9a)", text + "any metric reached:\n\n" + "\n".join(table))
-    )
-    if figures is not None:
-        plots = _plots()
-        plots.plot_tolerance(rows, figures / "tolerance_f1.png", title="F1 within tolerance of the best")
-        title = "precision within tolerance of the best"
-        plots.plot_tolerance(precision, figures / "tolerance_precision.png", title=title)
-        report.figures += [
-            ("tolerance_f1.png", "Tasks within x% of the best F1 (Forman's Fig. 9a)"),
-            ("tolerance_precision.png", "The same for precision (Forman's Fig. 10a)"),
-        ]
-
-
-#: the tolerances of "higher tolerances" in Forman's Fig. 10a
-FIVE_TO_TEN = (0.05, 0.06, 0.07, 0.08, 0.09, 0.1)
-
-
-def _shares_by_dataset(records):
-    """{dataset: (BNS's share, IG's share within 1%, tasks)}."""
-    out = {}
-    for name in sorted({r["dataset"] for r in records}):
-        rows = study.tolerance_curve([r for r in records if r["dataset"] == name], "f1", (0.01,))
-        share = {r["metric"]: r["share"] for r in rows}
-        tasks = len({r["class"] for r in records if r["dataset"] == name})
-        out[name] = (share.get("bns", 0.0), share.get("ig", 0.0), tasks)
-    return out
 
 
 def _cutoff(report, datasets, cutoffs, trials, n_jobs, figures):

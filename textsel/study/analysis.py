@@ -16,8 +16,8 @@ import numpy as np
 
 from .protocol import MEASURES
 
-__all__ = ["average_trials", "best_pairs", "macro_average", "skew_split", "to_dataframe", "tolerance_curve",
-           "write_csv", "write_json"]  # fmt: skip
+__all__ = ["average_trials", "best_pairs", "macro_average", "residual_curve", "skew_split", "to_dataframe",
+           "tolerance_curve", "write_csv", "write_json"]  # fmt: skip
 
 #: Forman's tolerances for the "best within x%" analysis (his Fig. 9a): 1% to 10%
 FORMAN_TOLERANCES = tuple(t / 100 for t in range(1, 11))
@@ -108,6 +108,31 @@ def best_pairs(records, measure="f1", tolerance=0.05):
             ]
             rows.append({"pair": (a, b), "share": float(np.mean(hits))})
     return sorted(rows, key=lambda r: (-r["share"], r["pair"]))
+
+
+def residual_curve(records, lead="ig", measure="precision", tolerances=FORMAN_TOLERANCES):
+    """Forman's residual win analysis (his Fig. 10b): each other metric as ``lead``'s backup.
+
+    For each metric and tolerance: ``share``, the share of tasks on which ``lead`` or the metric
+    comes within the tolerance of the best (the better of the two per task), ``residual``, the
+    share of the tasks ``lead`` fails on that the metric rescues (NaN when ``lead`` fails on none),
+    ``rescued`` and ``failures``, the two counts behind it.  A backup whose failures are
+    correlated with the lead's rescues few of them.
+    """
+    best = _best_per_task(records, measure)
+    metrics = sorted({m for per_task in best.values() for m in per_task} - {lead})
+    rows = []
+    for tol in tolerances:
+        within = [{m: v >= (1 - tol) * max(per_task.values()) for m, v in per_task.items()}
+                  for per_task in best.values()]  # fmt: skip
+        failed = [hits for hits in within if not hits.get(lead, False)]
+        for metric in metrics:
+            share = np.mean([hits.get(lead, False) or hits.get(metric, False) for hits in within])
+            rescued = sum(hits.get(metric, False) for hits in failed)
+            rows.append({"metric": metric, "tolerance": tol, "share": float(share),
+                         "residual": rescued / len(failed) if failed else math.nan,
+                         "rescued": rescued, "failures": len(failed)})  # fmt: skip
+    return rows
 
 
 def skew_split(records, threshold=67.0, by=("metric", "k")):
