@@ -107,6 +107,7 @@ def _headline(report, records, figures):
         not lost,
         "; ".join(
             f"at k = {k} {paper_name(best[k][0][1])} leads BNS by {best[k][0][0] - f1[('bns', k)]:.3f}"
+            + _by_skew(records, best[k][0][1], k)
             for k in lost
         ),
     )
@@ -217,6 +218,19 @@ def _headline(report, records, figures):
             ),
         ]
     report.sections.append(("Macro-F1 against k (Forman's Fig. 4)", f1_markdown(f1, ks)))
+
+
+def _by_skew(records, leader, k):
+    """BNS's macro-F1 minus ``leader``'s at k, on the high-skew tasks and on the rest: where
+    Forman finds BNS strongest, and how many such tasks these sets hold."""
+    parts = []
+    for name, high in (("above 1:67", True), ("at or below", False)):
+        group = [r for r in records if r["k"] == k and (r["skew"] > HIGH_SKEW) == high]
+        if group:
+            tab = macro_table(group)
+            tasks = len({(r["dataset"], r["class"]) for r in group})
+            parts.append(f"{tab[('bns', k)] - tab[(leader, k)]:+.3f} on the {tasks} tasks {name}")
+    return f" (BNS - {paper_name(leader)}: {', '.join(parts)}; Forman had 23 of 229 tasks above 1:67)"
 
 
 def _skew(report, records, figures):
