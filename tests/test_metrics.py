@@ -154,3 +154,30 @@ def test_scores_are_finite_on_multilabel_stats(name):
     Y = (np.random.default_rng(12).random((100, 5)) < 0.3).astype(int)
     table = textsel.score(textsel.term_stats(X, Y), name, random_state=0)
     assert table.shape == (5, X.shape[1]) and np.isfinite(table).all()
+
+
+def test_bns_kernel_returns_its_scratch_clean_after_a_table_and_after_bad_counts():
+    """bns_table resets only the fp grid points it used, so its scratch must come back all NaN
+    after a normal call and after one stopped by inconsistent counts; a second table drawn
+    with the same scratch must equal the first."""
+    from textsel._ext import scoring
+
+    X, y = random_corpus(n_docs=300, n_terms=80, n_classes=4, seed=12)
+    stats = textsel.term_stats(X, y)
+    z, touched = scoring.bns_scratch(stats.n_docs)
+    width = stats.n_docs + 1
+    order = np.argsort(stats.class_sizes, kind="stable").astype(np.int64)
+    tables = []
+    for _ in range(2):
+        out = np.empty(stats.class_df.shape)
+        assert scoring.bns_table(stats.class_df, stats.df, stats.class_sizes, order, stats.n_docs, 0.0005,
+                                 1.0, 1.0, z, touched, out) == 0  # fmt: skip
+        assert np.isnan(z[width:]).all()
+        tables.append(out)
+    np.testing.assert_array_equal(tables[0], tables[1])
+    np.testing.assert_array_equal(tables[0], textsel.score(stats, "bns"))
+    bad = stats.class_df.copy()
+    bad[1, 40] = stats.df[40] + 1  # more documents of the class than of the corpus hold the term
+    assert scoring.bns_table(bad, stats.df, stats.class_sizes, order, stats.n_docs, 0.0005, 1.0, 1.0,
+                             z, touched, np.empty(bad.shape)) == -1  # fmt: skip
+    assert np.isnan(z[width:]).all()

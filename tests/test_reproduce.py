@@ -80,7 +80,7 @@ def test_verdicts_and_unknown_papers():
     with pytest.raises(ValueError, match="paper must be one of"):
         reproduce("nobody")
     assert set(PAPERS) == {"forman", "li-sun", "dasgupta", "kolcz", "zhuang"}
-    report = Report("k", "T", "C", "cmd", "corpus")
+    report = Report("k", "T", "C", "corpus")
     report.add("Fig. 1", "claim", "measure", "ours", False, "why")
     assert "| Fig. 1 | claim | measure | ours | differs: why |" in report.markdown()
 

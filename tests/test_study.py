@@ -136,6 +136,12 @@ def test_residual_curve_counts_the_backups_rescues_by_hand():
     only_ig = _records({("d", "x", "ig"): [0.9, 0.1], ("d", "x", "bns"): [0.5, 0.1]})
     (row,) = residual_curve(only_ig, "ig", "f1", (0.01,))
     assert math.isnan(row["residual"]) and row["share"] == 1.0
+    with pytest.raises(
+        ValueError, match=r"lead must be one of the records' metrics \['bns', 'ig'\], got 'chi2'"
+    ):
+        residual_curve(only_ig, "chi2", "f1")
+    with pytest.raises(ValueError, match="measure must be one of"):
+        residual_curve(only_ig, "ig", "auc")
 
 
 def test_progress_reports_every_task(datasets, capsys):

@@ -25,6 +25,8 @@ rand      uniform random, seeded by ``random_state``
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -108,14 +110,13 @@ def score(
         out[...] = check_random_state(random_state).random_sample(out.shape)
         return out
     if metric == "bns":
-        width = stats.n_docs + 1
 
         def kernel(rows):
             # equal sizes next to each other: they share their inverse-normal grids
             order = rows[np.argsort(stats.class_sizes[rows], kind="stable")]
             return scoring.bns_table(
                 stats.class_df, stats.df, stats.class_sizes, order, stats.n_docs,
-                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), np.empty(2 * width), out,
+                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), *scoring.bns_scratch(stats.n_docs), out,
             )  # fmt: skip
 
         # a class costs a sweep over its terms and an inverse normal per tp grid point
@@ -146,12 +147,15 @@ def row_scorer(stats: TermStats, metric: str = "bns", *, negative_features=True,
         raise ValueError("the rand metric draws its table whole; use score()")
     first = np.zeros(1, dtype=np.int64)
     invert = bool(negative_features) and metric in INVERTIBLE
+    local = threading.local()  # BNS's scratch, one per thread, returned NaN-clean by each call
 
     def fill(c: int, row: np.ndarray) -> None:
         if metric == "bns":
+            if not hasattr(local, "scratch"):
+                local.scratch = scoring.bns_scratch(stats.n_docs)
             status = scoring.bns_table(
                 stats.class_df[c : c + 1], stats.df, stats.class_sizes[c : c + 1], first, stats.n_docs,
-                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), np.empty(2 * (stats.n_docs + 1)), row[None, :],
+                BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), *local.scratch, row[None, :],
             )  # fmt: skip
         else:
             status = scoring.score_table(

@@ -51,19 +51,28 @@ def _ranked_rows(table: np.ndarray, k: int, size: int, n_threads: int) -> np.nda
     is guessed to hold about ``size`` terms."""
     table = np.ascontiguousarray(table, dtype=np.float64)
     guesses = _guesses(table, size)
-    groups = split_groups(np.full(table.shape[0], table.shape[1]), n_threads)
-    heads = [None] * table.shape[0]
-    for rows, found in zip(groups, run_blocks(lambda g: _heads(table, g, guesses), [(g,) for g in groups]),
-                           strict=True):  # fmt: skip
-        for row, head in zip(rows, found, strict=True):
-            heads[row] = head
-    return ranking.round_robin(table, heads, guesses, k)
+
+    def heads(rows):  # each row's terms above its guess, in index order (the merge ranks them)
+        return [np.flatnonzero(table[r] > guesses[r]) for r in rows]
+
+    return ranking.round_robin(table, _per_row(heads, *table.shape, n_threads), guesses, k)
 
 
-def _heads(table, rows, guesses):
-    """For each of ``rows``, the terms scoring above its guess, in index order (the merge ranks
-    them)."""
-    return [np.flatnonzero(table[r] > guesses[r]) for r in rows]
+def _per_row(work, n_rows: int, n_terms: int, n_threads: int) -> list:
+    """``work(rows)`` (one result per row of ``rows``) run over the rows split across
+    ``n_threads`` threads; the results in row order."""
+    groups = split_groups(np.full(n_rows, n_terms), n_threads)
+    out = [None] * n_rows
+    for rows, results in zip(groups, run_blocks(work, [(g,) for g in groups]), strict=True):
+        for r, result in zip(rows, results, strict=True):
+            out[r] = result
+    return out
+
+
+def _head_size(k: int, n_classes: int, n_terms: int) -> int:
+    """Terms a class's head should hold for round-robin to take k: each class takes about
+    k / n_classes, and its head holds about twice that."""
+    return min(n_terms, k, 2 * -(-k // n_classes) + 16)
 
 
 def _guesses(table: np.ndarray, size: int) -> np.ndarray:
@@ -171,10 +180,7 @@ def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str, n_t
     if multiclass != "round_robin" or _positive_row(stats) is not None:
         how = "max" if multiclass == "round_robin" else multiclass
         return top_k(combine_scores(table, stats, how), k)
-    n_classes, n_terms = table.shape
-    # each class takes about k / n_classes terms: its head holds about twice that
-    size = min(n_terms, k, 2 * -(-k // n_classes) + 16)
-    return _ranked_rows(table, k, size, effective_n_threads(n_threads))
+    return _ranked_rows(table, k, _head_size(k, *table.shape), effective_n_threads(n_threads))
 
 
 def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_threads) -> np.ndarray | None:
@@ -183,28 +189,21 @@ def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_
     taken and the row dropped.  Returns None when the merge would need a class's whole row (its
     head used up), so that the caller ranks the table instead: the same terms either way."""
     n_classes, n_terms = stats.class_df.shape
-    size = min(n_terms, k, 2 * -(-k // n_classes) + 16)
+    size = _head_size(k, n_classes, n_terms)
 
     def heads(rows):
         row, found = np.empty(n_terms), []
         for c in rows:
             fill(c, row)
             if positive_only:
-                row[
-                    ~_present(
-                        stats.class_df[c : c + 1], stats.df, stats.class_sizes[c : c + 1], stats.n_docs
-                    )[0]
-                ] = 0.0
+                one = slice(c, c + 1)
+                row[~_present(stats.class_df[one], stats.df, stats.class_sizes[one], stats.n_docs)[0]] = 0.0
             guess = _guesses(row[None, :], size)[0]
             head = np.flatnonzero(row > guess)
             found.append((guess, head, row[head]))
         return found
 
-    groups = split_groups(np.full(n_classes, n_terms), effective_n_threads(n_threads))
-    found = [None] * n_classes
-    for rows, results in zip(groups, run_blocks(heads, [(g,) for g in groups]), strict=True):
-        for c, result in zip(rows, results, strict=True):
-            found[c] = result
+    found = _per_row(heads, n_classes, n_terms, effective_n_threads(n_threads))
     guesses = np.array([g for g, _, _ in found])
     return ranking.round_robin_heads([h for _, h, _ in found], [v for _, _, v in found], guesses, n_terms, k)
 

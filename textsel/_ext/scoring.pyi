@@ -24,5 +24,7 @@ def bns_table(
     w_pos: NDArray[np.float64],
     w_neg: NDArray[np.float64],
     z: NDArray[np.float64],
+    touched: NDArray[np.int64],
     out: NDArray[np.float64],
 ) -> int: ...
+def bns_scratch(n_docs: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]: ...

@@ -6,6 +6,8 @@ and the class sizes pos, neg.  The loops read the int64 count table once and
 write the float64 score table once; no temporaries of the table's size.
 """
 
+import numpy as np
+
 from libc.math cimport NAN, fabs, log2, pow
 from libc.stdint cimport int64_t, uint64_t
 from scipy.special.cython_special cimport ndtri
@@ -137,6 +139,7 @@ def bns_table(const int64_t[:, ::1] class_df,
               double w_pos,
               double w_neg,
               double[::1] z,
+              int64_t[::1] touched,
               double[:, ::1] out):
     """Fill ``out`` with Bi-Normal Separation, |F^-1(tpr) - F^-1(fpr)|.
 
@@ -144,21 +147,26 @@ def bns_table(const int64_t[:, ::1] class_df,
     (the class sizes add up to the number of labels, so this is cheap), on
     the fp side only at the k/neg that some term of the class reaches (a few
     hundred per class, against neg + 1 for a full table), each when the sweep
-    over the row first meets it: the fp grid starts as NaN, which no grid
-    value is, so "not evaluated yet" costs no load beyond the lookup itself.
-    Classes are visited in ``order`` (a permutation of the rows, by class
-    size): classes of equal size share their grid, so values computed for one
-    are reused.  Positive features (tpr > fpr) are scaled by ``w_pos`` and
-    negative ones by ``w_neg``.
+    over the row first meets it: an fp grid point not evaluated yet holds NaN,
+    which no grid value is, so the check costs no load beyond the lookup
+    itself.  Only the points evaluated are reset to NaN for the next class
+    size, so a call costs the cells plus the points used, not a pass over the
+    grid per class (a grid has n_docs + 1 points).  Classes are visited in
+    ``order`` (a permutation of the rows, by class size): classes of equal
+    size share their grid, so values computed for one are reused.  Positive
+    features (tpr > fpr) are scaled by ``w_pos`` and negative ones by
+    ``w_neg``.
 
-    Scratch: ``z`` (float64) of 2 (n_docs + 1) entries.  Returns 0, or -1 if
-    some count is inconsistent (tp > pos, fp > neg, or negative), in which
-    case ``out`` is incomplete.
+    Scratch: ``z`` (float64) of 2 (n_docs + 1) entries, whose second half
+    must hold NaN on entry and holds NaN again on return (so one scratch
+    serves many calls, see :func:`bns_scratch`), and ``touched`` (int64) of
+    n_docs + 1.  Returns 0, or -1 if some count is inconsistent (tp > pos,
+    fp > neg, or negative), in which case ``out`` is incomplete.
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t width = n_docs + 1
-    cdef Py_ssize_t c, j, t
+    cdef Py_ssize_t c, j, t, n_touched = 0
     cdef int64_t pos, neg, tp, fp, k, prev_pos = -1
     # w_pos where d > 0 and w_neg where d < 0, without a data-dependent branch:
     # |d| (w_pos + w_neg)/2 + d (w_pos - w_neg)/2
@@ -169,7 +177,8 @@ def bns_table(const int64_t[:, ::1] class_df,
     cdef double *orow
     cdef double *ztp
     cdef double *zfp
-    if z.shape[0] < 2 * width:
+    cdef int64_t *used = &touched[0]
+    if z.shape[0] < 2 * width or touched.shape[0] < width:
         raise ValueError("BNS scratch arrays are too short")
     if class_sizes.shape[0] != n_classes:
         raise ValueError("class_sizes must have one entry per row")
@@ -192,8 +201,9 @@ def bns_table(const int64_t[:, ::1] class_df,
                 prev_pos = pos
                 for k in range(pos + 1):
                     ztp[k] = _z(k, <double> pos, clip)
-                for k in range(neg + 1):
-                    zfp[k] = NAN  # not evaluated yet
+                for k in range(n_touched):
+                    zfp[used[k]] = NAN  # not evaluated yet for this size
+                n_touched = 0
             for t in range(n_terms):
                 tp = row[t]
                 fp = dfp[t] - tp
@@ -205,8 +215,21 @@ def bns_table(const int64_t[:, ::1] class_df,
                 if zf != zf:
                     # the fp grid point's first use for this class size: evaluated here, once
                     zf = zfp[fp] = _z(fp, <double> neg, clip)
+                    used[n_touched] = fp
+                    n_touched += 1
                 d = ztp[tp] - zf
                 orow[t] = fabs(d) * w_avg + d * w_half
             if status != 0:
                 break
+        for k in range(n_touched):
+            zfp[used[k]] = NAN  # as the caller gave it
     return status
+
+
+def bns_scratch(int64_t n_docs):
+    """The scratch of :func:`bns_table` for ``n_docs`` documents: ``(z, touched)``, the fp half of
+    ``z`` already NaN."""
+    width = n_docs + 1
+    z = np.empty(2 * width)
+    z[width:] = np.nan
+    return z, np.empty(width, dtype=np.int64)

@@ -22,7 +22,6 @@ from .report import Report
 
 __all__ = ["run"]
 
-COMMAND = "textsel reproduce dasgupta --data-home DATA"
 BUDGETS = (250, 500, 1000, 2000, 5000, 10000)
 LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 STRATEGIES = (("ss", 1500), ("ss", 100), ("ws", None), ("us", None))
@@ -56,7 +55,7 @@ def run(
         title="Dasgupta et al. (2007): subspace sampling for feature selection",
         citation="A. Dasgupta, P. Drineas, B. Harb, V. Josifovski and M. W. Mahoney, *Feature selection "
         "methods for text classification*, KDD 2007.",
-        command=COMMAND + (" --quick" if quick else ""),
+        quick=quick,
         corpus="The paper used TechTC-100, 20 Newsgroups (five of Rennie's 4:1 train/test splits, "
         f"stemmed, ltc) and Reuters RCV2 (one split).  Here: {news_name} ({_splits_text(news)}) and "
         f"{reuters_name} (for RCV2, {_splits_text(reuters)}), sublinear tf-idf fitted on each training "

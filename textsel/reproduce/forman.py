@@ -39,7 +39,6 @@ __all__ = ["run"]
 HIGH_SKEW = 67.0
 #: rare-word cutoffs for his Fig. 11 (he went up to 25 occurrences)
 CUTOFFS = (1, 2, 3, 5, 10, 15, 20, 25)
-COMMAND = "textsel reproduce forman --data-home DATA"
 
 
 def run(
@@ -64,7 +63,7 @@ def run(
         title="Forman (2003): twelve metrics, and BNS",
         citation="G. Forman, *An extensive empirical study of feature selection metrics for text "
         "classification*, JMLR 3 (2003) 1289-1305.",
-        command=COMMAND + (" --quick" if quick else ""),
+        quick=quick,
         corpus=f"Forman ran 229 one-vs-rest tasks from 19 datasets.  Here: the {len(datasets)} of his "
         f"datasets in the data home ({', '.join(sorted(datasets))}), {tasks} tasks with at least "
         f"4 documents in and out of the class, {trials} trial(s) of stratified 4-fold "

@@ -22,7 +22,6 @@ __all__ = ["FRACTIONS", "run"]
 #: subset sizes, as fractions of the features with nonzero weight
 FRACTIONS = tuple(float(f) for f in np.geomspace(0.005, 1.0, 20))
 LOSSES = ("hinge", "squared_hinge")
-COMMAND = "textsel reproduce kolcz --data-home DATA"
 
 
 def run(
@@ -43,7 +42,7 @@ def run(
         title="Kolcz & Chowdhury (2007): judging feature subsets without re-training",
         citation="A. Kolcz and A. Chowdhury, *Avoidance of model re-induction in SVM-based feature "
         "selection for text categorization*, IJCAI 2007.",
-        command=COMMAND + (" --quick" if quick else ""),
+        quick=quick,
         corpus="The paper used TREC-AP, Reuters RCV1 and TechTC-100; none is in the data home, so "
         "Reuters-21578 (its largest categories, one-vs-rest) stands in for RCV1 and 20 Newsgroups "
         "(every group against the rest) for TREC-AP.  Boolean unit-length documents, words in "

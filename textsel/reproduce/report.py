@@ -33,16 +33,21 @@ class Row:
 class Report:
     """A paper's reproduction, written as ``<key>.md`` with its figures beside it."""
 
-    key: str
+    key: str  # the paper's name for ``textsel reproduce``
     title: str
     citation: str
-    command: str
     corpus: str
+    quick: bool = False
     rows: list[Row] = field(default_factory=list)
     sections: list[tuple[str, str]] = field(default_factory=list)
     figures: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     claims: dict = field(default_factory=dict)
+
+    @property
+    def command(self) -> str:
+        """The command that makes the page."""
+        return f"textsel reproduce {self.key} --data-home DATA" + (" --quick" if self.quick else "")
 
     def add(self, where, claim, measure, ours, holds, why_not=""):
         """Add a row; ``holds`` decides the verdict, ``why_not`` gives the measured reason."""

@@ -23,7 +23,6 @@ from .report import Report
 
 __all__ = ["run"]
 
-COMMAND = "textsel reproduce zhuang --data-home DATA"
 #: positive-class weights SVM.2 chooses from (SVM light's -j)
 J_GRID = (1.0, 2.0, 5.0, 10.0, 20.0)
 METHODS = ("PSVM", "SVM light", "WPSVM", "SVM.2", "SVM.1")
@@ -50,7 +49,7 @@ def run(
         title="Zhuang et al. (2006): the weighted proximal SVM",
         citation="D. Zhuang, B. Zhang, Q. Yang, J. Yan, Z. Chen and Y. Chen, *Efficient text "
         "classification by weighted proximal SVM*.",
-        command=COMMAND + (" --quick" if quick else ""),
+        quick=quick,
         corpus="The paper used RCV1-v2 (101 Topics, 23,149 training documents, and up to 804,414 "
         "for the timings), not in the data home.  Here Reuters-21578's ModApte split "
         f"({X.shape[0]:,} training documents, {Y.shape[1]} categories with a training document; "

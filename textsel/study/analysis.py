@@ -63,6 +63,8 @@ def _best_per_task(records, measure):
     within each trial, averaged over the trials (the all-terms baseline, k = "all", left out).
     Records already averaged over the trials give the maximum of those averages, a different and
     smaller number."""
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
     best = {}
     for r in records:
         if r["k"] == "all":
@@ -121,6 +123,8 @@ def residual_curve(records, lead="ig", measure="precision", tolerances=FORMAN_TO
     """
     best = _best_per_task(records, measure)
     metrics = sorted({m for per_task in best.values() for m in per_task} - {lead})
+    if best and not any(lead in per_task for per_task in best.values()):
+        raise ValueError(f"lead must be one of the records' metrics {metrics}, got {lead!r}")
     rows = []
     for tol in tolerances:
         within = [{m: v >= (1 - tol) * max(per_task.values()) for m, v in per_task.items()}
