@@ -95,9 +95,9 @@ static void rebuild_w(const ts_csr *X, const double *y, const double *alpha, dou
             row_axpy(X, i, y[i] * alpha[i], w, bias_value, n);
 }
 
-/* Spread of the projected gradient over every variable: the stopping test's quantity. */
-static double pg_spread(const ts_csr *X, const double *y, const double *diag, const double *upper,
-                        const double *alpha, const double *w, double bias_value)
+/* The stopping test over every variable. */
+static int pg_converged(const ts_csr *X, const double *y, const double *diag, const double *upper,
+                        const double *alpha, const double *w, double bias_value, double tol)
 {
     int64_t i;
     double pg_max = -INFINITY, pg_min = INFINITY;
@@ -110,7 +110,7 @@ static double pg_spread(const ts_csr *X, const double *y, const double *diag, co
         pg_max = pg > pg_max ? pg : pg_max;
         pg_min = pg < pg_min ? pg : pg_min;
     }
-    return pg_max - pg_min;
+    return ts_pg_converged(pg_max, pg_min, tol);
 }
 
 /* The dual objective 1/2 ||w||^2 + 1/2 sum D_ii alpha_i^2 - sum alpha_i, w matching alpha. */
@@ -224,7 +224,7 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
         }
         rebuild_w(X, y, alpha, bias_value, w);
         if (dual_objective(X, diag, alpha, w, bias_value) < f_old)
-            return pg_spread(X, y, diag, upper, alpha, w, bias_value) <= tol ? 1 : 0;
+            return pg_converged(X, y, diag, upper, alpha, w, bias_value, tol);
     }
     /* ... else the longest feasible step towards it, which lowers the objective by convexity */
     for (a = 0; a < nf; a++) {
@@ -243,7 +243,7 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
     rebuild_w(X, y, alpha, bias_value, w);
     if (limit >= 0)
         return 3;
-    return pg_spread(X, y, diag, upper, alpha, w, bias_value) <= tol ? 1 : 0;
+    return pg_converged(X, y, diag, upper, alpha, w, bias_value, tol);
 }
 
 /*
@@ -262,7 +262,7 @@ static int newton_step(const ts_csr *X, const double *y, const double *diag, con
     return step == 2 && moved ? 0 : step;
 }
 
-static int check_inputs(const ts_csr *X, const double *y, const ts_svm_options *o, const double *alpha0,
+int ts_svm_check_inputs(const ts_csr *X, const double *y, const ts_svm_options *o, const double *alpha0,
                         const double *w, const double *alpha, const ts_svm_result *r)
 {
     int64_t i;
@@ -307,7 +307,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
     newton_ws ws = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     double spreads[RATE_WINDOW], predicted = 0;
     uint64_t rng, steps = 0;
-    int status = check_inputs(X, y, o, alpha0, w, alpha, result);
+    int status = ts_svm_check_inputs(X, y, o, alpha0, w, alpha, result);
     if (status != TS_OK)
         return status;
     bias_value = o->fit_intercept ? o->intercept_scaling : 0.0;
@@ -423,7 +423,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
                 crossings += (old == 0) != (next == 0) || (old == upper[i]) != (next == upper[i]);
             }
         }
-        if (pg_max - pg_min <= o->tol) {
+        if (ts_pg_converged(pg_max, pg_min, o->tol)) {
             if (active == m) {
                 result->converged = 1;
                 break;

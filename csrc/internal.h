@@ -4,6 +4,7 @@
 
 #include "textsel.h"
 
+#include <math.h>
 #include <stddef.h>
 
 /* Column index of the k-th stored entry, and row pointer i, whatever the index width. */
@@ -15,5 +16,21 @@ void *ts_calloc(size_t n, size_t size);
 
 /* Nonzero if any stored value of X is NaN or infinite. */
 int ts_csr_has_nonfinite(const ts_csr *X);
+
+/* The SVM solvers' stopping test on the projected gradients seen (pg_max, pg_min: -inf and inf
+ * when none was): their spread is at most tol, as in liblinear, and they come within tol of 0.
+ * The spread alone also passes when every projected gradient is the same nonzero value: two
+ * copies of one document with opposite labels, after coordinate descent's first exact steps,
+ * stop there far from the optimum. */
+static inline int ts_pg_converged(double pg_max, double pg_min, double tol)
+{
+    if (pg_max == -INFINITY)
+        return 1; /* nothing seen: no gradient to test */
+    return pg_max - pg_min <= tol && pg_max >= -tol && pg_min <= tol;
+}
+
+/* The argument checks of ts_dcd_svm, shared by the SVM solvers: TS_OK or the status to return. */
+int ts_svm_check_inputs(const ts_csr *X, const double *y, const ts_svm_options *o, const double *alpha0,
+                        const double *w, const double *alpha, const ts_svm_result *r);
 
 #endif

@@ -175,7 +175,7 @@ typedef struct {
  * D_ii = 1/(2 C_i), C_i = C_pos or C_neg times weights[i].  Random permutation per outer pass,
  * shrinking, projected-gradient stopping.  With options->newton, whenever a pass leaves every
  * multiplier on the same side of its bounds, the solver also tries the exact minimiser on that
- * face (one Cholesky solve on the free multipliers) and keeps it, or the feasible part of the
+ * face (conjugate gradients on the free multipliers) and keeps it, or the feasible part of the
  * way to it; the stopping test is the same, checked over every variable.
  *
  * alpha0  NULL (start from 0) or n_rows starting multipliers (a warm start).
@@ -185,6 +185,40 @@ typedef struct {
  */
 int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *options,
                const double *alpha0, double *w, double *alpha, ts_svm_result *result);
+
+/*
+ * The squared-hinge SVM of ts_dcd_svm by Newton's method on the primal, for few features: each
+ * step factors a dense (n_cols + fit_intercept)-square Hessian, so it pays up to a few dozen
+ * features.  Arguments, outputs and stopping test as ts_dcd_svm (alpha0 seeds w = sum y alpha0 x;
+ * shrinking, seed and newton are not used; n_iter counts Newton steps); options->loss must be
+ * TS_SQUARED_HINGE, else TS_ERR_ARG.
+ */
+int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *options,
+                    const double *alpha0, double *w, double *alpha, ts_svm_result *result);
+
+/*
+ * The squared-hinge or hinge SVM of ts_dcd_svm on the top-k columns of one ranking, for each k
+ * of ks, each tested on held-out documents: one fold and one metric of Forman's protocol.
+ *
+ * train_t  the training documents by column: n_features x n_train, CSR of the transpose (a
+ *          scipy CSC matrix's buffers).  y: n_train labels +1/-1.
+ * test_t   the held-out documents the same way (n_features x n_test); y_test: their labels.
+ * order    n_order feature indices, best first; the top-k subset is order[0 .. k).
+ * ks       n_ks increasing sizes in 1 .. n_order.
+ * options  as ts_dcd_svm's, with weights NULL; every fit uses its seed and starts from the
+ *          previous k's multipliers (the first from zero).
+ * max_share  while the distinct training rows of a top-k subset (same label, same values) are
+ *          at most this share of the documents, that k is solved on one copy of each with its
+ *          C multiplied by its copies (the same optimum); 0 never groups.
+ * confusion  out: n_ks x 3, per k the held-out true positives, false positives and false
+ *          negatives (predicted positive when the margin is above 0).
+ * results  NULL, or out: n_ks solver reports.
+ * Returns TS_OK, TS_ERR_ARG, TS_ERR_INDEX (an order entry out of range), TS_ERR_NONFINITE,
+ * TS_ERR_NOMEM, TS_ERR_INTERRUPTED, or what ts_dcd_svm returns.
+ */
+int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, const double *y_test,
+                  const int64_t *order, int64_t n_order, int64_t n_ks, const int64_t *ks,
+                  const ts_svm_options *options, double max_share, int64_t *confusion, ts_svm_result *results);
 
 /* Checks that a CSR matrix's row pointers and column indices are in range. */
 int ts_csr_check(const ts_csr *X);

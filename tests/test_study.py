@@ -207,28 +207,71 @@ def test_masking_curves_per_class():
     assert len(records) == 2 * 2 * 3  # classes x sizes x methods
 
 
-def test_grouped_fit_is_the_fit_on_every_document():
-    """Training once per distinct document, weighted by its copies, reaches the optimum of the
-    fit on all documents: same weights and bias, and each copy gets an equal share of alpha."""
-    from textsel.study.protocol import _fit_distinct
-    from textsel.svm import fit_binary
+@pytest.mark.parametrize("boolean", [True, False])
+def test_nested_fits_match_liblinear_fit_per_k(boolean):
+    """The study's compiled loop over k (rows ranked once, repeated documents grouped, Newton on
+    the primal for few terms, coordinate descent above, each fit warm-started from the last)
+    gives, at a tight tolerance, the held-out confusion counts of scikit-learn's LinearSVC
+    (liblinear, the same problem) trained from scratch on each top-k column subset."""
+    from textsel._ext.ccore import nested_svm_csc
 
-    rng = np.random.default_rng(7)
-    X = sp.csr_matrix((rng.random((400, 6)) < 0.3).astype(float))  # 6 Boolean terms: many repeats
-    signs = np.where(X[:, 0].toarray().ravel() + rng.random(400) > 0.9, 1.0, -1.0)
-    alpha = np.zeros(400)
-    grouped, used = _fit_distinct(X, signs, 0, alpha, True, tol=1e-10, max_iter=100_000)
-    assert used  # the grouping was taken (at most 2 * 2**6 distinct rows)
-    full = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, tol=1e-10, max_iter=100_000)
+    rng = np.random.default_rng(11)
+    X = (rng.random((500, 120)) < 0.12).astype(float)
+    y = (X[:, :4].sum(axis=1) + rng.random(500) > 1.6).astype(int)
+    if not boolean:
+        X *= rng.integers(1, 5, X.shape)
+    train, test = np.arange(350), np.arange(350, 500)
+    order = rng.permutation(120)[:100].astype(np.int64)
+    order[:4] = [2, 0, 3, 1]  # the informative terms first, as a metric would rank them
+    ks = np.array([3, 8, 30, 63, 64, 100], dtype=np.int64)  # around the Newton/CD switch
+    Xtr, Xte = sp.csc_matrix(X[train]), sp.csc_matrix(X[test])
+    signs, test_signs = np.where(y[train] == 1, 1.0, -1.0), np.where(y[test] == 1, 1.0, -1.0)
+    expected = []
+    for k in ks:
+        cols = order[:k]
+        model = LinearSVC(C=1.0, tol=1e-10, max_iter=1_000_000, dual=True).fit(X[train][:, cols], y[train])
+        predicted = model.decision_function(X[test][:, cols]) > 0
+        truth = y[test] == 1
+        expected.append([(predicted & truth).sum(), (predicted & ~truth).sum(), (~predicted & truth).sum()])
+    for max_share in (0.0, 0.7):  # without and with grouping
+        confusion, n_iter, converged = nested_svm_csc(
+            Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices, Xte.indptr, test_signs,
+            order, ks, "squared_hinge", 1.0, 1.0, 1e-10, 100_000, True, 1.0, 0, max_share=max_share,
+        )  # fmt: skip
+        np.testing.assert_array_equal(confusion, expected)
+        assert converged.all() and (n_iter >= 1).all()
+    assert np.asarray(expected)[:, 0].min() > 0  # every k finds some positives
+    with pytest.raises(ValueError, match="same features"):
+        nested_svm_csc(Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices,
+                       Xte.indptr[:-1], test_signs, order, ks, "squared_hinge", 1.0, 1.0, 1e-4, 1000,
+                       True, 1.0, 0)  # fmt: skip
 
-    def objective(fit):  # the primal the two solve, the bias regularized as a constant feature
-        margins = np.maximum(0.0, 1 - signs * (X @ fit.w + fit.b))
-        return 0.5 * (fit.w @ fit.w + fit.b**2) + (margins**2).sum()
 
-    assert objective(grouped) == pytest.approx(objective(full), rel=1e-10)
-    np.testing.assert_allclose(grouped.w, full.w, atol=1e-5)
-    assert grouped.b == pytest.approx(full.b, abs=1e-5)
-    np.testing.assert_allclose(alpha, full.alpha, atol=1e-4)
+def test_primal_newton_reaches_the_optimum_of_coordinate_descent():
+    """Newton on the primal (the study's solver for few terms) and dual coordinate descent at a
+    tight tolerance reach the same objective, on repeated documents weighted by their copies
+    (the grouped problems), and the multipliers give back the weights."""
+    from textsel._ext.ccore import dcd_svm_csr
+
+    rng = np.random.default_rng(3)
+    X = sp.csr_matrix((rng.random((300, 20)) < 0.2).astype(float))
+    signs = np.where(X[:, 0].toarray().ravel() + rng.random(300) > 0.9, 1.0, -1.0)
+    weights = rng.integers(1, 30, 300).astype(float)
+    args = (X.data, X.indices, X.indptr, 20, signs, "squared_hinge", 1.0, 2.0)
+
+    def objective(w):
+        margins = np.maximum(0.0, 1 - signs * (X @ w[:-1] + w[-1]))
+        return 0.5 * w @ w + (weights * np.where(signs > 0, 1.0, 2.0) * margins**2).sum()
+
+    w_cd, *_ = dcd_svm_csr(*args, 1e-12, 1_000_000, True, 1.0, True, 0, None, weights)
+    w, alpha, n_iter, converged = dcd_svm_csr(*args, 1e-4, 1000, True, 1.0, True, 0, None, weights,
+                                              primal=True)  # fmt: skip
+    assert converged and n_iter < 20
+    assert objective(w) == pytest.approx(objective(w_cd), rel=1e-10)
+    np.testing.assert_allclose(sp.hstack([X, np.ones((300, 1))]).T @ (signs * alpha), w, atol=1e-9)
+    with pytest.raises(ValueError):
+        dcd_svm_csr(X.data, X.indices, X.indptr, 20, signs, "hinge", 1.0, 1.0, 1e-4, 1000, True, 1.0, True, 0,
+                    primal=True)  # fmt: skip
 
 
 def test_boolean_features_count_presence_of_the_summed_values():

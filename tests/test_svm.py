@@ -57,6 +57,24 @@ def test_sample_weight_is_repetition(loss, newton):
     assert (weighted.alpha_[:, weights == 0] == 0).all()
 
 
+def test_copies_with_opposite_labels_reach_the_optimum_of_their_weights():
+    """Two copies of one document, labelled apart and weighted 1,158 and 12 (one term repeated in
+    every document, grouped): after two exact coordinate steps every projected gradient is -1.99,
+    so their spread passed liblinear's stopping test there, on the model where the lighter label
+    wins.  The default tolerance now reaches the tight optimum: the intercept of scikit-learn's
+    LinearSVC on the 1,170 documents themselves."""
+    X = sp.csr_matrix(np.ones((2, 10)))
+    y = np.array([0, 1])
+    expanded = sp.csr_matrix(np.ones((1170, 10)))
+    expanded_y = np.r_[np.zeros(1158, dtype=int), np.ones(12, dtype=int)]
+    reference = LinearSVC(tol=1e-10, max_iter=1_000_000).fit(expanded, expanded_y)
+    for seed in range(6):
+        model = textsel.DualLinearSVC(random_state=seed).fit(X, y, sample_weight=[1158.0, 12.0])
+        assert model.converged_.all()
+        np.testing.assert_allclose(model.intercept_, reference.intercept_, atol=1e-5)
+        assert (model.predict(X) == 0).all()
+
+
 def test_sample_weight_rejects_bad_values():
     X, y = data(4)
     with pytest.raises(ValueError, match="(?i)negative"):

@@ -21,7 +21,6 @@ from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import label_repr
 from ._names import LOSSES
 from ._parallel import effective_n_threads, run_blocks
-from ._ranked import Rows
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 
@@ -48,8 +47,7 @@ def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_it
     :class:`DualLinearSVC`); ``interrupt`` a :class:`textsel._ccore.Interrupt` shared with the
     call's other solves (Ctrl-C stops them all).  No input checks beyond the C core's own.
     """
-    if not isinstance(X, Rows):  # (Rows: a caller's loop of many small fits)
-        X = sp.csr_matrix(X)
+    X = sp.csr_matrix(X)
     n = X.shape[1]
     if sample_weight is not None:
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)

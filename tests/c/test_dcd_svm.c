@@ -465,6 +465,34 @@ static void test_every_allocation_failure(void)
     free_data(&D);
 }
 
+/* Two copies of one document with opposite labels, weighted 1158 and 12 (a grouped problem):
+ * after two exact coordinate steps every projected gradient is -1.99, so their spread is 0.  That
+ * is no optimum: the solver must go on to the one where the heavier label wins (b < 0). */
+static void test_equal_projected_gradients_are_not_convergence(void)
+{
+    double data[20], y[2] = {-1.0, 1.0}, weights[2] = {1158.0, 12.0}, w[11], alpha[2];
+    int32_t ind[20], ptr[3] = {0, 10, 20};
+    ts_csr X = {2, 10, data, ind, ptr, NULL, NULL};
+    ts_svm_options o = options(TS_SQUARED_HINGE, 1);
+    ts_svm_result r;
+    uint64_t seed;
+    int i;
+    for (i = 0; i < 20; i++) {
+        data[i] = 1.0;
+        ind[i] = i % 10;
+    }
+    o.weights = weights;
+    o.tol = 1e-4;
+    o.max_iter = 1000;
+    o.newton = 1;
+    for (seed = 0; seed < 8; seed++) {
+        o.seed = seed;
+        CHECK(ts_dcd_svm(&X, y, &o, NULL, w, alpha, &r) == TS_OK && r.converged);
+        /* the optimum: s = w'x + b = 11 (alpha_pos - alpha_neg), b = -0.08904 */
+        CHECK(fabs(w[10] + 0.0890408298) < 1e-6);
+    }
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -477,6 +505,7 @@ int main(void)
     RUN(test_newton_finish, passed, failed);
     RUN(test_weights_are_repetitions, passed, failed);
     RUN(test_every_allocation_failure, passed, failed);
+    RUN(test_equal_projected_gradients_are_not_convergence, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

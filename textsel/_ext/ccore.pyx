@@ -9,7 +9,7 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
-                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_linop, ts_lsqr,
+                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_l2svm_newton, ts_linop, ts_lsqr, ts_nested_svm,
                    ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_svm_options, ts_svm_result)
 from .._errors import status_error
 
@@ -290,11 +290,32 @@ def csr_rmatmat(const double[::1] data, indices, indptr, int64_t n_cols, const d
     return out.base
 
 
+cdef void _svm_options(ts_svm_options *options, str loss, double C_pos, double C_neg, double tol,
+                       int64_t max_iter, bint fit_intercept, double intercept_scaling, bint shrinking,
+                       uint64_t seed, bint newton, Interrupt interrupt):
+    """Fill the options (weights NULL); they point at ``interrupt`` without holding it: the caller
+    must."""
+    options.weights = NULL
+    options.newton = newton
+    options.loss = TS_HINGE if loss == "hinge" else TS_SQUARED_HINGE
+    options.C_pos = C_pos
+    options.C_neg = C_neg
+    options.tol = tol
+    options.max_iter = max_iter
+    options.fit_intercept = fit_intercept
+    options.intercept_scaling = intercept_scaling
+    options.shrinking = shrinking
+    options.seed = seed
+    options.interrupted = _interrupt_check
+    options.interrupt_ctx = <void *> interrupt
+
+
 def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const double[::1] y,
                 str loss, double C_pos, double C_neg, double tol, int64_t max_iter,
                 bint fit_intercept, double intercept_scaling, bint shrinking, uint64_t seed,
-                alpha0=None, weights=None, bint newton=True, Interrupt interrupt=None):
-    """Run ts_dcd_svm on CSR buffers; y holds +1/-1.  Returns (w, alpha, n_iter, converged)."""
+                alpha0=None, weights=None, bint newton=True, Interrupt interrupt=None, bint primal=False):
+    """Run ts_dcd_svm on CSR buffers (or, with ``primal``, ts_l2svm_newton: squared hinge, few
+    features); y holds +1/-1.  Returns (w, alpha, n_iter, converged)."""
     cdef ts_csr X
     cdef ts_svm_options options
     cdef ts_svm_result result
@@ -303,6 +324,8 @@ def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const d
     cdef const double *a0ptr = NULL
     cdef const double[::1] wts
     cdef int64_t m = y.shape[0]
+    if interrupt is None:
+        interrupt = Interrupt()  # held here: the options keep only a pointer to it
     keep = _fill_csr(&X, data, indices, indptr, m, n_cols)
     w = np.zeros(n_cols + (1 if fit_intercept else 0), dtype=np.float64)
     alpha = np.zeros(max(m, 1), dtype=np.float64)
@@ -314,30 +337,63 @@ def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const d
             raise ValueError(f"alpha0 must hold one multiplier per document ({m}), got {a0.shape[0]}")
         if m:
             a0ptr = &a0[0]
-    options.weights = NULL
+    _svm_options(&options, loss, C_pos, C_neg, tol, max_iter, fit_intercept, intercept_scaling, shrinking,
+                 seed, newton, interrupt)
     if weights is not None:
         wts = weights
         if wts.shape[0] != m:
             raise ValueError(f"sample_weight must hold one weight per document ({m}), got {wts.shape[0]}")
         if m:
             options.weights = &wts[0]
-    options.newton = newton
-    options.loss = TS_HINGE if loss == "hinge" else TS_SQUARED_HINGE
-    options.C_pos = C_pos
-    options.C_neg = C_neg
-    options.tol = tol
-    options.max_iter = max_iter
-    options.fit_intercept = fit_intercept
-    options.intercept_scaling = intercept_scaling
-    options.shrinking = shrinking
-    options.seed = seed
-    if interrupt is None:
-        interrupt = Interrupt()
-    options.interrupted = _interrupt_check
-    options.interrupt_ctx = <void *> interrupt
     with nogil:
-        status = ts_dcd_svm(&X, &y[0], &options, a0ptr, &wv[0], &av[0], &result)
+        if primal:
+            status = ts_l2svm_newton(&X, &y[0], &options, a0ptr, &wv[0], &av[0], &result)
+        else:
+            status = ts_dcd_svm(&X, &y[0], &options, a0ptr, &wv[0], &av[0], &result)
     if status == TS_ERR_INTERRUPTED:
         _raise_interrupt(interrupt)
     check_status(status, "DualLinearSVC")
     return w, alpha[:m], result.n_iter, bool(result.converged)
+
+
+def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, const double[::1] y,
+                   const double[::1] test_data, test_indices, test_indptr, const double[::1] y_test,
+                   const int64_t[::1] order, const int64_t[::1] ks, str loss, double C_pos, double C_neg,
+                   double tol, int64_t max_iter, bint fit_intercept, double intercept_scaling, uint64_t seed,
+                   bint newton=True, double max_share=0.7, Interrupt interrupt=None):
+    """Run ts_nested_svm on the CSC buffers of the training and held-out documents (one index
+    dtype per matrix; features are the CSC columns, so ``train_indptr`` has n_features + 1
+    entries).  Returns (confusion of shape (len(ks), 3): tp, fp, fn; n_iter; converged)."""
+    cdef ts_csr train, test
+    cdef ts_svm_options options
+    cdef int status
+    cdef int64_t n_features = train_indptr.shape[0] - 1, n_ks = ks.shape[0]
+    if test_indptr.shape[0] - 1 != n_features:
+        raise ValueError("the training and held-out documents must have the same features")
+    if n_ks == 0 or order.shape[0] == 0:
+        raise ValueError("ks and order must not be empty")
+    if interrupt is None:
+        interrupt = Interrupt()  # held here: the options keep only a pointer to it
+    keep_train = _fill_csr(&train, train_data, train_indices, train_indptr, n_features, y.shape[0])
+    keep_test = _fill_csr(&test, test_data, test_indices, test_indptr, n_features, y_test.shape[0])
+    confusion = np.zeros((n_ks, 3), dtype=np.int64)
+    reports = np.zeros(n_ks, dtype=[("n_iter", np.int64), ("converged", np.int32)])
+    cdef int64_t[:, ::1] cv = confusion
+    cdef ts_svm_result *res = <ts_svm_result *> malloc(n_ks * sizeof(ts_svm_result))
+    if res == NULL:
+        raise MemoryError()
+    _svm_options(&options, loss, C_pos, C_neg, tol, max_iter, fit_intercept, intercept_scaling, True, seed,
+                 newton, interrupt)
+    cdef const double *yt = &y_test[0] if y_test.shape[0] else &y[0]
+    try:
+        with nogil:
+            status = ts_nested_svm(&train, &y[0], &test, yt, &order[0], order.shape[0], n_ks, &ks[0],
+                                   &options, max_share, &cv[0, 0], res)
+        if status == TS_ERR_INTERRUPTED:
+            _raise_interrupt(interrupt)
+        check_status(status, "nested_svm")
+        for i in range(n_ks):
+            reports[i] = (res[i].n_iter, res[i].converged)
+    finally:
+        free(res)
+    return confusion, reports["n_iter"].copy(), reports["converged"].astype(bool)

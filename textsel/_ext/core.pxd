@@ -87,3 +87,10 @@ cdef extern from "textsel.h" nogil:
 
     int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *options,
                    const double *alpha0, double *w, double *alpha, ts_svm_result *result)
+
+    int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, const double *y_test,
+                      const int64_t *order, int64_t n_order, int64_t n_ks, const int64_t *ks,
+                      const ts_svm_options *options, double max_share, int64_t *confusion,
+                      ts_svm_result *results)
+    int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *options,
+                        const double *alpha0, double *w, double *alpha, ts_svm_result *result)

@@ -18,9 +18,9 @@ from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
 from .._checks import as_csr, check_positive_int, plain
-from .._ext.submatrix import prefix_margins
+from .._ext.ccore import nested_svm_csc
 from .._names import FORMAN_KS
-from .._ranked import Rows, distinct_rows, prefix_rows, rank_columns, top_columns
+from .._ranked import rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
 from ..svm import fit_binary
@@ -146,6 +146,7 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
             # ranked by every metric: converted once
             train_columns, test_columns = X_train.tocsc(), X_test.tocsc()
             signs = np.where(y_train == 1, 1.0, -1.0)
+            test_signs = np.where(y_test == 1, 1.0, -1.0)
             if every_term:
                 if estimator is None:
                     fit = fit_binary(X_train, signs, C_pos=1.0, C_neg=1.0, seed=seed)
@@ -156,21 +157,24 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
                 sums[(trial, "all", "all")] += _measures(y_test, predicted)
             for metric in metrics:
                 scores = score(stats, metric, random_state=(seed + runs) % 2**32)[1]
-                order = top_k(scores, usable[-1]) if usable else np.empty(0, dtype=np.intp)
+                if not usable:
+                    continue
+                order = top_k(scores, usable[-1]).astype(np.int64)
+                if estimator is None:
+                    # every k in one compiled call, each fit warm-started from the previous k's
+                    confusion, _, _ = nested_svm_csc(
+                        train_columns.data, train_columns.indices, train_columns.indptr, signs,
+                        test_columns.data, test_columns.indices, test_columns.indptr, test_signs,
+                        order, np.asarray(usable, dtype=np.int64), "squared_hinge", 1.0, 1.0, 1e-4, 1000,
+                        True, 1.0, seed)  # fmt: skip
+                    for k, (tp, fp, fn) in zip(usable, confusion.tolist(), strict=True):
+                        sums[(trial, metric, k)] += _counted_measures(tp, fp, fn, len(y_test))
+                    continue
                 train_ranked = rank_columns(train_columns, order)
                 test_ranked = rank_columns(test_columns, order)
-                alpha = np.zeros(len(signs))  # per document, carried across k as a warm start
-                dedup = True  # groups of identical documents only split as k grows
                 for k in usable:
-                    if estimator is None:
-                        fit, dedup = _fit_distinct(prefix_rows(train_ranked, k), signs, seed, alpha, dedup)
-                        # the test fold's top-k prefix, scored without slicing it
-                        margins = prefix_margins(test_ranked.data, test_ranked.indices, test_ranked.indptr,
-                                                 fit.w, fit.b)  # fmt: skip
-                        predicted = (margins > 0).astype(np.int64)
-                    else:
-                        model = clone(estimator).fit(top_columns(train_ranked, k), y_train)
-                        predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
+                    model = clone(estimator).fit(top_columns(train_ranked, k), y_train)
+                    predicted = np.asarray(model.predict(top_columns(test_ranked, k))).astype(np.int64)
                     sums[(trial, metric, k)] += _measures(y_test, predicted)
     positives = int(target.sum())
     task = {"dataset": name, "class": plain(label)}
@@ -189,30 +193,16 @@ def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimato
     ]  # fmt: skip
 
 
-def _fit_distinct(X, signs, seed, alpha, dedup, **fit_params):
-    """The study's SVM (squared hinge, C = 1) on the distinct documents of ``X`` weighted by
-    their copies: the same optimum (identical documents share their group's multiplier equally
-    there), on a fraction of the rows at small k.  Warm-starts from, and updates, the
-    per-document multipliers ``alpha``.  Returns the fit and whether grouping still paid."""
-    groups = distinct_rows(X, signs > 0) if dedup else None
-    if groups is None:
-        fit = fit_binary(X, signs, C_pos=1.0, C_neg=1.0, seed=seed, alpha0=alpha, **fit_params)
-        alpha[:] = fit.alpha
-        return fit, False
-    first, inverse, counts = groups
-    start = np.bincount(inverse, alpha, minlength=first.size)
-    distinct = X.take(first) if isinstance(X, Rows) else X[first]
-    fit = fit_binary(distinct, signs[first], C_pos=1.0, C_neg=1.0, seed=seed, alpha0=start,
-                     sample_weight=counts, **fit_params)  # fmt: skip
-    alpha[:] = (fit.alpha / counts)[inverse]
-    return fit, True
-
-
 def _measures(truth, predicted):
     tp = int(((truth == 1) & (predicted == 1)).sum())
     fp = int(((truth == 0) & (predicted == 1)).sum())
     fn = int(((truth == 1) & (predicted == 0)).sum())
-    accuracy = (len(truth) - fp - fn) / len(truth)
+    return _counted_measures(tp, fp, fn, len(truth))
+
+
+def _counted_measures(tp, fp, fn, n):
+    """Accuracy, precision, recall and F1 of ``n`` predictions from their confusion counts."""
+    accuracy = (n - fp - fn) / n
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
