@@ -39,7 +39,15 @@ def extension(name, sources, **kwargs):
 
 # the compiled kernels, all in textsel/_ext; each includes the C header for the one status enum
 KERNELS = {
-    "ccore": ["csrc/csr.c", "csrc/lsqr.c", "csrc/dcd_svm.c", "csrc/nested_svm.c", "csrc/primal_newton.c"],  # the C core behind the Python API
+    # the C core behind the Python API
+    "ccore": [
+        "csrc/csr.c",
+        "csrc/lsqr.c",
+        "csrc/dcd_svm.c",
+        "csrc/nested_svm.c",
+        "csrc/primal_newton.c",
+        "csrc/dense.c",
+    ],
     "counting": [],
     "dealing": [],
     "scoring": [],

@@ -29,6 +29,16 @@ static inline int ts_pg_converged(double pg_max, double pg_min, double tol)
     return pg_max - pg_min <= tol && pg_max >= -tol && pg_min <= tol;
 }
 
+/* a'b over n entries. */
+double ts_dot(const double *a, const double *b, int64_t n);
+
+/* In place, the Cholesky factor L of the d x d row-major matrix H, read from and written to its
+ * lower triangle; nonzero when H is not numerically positive definite. */
+int ts_cholesky(double *H, int64_t d);
+
+/* x = (L L')^{-1} b for L from ts_cholesky (its upper triangle is overwritten). */
+void ts_cholesky_solve(double *L, int64_t d, const double *b, double *x);
+
 /* The argument checks of ts_dcd_svm, shared by the SVM solvers: TS_OK or the status to return. */
 int ts_svm_check_inputs(const ts_csr *X, const double *y, const ts_svm_options *o, const double *alpha0,
                         const double *w, const double *alpha, const ts_svm_result *r);

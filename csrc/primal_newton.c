@@ -30,47 +30,6 @@ static double dot_row(const ts_csr *X, int64_t i, const double *v, double bias_v
     return s;
 }
 
-/* In place, the Cholesky factor L (lower triangle) of the d x d matrix H; 0 unless H is not
- * numerically positive definite. */
-static int cholesky(double *H, int64_t d)
-{
-    int64_t i, j, k;
-    for (j = 0; j < d; j++) {
-        double s = H[j * d + j];
-        for (k = 0; k < j; k++)
-            s -= H[j * d + k] * H[j * d + k];
-        if (!(s > 0))
-            return 1;
-        s = sqrt(s);
-        H[j * d + j] = s;
-        for (i = j + 1; i < d; i++) {
-            double t = H[i * d + j];
-            for (k = 0; k < j; k++)
-                t -= H[i * d + k] * H[j * d + k];
-            H[i * d + j] = t / s;
-        }
-    }
-    return 0;
-}
-
-/* x = -(L L')^{-1} g */
-static void newton_direction(const double *L, int64_t d, const double *g, double *x)
-{
-    int64_t i, k;
-    for (i = 0; i < d; i++) {
-        double s = -g[i];
-        for (k = 0; k < i; k++)
-            s -= L[i * d + k] * x[k];
-        x[i] = s / L[i * d + i];
-    }
-    for (i = d - 1; i >= 0; i--) {
-        double s = x[i];
-        for (k = i + 1; k < d; k++)
-            s -= L[k * d + i] * x[k];
-        x[i] = s / L[i * d + i];
-    }
-}
-
 /* The derivative of the objective along s at w + t s: ws = w's, ss = s's, margin_i = y_i w'x_i,
  * z_i = y_i s'x_i.  Also its slope (the second derivative, from the right). */
 static double slope_at(double t, int64_t m, const double *C, const double *margin, const double *z, double ws,
@@ -220,11 +179,13 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
                 H[n * d + n] += c2 * bias_value * bias_value;
             }
         }
-        if (cholesky(H, d)) {
+        if (ts_cholesky(H, d)) {
             status = TS_ERR_NONFINITE; /* weights near the double range's end */
             goto done;
         }
-        newton_direction(H, d, g, s);
+        for (j = 0; j < d; j++)
+            g[j] = -g[j];
+        ts_cholesky_solve(H, d, g, s);
         for (j = 0; j < d; j++) {
             ws += w[j] * s[j];
             ss += s[j] * s[j];
