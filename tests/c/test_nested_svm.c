@@ -85,6 +85,17 @@ static void free_csr(csr *C)
     free(C->ptr);
 }
 
+/* A training and held-out pair, dense and by column. */
+static void free_split(dense *train, dense *test, csr *train_t, csr *test_t)
+{
+    free_csr(train_t);
+    free_csr(test_t);
+    free(train->X);
+    free(train->y);
+    free(test->X);
+    free(test->y);
+}
+
 static ts_svm_options options(double tol)
 {
     ts_svm_options o = {TS_SQUARED_HINGE, 1.0, 1.0, tol, 100000, 1, 1.0, 1, 7, NULL, 1, NULL, NULL};
@@ -221,12 +232,7 @@ static void test_chain_matches_a_fit_per_k(void)
                 CHECK(results[t].converged);
         }
         CHECK(by_hand[0] + by_hand[2] > 0); /* the held-out part has positives */
-        free_csr(&train_t);
-        free_csr(&test_t);
-        free(train.X);
-        free(train.y);
-        free(test.X);
-        free(test.y);
+        free_split(&train, &test, &train_t, &test_t);
     }
 }
 
@@ -290,12 +296,7 @@ static void test_chain_refuses_bad_input_and_survives_every_allocation_failure(v
     }
     ts_debug_fail_alloc_at(0);
     CHECK(failures > 20); /* the chain's own buffers and each solver's, all freed (ASan's leak check) */
-    free_csr(&train_t);
-    free_csr(&test_t);
-    free(train.X);
-    free(train.y);
-    free(test.X);
-    free(test.y);
+    free_split(&train, &test, &train_t, &test_t);
 }
 
 int main(void)
