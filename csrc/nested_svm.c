@@ -23,6 +23,19 @@
 #define PRIMAL_NEWTON_MAX 64
 #endif
 
+#ifdef TS_TESTING
+/* Test builds only (see ts_debug_fail_alloc_at): the stored values above which the solved rows
+ * keep 64-bit indices, lowered by the C tests to reach that path on small data. */
+static int64_t narrow_limit = INT32_MAX;
+void ts_debug_nested_narrow_limit(int64_t limit)
+{
+    narrow_limit = limit;
+}
+#else
+#define narrow_limit INT32_MAX
+void ts_debug_nested_narrow_limit(int64_t limit) { (void)limit; }
+#endif
+
 /* A row's hash and index, sorted by hash to bring candidate copies together. */
 typedef struct {
     uint64_t hash;
@@ -227,7 +240,7 @@ int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, 
     ws.alpha_solve = ts_calloc((size_t)m + 1, sizeof(double));
     ws.alpha_out = ts_calloc((size_t)m + 1, sizeof(double));
     ws.w = ts_calloc((size_t)kmax + 2, sizeof(double));
-    narrow = train.ptr[m] < INT32_MAX && kmax < INT32_MAX;
+    narrow = train.ptr[m] < narrow_limit && kmax < INT32_MAX;
     ws.sptr = ts_calloc((size_t)m + 1, sizeof(int64_t));
     if (narrow) {
         ws.sptr32 = ts_calloc((size_t)m + 1, sizeof(int32_t));

@@ -227,6 +227,10 @@ int ts_csr_check(const ts_csr *X);
  * fails, or 0 for never.  Lets the C tests walk every failure path. */
 void ts_debug_fail_alloc_at(int64_t k);
 
+/* Test hook: ts_nested_svm keeps its solved rows' indices in 64 bits above this many stored
+ * values (2^31 - 1 unless set; test builds only).  Lets the C tests reach the wide path. */
+void ts_debug_nested_narrow_limit(int64_t limit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -222,15 +222,17 @@ static void test_chain_matches_a_fit_per_k(void)
             by_hand[3 * t + 2] = fn;
             free_csr(&top);
         }
-        for (g = 0; g < 2; g++) {
+        for (g = 0; g < 4; g++) { /* without and with grouping; 32- and 64-bit solved rows */
+            ts_debug_nested_narrow_limit(g < 2 ? INT32_MAX : 0);
             memset(confusion, -1, sizeof confusion);
-            CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 4, ks, &o, g ? 0.7 : 0.0,
+            CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 4, ks, &o, g % 2 ? 0.7 : 0.0,
                                 confusion, results) == TS_OK);
             for (t = 0; t < 12; t++)
                 CHECK(confusion[t] == by_hand[t]);
             for (t = 0; t < 4; t++)
                 CHECK(results[t].converged);
         }
+        ts_debug_nested_narrow_limit(INT32_MAX);
         CHECK(by_hand[0] + by_hand[2] > 0); /* the held-out part has positives */
         free_split(&train, &test, &train_t, &test_t);
     }
