@@ -54,26 +54,6 @@ static int64_t random_below(uint64_t *state, int64_t n)
     return (int64_t)(product >> 32);
 }
 
-/* x_i' w over row i's stored values, plus the constant feature's share. */
-static double row_dot(const ts_csr *X, int64_t i, const double *w, double bias_value, int64_t n)
-{
-    int64_t k;
-    double s = bias_value != 0 ? bias_value * w[n] : 0.0;
-    for (k = PTR(X, i); k < PTR(X, i + 1); k++)
-        s += X->data[k] * w[IDX(X, k)];
-    return s;
-}
-
-/* w += d x_i (and the constant feature). */
-static void row_axpy(const ts_csr *X, int64_t i, double d, double *w, double bias_value, int64_t n)
-{
-    int64_t k;
-    for (k = PTR(X, i); k < PTR(X, i + 1); k++)
-        w[IDX(X, k)] += d * X->data[k];
-    if (bias_value != 0)
-        w[n] += d * bias_value;
-}
-
 /* Passes over which the convergence rate of the projected gradient's spread is measured. */
 #define RATE_WINDOW 8
 
@@ -84,17 +64,6 @@ typedef struct {
     double *x, *r, *z, *p, *q;      /* m each: conjugate-gradient vectors over the free set */
 } newton_ws;
 
-/* w = sum_i y_i alpha_i x_i (with the constant feature), rebuilt from scratch. */
-static void rebuild_w(const ts_csr *X, const double *y, const double *alpha, double bias_value, double *w)
-{
-    int64_t i, n = X->n_cols;
-    for (i = 0; i < n + (bias_value != 0); i++)
-        w[i] = 0.0;
-    for (i = 0; i < X->n_rows; i++)
-        if (alpha[i] != 0)
-            row_axpy(X, i, y[i] * alpha[i], w, bias_value, n);
-}
-
 /* The stopping test over every variable. */
 static int pg_converged(const ts_csr *X, const double *y, const double *diag, const double *upper,
                         const double *alpha, const double *w, double bias_value, double tol)
@@ -102,7 +71,7 @@ static int pg_converged(const ts_csr *X, const double *y, const double *diag, co
     int64_t i;
     double pg_max = -INFINITY, pg_min = INFINITY;
     for (i = 0; i < X->n_rows; i++) {
-        double g = y[i] * row_dot(X, i, w, bias_value, X->n_cols) - 1.0 + diag[i] * alpha[i], pg = g;
+        double g = y[i] * ts_row_dot(X, i, w, bias_value, X->n_cols) - 1.0 + diag[i] * alpha[i], pg = g;
         if (alpha[i] == 0 && g > 0)
             pg = 0;
         else if (alpha[i] == upper[i] && g < 0)
@@ -133,10 +102,10 @@ static void face_matvec(const ts_csr *X, const double *y, const double *diag, do
     const int64_t n = X->n_cols;
     int64_t a, k;
     for (a = 0; a < nf; a++)
-        row_axpy(X, ws->free_idx[a], y[ws->free_idx[a]] * p[a], ws->dense, bias_value, n);
+        ts_row_axpy(X, ws->free_idx[a], y[ws->free_idx[a]] * p[a], ws->dense, bias_value, n);
     for (a = 0; a < nf; a++) {
         const int64_t r = ws->free_idx[a];
-        q[a] = y[r] * row_dot(X, r, ws->dense, bias_value, n) + diag[r] * p[a];
+        q[a] = y[r] * ts_row_dot(X, r, ws->dense, bias_value, n) + diag[r] * p[a];
     }
     for (a = 0; a < nf; a++) /* clear only what was touched: n may be far larger than X_F's columns */
         for (k = PTR(X, ws->free_idx[a]); k < PTR(X, ws->free_idx[a] + 1); k++)
@@ -172,7 +141,7 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
     for (a = 0; a < nf; a++) {
         const int64_t r = ws->free_idx[a];
         ws->x[a] = alpha[r];
-        ws->r[a] = 1.0 - y[r] * row_dot(X, r, w, bias_value, n) - diag[r] * alpha[r];
+        ws->r[a] = 1.0 - y[r] * ts_row_dot(X, r, w, bias_value, n) - diag[r] * alpha[r];
         ws->z[a] = qd[r] > 0 ? ws->r[a] / qd[r] : ws->r[a];
         ws->p[a] = ws->z[a];
         rz += ws->r[a] * ws->z[a];
@@ -222,7 +191,7 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
             const double next = ws->z[a] + s * (ws->x[a] - ws->z[a]);
             alpha[r] = next < 0 ? 0.0 : (next > upper[r] ? upper[r] : next);
         }
-        rebuild_w(X, y, alpha, bias_value, w);
+        ts_rebuild_w(X, y, alpha, bias_value, w);
         if (dual_objective(X, diag, alpha, w, bias_value) < f_old)
             return pg_converged(X, y, diag, upper, alpha, w, bias_value, tol);
     }
@@ -240,7 +209,7 @@ static int newton_step_once(const ts_csr *X, const double *y, const double *diag
         double next = a == limit ? (ws->x[a] < 0 ? 0.0 : upper[r]) : ws->z[a] + t * (ws->x[a] - ws->z[a]);
         alpha[r] = next < 0 ? 0.0 : (next > upper[r] ? upper[r] : next);
     }
-    rebuild_w(X, y, alpha, bias_value, w);
+    ts_rebuild_w(X, y, alpha, bias_value, w);
     if (limit >= 0)
         return 3;
     return pg_converged(X, y, diag, upper, alpha, w, bias_value, tol);
@@ -359,7 +328,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
         /* a warm start is clipped into the feasible box, then w = sum y_i alpha_i x_i */
         alpha[i] = alpha0 ? (alpha0[i] < upper[i] ? alpha0[i] : upper[i]) : 0.0;
         if (alpha[i] != 0)
-            row_axpy(X, i, y[i] * alpha[i], w, bias_value, n);
+            ts_row_axpy(X, i, y[i] * alpha[i], w, bias_value, n);
         order[i] = i;
     }
 
@@ -388,7 +357,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
                 goto done;
             }
             i = order[s];
-            g = y[i] * row_dot(X, i, w, bias_value, n) - 1.0 + diag[i] * alpha[i];
+            g = y[i] * ts_row_dot(X, i, w, bias_value, n) - 1.0 + diag[i] * alpha[i];
             work += (double)(PTR(X, i + 1) - PTR(X, i)) + 1;
             if (alpha[i] == 0) {
                 if (o->shrinking && g > pg_max_old) { /* at the lower bound and pushed down */
@@ -419,7 +388,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
                 next = next < 0 ? 0.0 : (next > upper[i] ? upper[i] : next);
                 alpha[i] = next;
                 if (next != old)
-                    row_axpy(X, i, (next - old) * y[i], w, bias_value, n);
+                    ts_row_axpy(X, i, (next - old) * y[i], w, bias_value, n);
                 crossings += (old == 0) != (next == 0) || (old == upper[i]) != (next == upper[i]);
             }
         }
@@ -463,14 +432,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
             }
         }
     }
-    /* weights near the double range's end (C times a document's weight up to 1e308) can push a
-     * multiplier, and w, past it: an error, never a non-finite model */
-    for (i = 0; i < n + (o->fit_intercept ? 1 : 0); i++)
-        if (!isfinite(w[i]))
-            status = TS_ERR_NONFINITE;
-    for (i = 0; i < m; i++)
-        if (!isfinite(alpha[i]))
-            status = TS_ERR_NONFINITE;
+    status = ts_svm_finite(w, n + (o->fit_intercept != 0), alpha, m);
 
 done:
     free(order);

@@ -17,6 +17,53 @@ void *ts_calloc(size_t n, size_t size);
 /* Nonzero if any stored value of X is NaN or infinite. */
 int ts_csr_has_nonfinite(const ts_csr *X);
 
+/* x_i'w over row i's stored values, plus the constant feature's share (w[n] times bias_value). */
+static inline double ts_row_dot(const ts_csr *X, int64_t i, const double *w, double bias_value, int64_t n)
+{
+    int64_t k;
+    double s = bias_value != 0 ? bias_value * w[n] : 0.0;
+    for (k = PTR(X, i); k < PTR(X, i + 1); k++)
+        s += X->data[k] * w[IDX(X, k)];
+    return s;
+}
+
+/* w += d x_i (and the constant feature). */
+static inline void ts_row_axpy(const ts_csr *X, int64_t i, double d, double *w, double bias_value, int64_t n)
+{
+    int64_t k;
+    for (k = PTR(X, i); k < PTR(X, i + 1); k++)
+        w[IDX(X, k)] += d * X->data[k];
+    if (bias_value != 0)
+        w[n] += d * bias_value;
+}
+
+/* w = sum_i y_i alpha_i x_i (with the constant feature when bias_value is not 0), from scratch. */
+static inline void ts_rebuild_w(const ts_csr *X, const double *y, const double *alpha, double bias_value,
+                                double *w)
+{
+    int64_t i, n = X->n_cols;
+    for (i = 0; i < n + (bias_value != 0); i++)
+        w[i] = 0.0;
+    for (i = 0; i < X->n_rows; i++)
+        if (alpha[i] != 0)
+            ts_row_axpy(X, i, y[i] * alpha[i], w, bias_value, n);
+}
+
+/* TS_OK, or TS_ERR_NONFINITE when a weight or a multiplier left the double range: weights near its
+ * end (C times a document's weight up to 1e308) can push them past it, and the SVM solvers report
+ * that as an error, never as a non-finite model. */
+static inline int ts_svm_finite(const double *w, int64_t n_w, const double *alpha, int64_t m)
+{
+    int64_t i;
+    for (i = 0; i < n_w; i++)
+        if (!isfinite(w[i]))
+            return TS_ERR_NONFINITE;
+    for (i = 0; i < m; i++)
+        if (!isfinite(alpha[i]))
+            return TS_ERR_NONFINITE;
+    return TS_OK;
+}
+
 /* The SVM solvers' stopping test on the projected gradients seen (pg_max, pg_min: -inf and inf
  * when none was): their spread is at most tol, as in liblinear, and they come within tol of 0.
  * The spread alone also passes when every projected gradient is the same nonzero value: two

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef PRIMAL_NEWTON_MAX
+/* Fits of at most this many weights (terms and bias) go to Newton on the primal, whose step
+ * factors a dense square of that size; coordinate descent is faster from about 100 terms. */
 #define PRIMAL_NEWTON_MAX 64
-#endif
 
 #ifdef TS_TESTING
 /* Test builds only (see ts_debug_fail_alloc_at): the stored values above which the solved rows

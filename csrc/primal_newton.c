@@ -20,14 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* x_i'v over row i, plus the constant feature's share (v[n] times bias_value). */
-static double dot_row(const ts_csr *X, int64_t i, const double *v, double bias_value)
+/* The multipliers w implies, alpha_i = 2 C_i max(0, 1 - margin_i) with margin_i = y_i w'x_i (a
+ * weightless document's stays 0), and w_alpha = sum_i y_i alpha_i x_i, the w they give back. */
+static void implied_multipliers(const ts_csr *X, const double *y, const double *C, const double *w,
+                                double bias_value, double *margin, double *alpha, double *w_alpha)
 {
-    int64_t p;
-    double s = bias_value != 0 ? bias_value * v[X->n_cols] : 0.0;
-    for (p = PTR(X, i); p < PTR(X, i + 1); p++)
-        s += X->data[p] * v[IDX(X, p)];
-    return s;
+    int64_t i;
+    for (i = 0; i < X->n_rows; i++) {
+        margin[i] = y[i] * ts_row_dot(X, i, w, bias_value, X->n_cols);
+        alpha[i] = C[i] > 0 && margin[i] < 1 ? 2 * C[i] * (1 - margin[i]) : 0.0;
+    }
+    ts_rebuild_w(X, y, alpha, bias_value, w_alpha);
 }
 
 /* The derivative of the objective along s at w + t s: ws = w's, ss = s's, margin_i = y_i w'x_i,
@@ -108,15 +111,9 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
     for (i = 0; i < m; i++)
         C[i] = (y[i] > 0 ? o->C_pos : o->C_neg) * (o->weights ? o->weights[i] : 1.0);
     /* the warm start: w = sum_i y_i alpha0_i x_i (a weightless document takes no part) */
-    for (j = 0; j < d; j++)
-        w[j] = 0.0;
-    for (i = 0; alpha0 && i < m; i++)
-        if (alpha0[i] > 0 && C[i] > 0) {
-            for (p = PTR(X, i); p < PTR(X, i + 1); p++)
-                w[IDX(X, p)] += y[i] * alpha0[i] * X->data[p];
-            if (bias_value != 0)
-                w[n] += y[i] * alpha0[i] * bias_value;
-        }
+    for (i = 0; i < m; i++)
+        alpha[i] = alpha0 && C[i] > 0 ? alpha0[i] : 0.0;
+    ts_rebuild_w(X, y, alpha, bias_value, w);
     result->converged = 0;
     result->n_iter = 0;
     for (iter = 1; iter <= o->max_iter; iter++) {
@@ -126,25 +123,13 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
             status = TS_ERR_INTERRUPTED;
             goto done;
         }
-        /* the multipliers w implies, and the w they give back */
-        for (j = 0; j < d; j++)
-            w_alpha[j] = 0.0;
-        for (i = 0; i < m; i++) {
-            margin[i] = y[i] * dot_row(X, i, w, bias_value);
-            alpha[i] = C[i] > 0 && margin[i] < 1 ? 2 * C[i] * (1 - margin[i]) : 0.0;
-            if (alpha[i] > 0) {
-                for (p = PTR(X, i); p < PTR(X, i + 1); p++)
-                    w_alpha[IDX(X, p)] += y[i] * alpha[i] * X->data[p];
-                if (bias_value != 0)
-                    w_alpha[n] += y[i] * alpha[i] * bias_value;
-            }
-        }
+        implied_multipliers(X, y, C, w, bias_value, margin, alpha, w_alpha);
         /* ts_dcd_svm's stopping test, on (alpha, w_alpha) */
         for (i = 0; i < m; i++) {
             double grad, pg;
             if (C[i] == 0)
                 continue; /* pinned at 0 */
-            grad = y[i] * dot_row(X, i, w_alpha, bias_value) - 1.0 + alpha[i] / (2 * C[i]);
+            grad = y[i] * ts_row_dot(X, i, w_alpha, bias_value, n) - 1.0 + alpha[i] / (2 * C[i]);
             pg = alpha[i] == 0 && grad > 0 ? 0.0 : grad;
             pg_max = pg > pg_max ? pg : pg_max;
             pg_min = pg < pg_min ? pg : pg_min;
@@ -154,10 +139,10 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
             result->converged = 1;
             break;
         }
-        /* Newton: the gradient is w - w_alpha; the Hessian I + 2 sum_active C_i x_i x_i' */
+        /* Newton: minus the gradient is w_alpha - w; the Hessian I + 2 sum_active C_i x_i x_i' */
         memset(H, 0, (size_t)d * (size_t)d * sizeof(double));
         for (j = 0; j < d; j++) {
-            g[j] = w[j] - w_alpha[j];
+            g[j] = w_alpha[j] - w[j];
             H[j * d + j] = 1.0;
         }
         for (i = 0; i < m; i++) {
@@ -183,8 +168,6 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
             status = TS_ERR_NONFINITE; /* weights near the double range's end */
             goto done;
         }
-        for (j = 0; j < d; j++)
-            g[j] = -g[j];
         ts_cholesky_solve(H, d, g, s);
         for (j = 0; j < d; j++) {
             ws += w[j] * s[j];
@@ -193,31 +176,16 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
         if (!(ss > 0))
             break; /* no step left: the test above fails only by rounding */
         for (i = 0; i < m; i++)
-            z[i] = y[i] * dot_row(X, i, s, bias_value);
+            z[i] = y[i] * ts_row_dot(X, i, s, bias_value, n);
         t = line_search(m, C, margin, z, ws, ss);
         for (j = 0; j < d; j++)
             w[j] += t * s[j];
     }
-    if (!result->converged) {
-        /* out of steps: report the multipliers of the last w, and the w they give */
-        for (j = 0; j < d; j++)
-            w_alpha[j] = 0.0;
-        for (i = 0; i < m; i++) {
-            const double mg = y[i] * dot_row(X, i, w, bias_value);
-            alpha[i] = C[i] > 0 && mg < 1 ? 2 * C[i] * (1 - mg) : 0.0;
-            for (p = PTR(X, i); alpha[i] > 0 && p < PTR(X, i + 1); p++)
-                w_alpha[IDX(X, p)] += y[i] * alpha[i] * X->data[p];
-            if (alpha[i] > 0 && bias_value != 0)
-                w_alpha[n] += y[i] * alpha[i] * bias_value;
-        }
+    if (!result->converged) { /* out of steps: the last w's multipliers, and the w they give */
+        implied_multipliers(X, y, C, w, bias_value, margin, alpha, w_alpha);
         memcpy(w, w_alpha, (size_t)d * sizeof(double));
     }
-    for (j = 0; j < d; j++)
-        if (!isfinite(w[j]))
-            status = TS_ERR_NONFINITE;
-    for (i = 0; i < m; i++)
-        if (!isfinite(alpha[i]))
-            status = TS_ERR_NONFINITE;
+    status = ts_svm_finite(w, d, alpha, m);
 
 done:
     free(C);

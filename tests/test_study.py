@@ -245,6 +245,10 @@ def test_nested_fits_match_liblinear_fit_per_k(boolean):
         nested_svm_csc(Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices,
                        Xte.indptr[:-1], test_signs, order, ks, "squared_hinge", 1.0, 1.0, 1e-4, 1000,
                        True, 1.0, 0)  # fmt: skip
+    with pytest.raises(ValueError, match="must not be empty"):
+        nested_svm_csc(Xtr.data, Xtr.indices, Xtr.indptr, signs[:0], Xte.data, Xte.indices,
+                       Xte.indptr, test_signs, order, ks, "squared_hinge", 1.0, 1.0, 1e-4, 1000,
+                       True, 1.0, 0)  # fmt: skip
 
 
 def test_primal_newton_reaches_the_optimum_of_coordinate_descent():

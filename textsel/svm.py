@@ -42,7 +42,7 @@ def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_it
 
     The low-level path behind :class:`DualLinearSVC`, also for callers that re-train on column
     subsets of one matrix and warm-start each fit from the previous multipliers (they depend on
-    the documents, not the features): model masking and the study harness.  ``sample_weight``
+    the documents, not the features): model masking.  ``sample_weight``
     multiplies each document's C; ``newton`` turns on the solver's Newton finish (see
     :class:`DualLinearSVC`); ``interrupt`` a :class:`textsel._ccore.Interrupt` shared with the
     call's other solves (Ctrl-C stops them all).  No input checks beyond the C core's own.

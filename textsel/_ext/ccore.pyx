@@ -9,8 +9,9 @@ from cpython.exc cimport PyErr_CheckSignals
 
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
-                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_l2svm_newton, ts_linop, ts_lsqr, ts_nested_svm,
-                   ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_svm_options, ts_svm_result)
+                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_l2svm_newton, ts_linop,
+                   ts_lsqr, ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_nested_svm, ts_svm_options,
+                   ts_svm_result)
 from .._errors import status_error
 
 #: ``ts_status`` of csrc/textsel.h, name -> value, as the compiler read the header: the one list
@@ -370,14 +371,15 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
     cdef int64_t n_features = train_indptr.shape[0] - 1, n_ks = ks.shape[0]
     if test_indptr.shape[0] - 1 != n_features:
         raise ValueError("the training and held-out documents must have the same features")
-    if n_ks == 0 or order.shape[0] == 0:
-        raise ValueError("ks and order must not be empty")
+    if n_ks == 0 or order.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError("ks, order and the training labels y must not be empty")
     if interrupt is None:
         interrupt = Interrupt()  # held here: the options keep only a pointer to it
     keep_train = _fill_csr(&train, train_data, train_indices, train_indptr, n_features, y.shape[0])
     keep_test = _fill_csr(&test, test_data, test_indices, test_indptr, n_features, y_test.shape[0])
     confusion = np.zeros((n_ks, 3), dtype=np.int64)
-    reports = np.zeros(n_ks, dtype=[("n_iter", np.int64), ("converged", np.int32)])
+    n_iter = np.zeros(n_ks, dtype=np.int64)
+    converged = np.zeros(n_ks, dtype=bool)
     cdef int64_t[:, ::1] cv = confusion
     cdef ts_svm_result *res = <ts_svm_result *> malloc(n_ks * sizeof(ts_svm_result))
     if res == NULL:
@@ -393,7 +395,8 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
             _raise_interrupt(interrupt)
         check_status(status, "nested_svm")
         for i in range(n_ks):
-            reports[i] = (res[i].n_iter, res[i].converged)
+            n_iter[i] = res[i].n_iter
+            converged[i] = res[i].converged
     finally:
         free(res)
-    return confusion, reports["n_iter"].copy(), reports["converged"].astype(bool)
+    return confusion, n_iter, converged
