@@ -95,6 +95,32 @@ static double dual_objective(const ts_csr *X, const double *diag, const double *
     return f;
 }
 
+/*
+ * The radius of a ball around w = sum y_i alpha_i x_i that holds the optimum's weights: the
+ * primal P is 1-strongly convex, so ||w - w*||^2 <= 2 (P(w) - P(w*)) <= 2 (P(w) - D(alpha)), the
+ * duality gap.  One pass over every document's margin.  The gap is widened by 1e-12 of its
+ * terms' size so that rounding in its sums cannot shrink the ball.
+ */
+static double optimum_radius(const ts_csr *X, const double *y, const double *diag, const double *upper,
+                             int loss, const double *alpha, const double *w, double bias_value)
+{
+    int64_t i;
+    const double minus_dual = dual_objective(X, diag, alpha, w, bias_value);
+    double primal = 0, size = 0, gap;
+    for (i = 0; i < X->n_cols + (bias_value != 0); i++)
+        primal += 0.5 * w[i] * w[i];
+    for (i = 0; i < X->n_rows; i++) {
+        const double slack = 1.0 - y[i] * ts_row_dot(X, i, w, bias_value, X->n_cols);
+        size += alpha[i];
+        if (slack <= 0 || upper[i] == 0) /* no loss, or a weightless document */
+            continue;
+        primal += loss == TS_HINGE ? upper[i] * slack : 0.5 * slack * slack / diag[i]; /* C = 1/(2 D) */
+    }
+    gap = primal + minus_dual;
+    size += fabs(primal) + fabs(minus_dual);
+    return sqrt(2.0 * ((gap > 0 ? gap : 0.0) + 1e-12 * size));
+}
+
 /* q = Qbar_FF p over the free set: y_F * (X_F (X_F' (y_F * p))) + D_F p. */
 static void face_matvec(const ts_csr *X, const double *y, const double *diag, double bias_value,
                         const newton_ws *ws, int64_t nf, const double *p, double *q)
@@ -274,7 +300,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
     double *qd = NULL, *diag = NULL, *upper = NULL, newton_budget, work = 0;
     double bias_value, pg_max_old = INFINITY, pg_min_old = -INFINITY;
     newton_ws ws = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-    double spreads[RATE_WINDOW], predicted = 0;
+    double spreads[RATE_WINDOW], predicted = 0, certify_spread = INFINITY;
     uint64_t rng, steps = 0;
     int status = ts_svm_check_inputs(X, y, o, alpha0, w, alpha, result);
     if (status != TS_OK)
@@ -334,6 +360,7 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
 
     active = m;
     result->converged = 0;
+    result->certified = 0;
     for (iter = 1; iter <= o->max_iter; iter++) {
         double pg_max = -INFINITY, pg_min = INFINITY;
         int64_t crossings = 0; /* multipliers that reached or left a bound in this pass: when only
@@ -430,6 +457,18 @@ int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *o, const 
                 pg_max_old = INFINITY;
                 pg_min_old = -INFINITY;
             }
+        }
+        if (o->certify && crossings == 0 && pg_max - pg_min <= certify_spread) {
+            const double worst = o->certify(o->certify_ctx, w,
+                                            optimum_radius(X, y, diag, upper, o->loss, alpha, w, bias_value));
+            if (worst < 1) {
+                result->certified = 1;
+                break;
+            }
+            /* the radius shrinks with the projected gradient (on a settled face the gap is a
+             * quadratic in it): look again once the spread has shrunk by `worst`, since a check
+             * costs a full pass */
+            certify_spread = (pg_max - pg_min) / (isfinite(worst) ? worst : 16.0);
         }
     }
     status = ts_svm_finite(w, n + (o->fit_intercept != 0), alpha, m);

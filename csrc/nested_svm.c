@@ -126,6 +126,42 @@ static int same_prefix(const ranked_rows *R, int64_t a, int64_t b)
            memcmp(R->val + R->ptr[a], R->val + R->ptr[b], (size_t)len * sizeof(double)) == 0;
 }
 
+/* A held-out document's margin on its top-k prefix; *norm2 gets its squared length (the
+ * constant feature included). */
+static double held_out_margin(const ranked_rows *R, int64_t r, const double *w, int64_t k, double bias_value,
+                              double *norm2)
+{
+    double s = bias_value * w[k], q = bias_value * bias_value;
+    int64_t p;
+    for (p = R->ptr[r]; p < R->cut[r]; p++) {
+        s += R->val[p] * w[R->idx[p]];
+        q += R->val[p] * R->val[p];
+    }
+    *norm2 = q;
+    return s;
+}
+
+/* The held-out documents at the current k, for the solver's early stop (ts_certify): a fit is
+ * only used for the signs of their margins. */
+typedef struct {
+    const ranked_rows *test;
+    int64_t m_test, k;
+    double bias_value;
+} held_out;
+
+static double worst_held_out(void *ctx, const double *w, double radius)
+{
+    const held_out *h = ctx;
+    double worst = 0;
+    int64_t r;
+    for (r = 0; r < h->m_test; r++) {
+        double norm2, s = held_out_margin(h->test, r, w, h->k, h->bias_value, &norm2);
+        double ratio = s != 0 ? radius * sqrt(norm2) / fabs(s) : INFINITY;
+        worst = ratio > worst ? ratio : worst;
+    }
+    return worst;
+}
+
 /* Work arrays of one chain, allocated once. */
 typedef struct {
     keyed_row *keys;     /* m */
@@ -214,7 +250,8 @@ static int check_chain(const ts_csr *train_t, const double *y, const ts_csr *tes
 
 int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, const double *y_test,
                   const int64_t *order, int64_t n_order, int64_t n_ks, const int64_t *ks,
-                  const ts_svm_options *options, double max_share, int64_t *confusion, ts_svm_result *results)
+                  const ts_svm_options *options, double max_share, int certify, int64_t *confusion,
+                  ts_svm_result *results)
 {
     int64_t t, r, p, g;
     int status = check_chain(train_t, y, test_t, y_test, order, n_order, n_ks, ks, options, confusion);
@@ -223,11 +260,17 @@ int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, 
     ranked_rows train = {NULL, NULL, NULL, NULL, NULL}, test = {NULL, NULL, NULL, NULL, NULL};
     chain_ws ws;
     ts_svm_options o;
+    held_out h;
     int grouping = max_share > 0, narrow = 0;
     if (status != TS_OK)
         return status;
     memset(&ws, 0, sizeof ws);
     o = *options;
+    h.test = &test;
+    h.m_test = m_test;
+    h.bias_value = o.fit_intercept ? o.intercept_scaling : 0.0;
+    o.certify = certify ? worst_held_out : NULL;
+    o.certify_ctx = &h;
     if ((status = rank_rows(train_t, order, kmax, &train)) != TS_OK ||
         (status = rank_rows(test_t, order, kmax, &test)) != TS_OK)
         goto done;
@@ -259,8 +302,9 @@ int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, 
         int64_t n_solve = m, tp = 0, fp = 0, fn = 0;
         ts_csr S;
         ts_svm_result result;
-        double b;
         cut_at(&train, m, k);
+        cut_at(&test, m_test, k);
+        h.k = k;
         if (grouping) {
             n_solve = group_rows(&train, y, m, max_share, &ws);
             grouping = n_solve >= 0; /* groups only split as k grows: once not worth it, never */
@@ -309,13 +353,8 @@ int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, 
             results[t] = result;
         for (r = 0; r < m; r++)
             ws.alpha[r] = grouping ? ws.alpha_out[ws.group[r]] / ws.count[ws.group[r]] : ws.alpha_out[r];
-        /* the held-out documents' top-k prefixes, scored */
-        b = o.fit_intercept ? ws.w[k] * o.intercept_scaling : 0.0;
-        cut_at(&test, m_test, k);
-        for (r = 0; r < m_test; r++) {
-            double s = b;
-            for (p = test.ptr[r]; p < test.cut[r]; p++)
-                s += test.val[p] * ws.w[test.idx[p]];
+        for (r = 0; r < m_test; r++) { /* the held-out documents' top-k prefixes, scored */
+            double norm2, s = held_out_margin(&test, r, ws.w, k, h.bias_value, &norm2);
             if (s > 0 && y_test[r] > 0)
                 tp++;
             else if (s > 0)

@@ -115,6 +115,7 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *o, c
         alpha[i] = alpha0 && C[i] > 0 ? alpha0[i] : 0.0;
     ts_rebuild_w(X, y, alpha, bias_value, w);
     result->converged = 0;
+    result->certified = 0;
     result->n_iter = 0;
     for (iter = 1; iter <= o->max_iter; iter++) {
         double pg_max = -INFINITY, pg_min = INFINITY, ws = 0, ss = 0, t;

@@ -146,6 +146,14 @@ int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double
 /* Losses of the linear SVM: hinge (L1-loss) or squared hinge (L2-loss). */
 enum ts_svm_loss { TS_HINGE = 1, TS_SQUARED_HINGE = 2 };
 
+/* An early stop for a solve whose model serves only the signs of some margins (held-out
+ * predictions).  ts_dcd_svm calls it after some passes with its current weights w (n_cols +
+ * fit_intercept, as its output) and a radius such that the optimum's weights w* satisfy
+ * ||w - w*|| <= radius.  It returns the largest radius * ||x|| / |w'x| over the caller's
+ * documents x (the constant feature included; infinity for a zero margin): below 1, every one
+ * of those margins has the sign of the optimum's, and the solver stops there. */
+typedef double (*ts_certify)(void *ctx, const double *w, double radius);
+
 /* Options of the dual coordinate-descent SVM (Hsieh et al., ICML 2008). */
 typedef struct {
     int loss;                 /* TS_HINGE or TS_SQUARED_HINGE */
@@ -161,11 +169,14 @@ typedef struct {
     int newton;               /* finish with Newton steps on the free multipliers (see below) */
     ts_interrupt_check interrupted; /* NULL, or see ts_interrupt_check */
     void *interrupt_ctx;
+    ts_certify certify;       /* NULL, or see ts_certify (ts_dcd_svm only) */
+    void *certify_ctx;
 } ts_svm_options;
 
 typedef struct {
     int64_t n_iter; /* outer passes made */
     int converged;  /* 1 if the tolerance was met before max_iter */
+    int certified;  /* 1 if options->certify stopped the solve first (converged is then 0) */
 } ts_svm_result;
 
 /*
@@ -210,6 +221,10 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *opti
  * max_share  while the distinct training rows of a top-k subset (same label, same values) are
  *          at most this share of the documents, that k is solved on one copy of each with its
  *          C multiplied by its copies (the same optimum); 0 never groups.
+ * certify  nonzero: coordinate descent stops as soon as the duality gap proves that every
+ *          held-out margin has the sign of the exact optimum's (ts_certify), so the counts are
+ *          the exact optimum's, often in far fewer passes; otherwise, or when that proof does
+ *          not come, the stopping test of options->tol.  0: options->tol only.
  * confusion  out: n_ks x 3, per k the held-out true positives, false positives and false
  *          negatives (predicted positive when the margin is above 0).
  * results  NULL, or out: n_ks solver reports.
@@ -218,7 +233,8 @@ int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *opti
  */
 int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, const double *y_test,
                   const int64_t *order, int64_t n_order, int64_t n_ks, const int64_t *ks,
-                  const ts_svm_options *options, double max_share, int64_t *confusion, ts_svm_result *results);
+                  const ts_svm_options *options, double max_share, int certify, int64_t *confusion,
+                  ts_svm_result *results);
 
 /* Checks that a CSR matrix's row pointers and column indices are in range. */
 int ts_csr_check(const ts_csr *X);

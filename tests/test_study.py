@@ -212,7 +212,9 @@ def test_nested_fits_match_liblinear_fit_per_k(boolean):
     """The study's compiled loop over k (rows ranked once, repeated documents grouped, Newton on
     the primal for few terms, coordinate descent above, each fit warm-started from the last)
     gives, at a tight tolerance, the held-out confusion counts of scikit-learn's LinearSVC
-    (liblinear, the same problem) trained from scratch on each top-k column subset."""
+    (liblinear, the same problem) trained from scratch on each top-k column subset, with and
+    without the early stop on proven predictions; at the study's tolerance, every fit that
+    stopped early has those exact counts."""
     from textsel._ext.ccore import nested_svm_csc
 
     rng = np.random.default_rng(11)
@@ -234,13 +236,23 @@ def test_nested_fits_match_liblinear_fit_per_k(boolean):
         truth = y[test] == 1
         expected.append([(predicted & truth).sum(), (predicted & ~truth).sum(), (~predicted & truth).sum()])
     for max_share in (0.0, 0.7):  # without and with grouping
-        confusion, n_iter, converged = nested_svm_csc(
-            Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices, Xte.indptr, test_signs,
-            order, ks, "squared_hinge", 1.0, 1.0, 1e-10, 100_000, True, 1.0, 0, max_share=max_share,
-        )  # fmt: skip
-        np.testing.assert_array_equal(confusion, expected)
-        assert converged.all() and (n_iter >= 1).all()
+        for certify in (False, True):  # stopping test alone, or also the early stop
+            confusion, n_iter, converged, certified = nested_svm_csc(
+                Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices, Xte.indptr, test_signs,
+                order, ks, "squared_hinge", 1.0, 1.0, 1e-10, 100_000, True, 1.0, 0, max_share=max_share,
+                certify=certify,
+            )  # fmt: skip
+            np.testing.assert_array_equal(confusion, expected)
+            assert (converged ^ certified).all() and (n_iter >= 1).all()
+            assert certified.any() == certify
     assert np.asarray(expected)[:, 0].min() > 0  # every k finds some positives
+    # at the study's tolerance, a fit stopped early on proven predictions has the exact counts
+    confusion, _, _, certified = nested_svm_csc(
+        Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices, Xte.indptr, test_signs,
+        order, ks, "squared_hinge", 1.0, 1.0, 1e-4, 1000, True, 1.0, 0,
+    )  # fmt: skip
+    assert certified.any()
+    np.testing.assert_array_equal(confusion[certified], np.asarray(expected)[certified])
     with pytest.raises(ValueError, match="same features"):
         nested_svm_csc(Xtr.data, Xtr.indices, Xtr.indptr, signs, Xte.data, Xte.indices,
                        Xte.indptr[:-1], test_signs, order, ks, "squared_hinge", 1.0, 1.0, 1e-4, 1000,

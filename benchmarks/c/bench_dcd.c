@@ -70,7 +70,7 @@ int main(int argc, char **argv)
             for (i = 0; i < m; i++)
                 y[i] = targets[i * stored + j];
             for (newton = 0; newton <= 1; newton++) {
-                ts_svm_options o = {TS_SQUARED_HINGE, 1.0, 1.0, 1e-4, 1000, 1, 1.0, 1, 42, NULL, newton, NULL, NULL};
+                ts_svm_options o = {TS_SQUARED_HINGE, 1.0, 1.0, 1e-4, 1000, 1, 1.0, 1, 42, NULL, newton, NULL, NULL, NULL, NULL};
                 for (r = 0; r < runs; r++) {
                     ts_svm_result res;
                     double t0 = now(), dt;

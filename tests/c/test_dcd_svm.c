@@ -69,7 +69,7 @@ static ts_csr as_csr(const dataset *D)
 
 static ts_svm_options options(int loss, int intercept)
 {
-    ts_svm_options o = {loss, 1.0, 1.0, 1e-6, 5000, intercept, 1.0, 1, 42, NULL, 0, NULL, NULL};
+    ts_svm_options o = {loss, 1.0, 1.0, 1e-6, 5000, intercept, 1.0, 1, 42, NULL, 0, NULL, NULL, NULL, NULL};
     return o;
 }
 
@@ -493,6 +493,70 @@ static void test_equal_projected_gradients_are_not_convergence(void)
     }
 }
 
+/* What options->certify sees, and when it answers "certified". */
+typedef struct {
+    int64_t calls, certify_at, n_weights; /* certify_at < 0: never */
+    double radius, w[21];
+} certify_log;
+
+static double certify_at_call(void *ctx, const double *w, double radius)
+{
+    certify_log *log = ctx;
+    memcpy(log->w, w, sizeof(double) * (size_t)log->n_weights);
+    log->radius = radius;
+    return ++log->calls == log->certify_at ? 0.5 : 2.0;
+}
+
+/* The radius handed to options->certify is sqrt(2 (P(w) - D(alpha))), both evaluated here by
+ * hand at the solver's output, and so bounds the distance from its weights to the optimum's;
+ * a stop there is reported as certified (not converged) and comes before the tolerance would
+ * have stopped the solve; a check that never certifies leaves the solve exactly as it is
+ * without one.  Both losses, with and without intercept, unequal C. */
+static void test_certify_radius_is_the_duality_gap(void)
+{
+    dataset D = make_data(150, 20, 9);
+    ts_csr X = as_csr(&D);
+    int loss, intercept;
+    for (loss = TS_HINGE; loss <= TS_SQUARED_HINGE; loss++)
+        for (intercept = 0; intercept <= 1; intercept++) {
+            ts_svm_options o = options(loss, intercept), tight = options(loss, intercept);
+            certify_log log = {0, 1, D.n + intercept, 0, {0}};
+            double w[21], alpha[150], w_star[21], a_star[150], w_plain[21], a_plain[150], p, d, dist = 0;
+            ts_svm_result r, r_plain;
+            int64_t i;
+            o.C_pos = tight.C_pos = 2.0;
+            o.C_neg = tight.C_neg = 0.5;
+            o.newton = 1;
+            tight.tol = 1e-11;
+            tight.max_iter = 100000;
+            tight.newton = 1;
+            CHECK(ts_dcd_svm(&X, D.y, &tight, NULL, w_star, a_star, &r) == TS_OK && r.converged);
+            CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w_plain, a_plain, &r_plain) == TS_OK && r_plain.converged);
+            CHECK(!r_plain.certified);
+
+            o.certify = certify_at_call;
+            o.certify_ctx = &log;
+            CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_OK);
+            CHECK(log.calls == 1 && r.certified && !r.converged && r.n_iter < r_plain.n_iter);
+            CHECK(memcmp(log.w, w, sizeof(double) * (size_t)log.n_weights) == 0);
+            p = primal(&D, &o, w);
+            d = dual(&D, &o, alpha, NULL);
+            CHECK(p - d > 1e-9); /* a real gap: the stop came early */
+            CHECK(fabs(log.radius * log.radius - 2 * (p - d)) <= 1e-9 * (1 + fabs(p) + fabs(d)));
+            for (i = 0; i < D.n + intercept; i++)
+                dist += (w[i] - w_star[i]) * (w[i] - w_star[i]);
+            CHECK(sqrt(dist) <= log.radius);
+
+            log.calls = 0;
+            log.certify_at = -1;
+            CHECK(ts_dcd_svm(&X, D.y, &o, NULL, w, alpha, &r) == TS_OK);
+            CHECK(log.calls > 0 && r.converged && !r.certified && r.n_iter == r_plain.n_iter);
+            CHECK(memcmp(alpha, a_plain, sizeof(double) * 150) == 0);
+            CHECK(memcmp(w, w_plain, sizeof(double) * (size_t)log.n_weights) == 0);
+        }
+    free_data(&D);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -506,6 +570,7 @@ int main(void)
     RUN(test_weights_are_repetitions, passed, failed);
     RUN(test_every_allocation_failure, passed, failed);
     RUN(test_equal_projected_gradients_are_not_convergence, passed, failed);
+    RUN(test_certify_radius_is_the_duality_gap, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

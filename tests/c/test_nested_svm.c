@@ -98,7 +98,7 @@ static void free_split(dense *train, dense *test, csr *train_t, csr *test_t)
 
 static ts_svm_options options(double tol)
 {
-    ts_svm_options o = {TS_SQUARED_HINGE, 1.0, 1.0, tol, 100000, 1, 1.0, 1, 7, NULL, 1, NULL, NULL};
+    ts_svm_options o = {TS_SQUARED_HINGE, 1.0, 1.0, tol, 100000, 1, 1.0, 1, 7, NULL, 1, NULL, NULL, NULL, NULL};
     return o;
 }
 
@@ -185,9 +185,10 @@ static void test_primal_newton_refuses_what_it_cannot_solve(void)
 }
 
 /* The chain's confusion counts equal those of a fit per k by hand (ts_dcd_svm on the top-k
- * columns, tight tolerance), with and without grouping repeated rows, on Boolean and valued
- * features: the Newton path (few columns), the coordinate-descent path and the grouping are
- * all checked against the plain solver. */
+ * columns, tight tolerance), with and without grouping repeated rows, with and without the
+ * early stop on certified predictions, on Boolean and valued features: the Newton path (few
+ * columns), the coordinate-descent path, the grouping and the early stop are all checked
+ * against the plain solver. */
 static void test_chain_matches_a_fit_per_k(void)
 {
     const int64_t n = 90, m = 400, m_test = 150, ks[4] = {2, 5, 40, 90};
@@ -222,20 +223,58 @@ static void test_chain_matches_a_fit_per_k(void)
             by_hand[3 * t + 2] = fn;
             free_csr(&top);
         }
-        for (g = 0; g < 4; g++) { /* without and with grouping; 32- and 64-bit solved rows */
-            ts_debug_nested_narrow_limit(g < 2 ? INT32_MAX : 0);
+        for (g = 0; g < 8; g++) { /* grouping or not; 32- or 64-bit solved rows; early stop or not */
+            int64_t certified = 0;
+            ts_debug_nested_narrow_limit(g % 4 < 2 ? INT32_MAX : 0);
             memset(confusion, -1, sizeof confusion);
             CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 4, ks, &o, g % 2 ? 0.7 : 0.0,
-                                confusion, results) == TS_OK);
+                                g >= 4, confusion, results) == TS_OK);
             for (t = 0; t < 12; t++)
                 CHECK(confusion[t] == by_hand[t]);
-            for (t = 0; t < 4; t++)
-                CHECK(results[t].converged);
+            for (t = 0; t < 4; t++) {
+                CHECK(results[t].converged != results[t].certified);
+                certified += results[t].certified;
+            }
+            CHECK(g >= 4 ? certified > 0 : certified == 0); /* at this tolerance, early stops happen */
         }
         ts_debug_nested_narrow_limit(INT32_MAX);
         CHECK(by_hand[0] + by_hand[2] > 0); /* the held-out part has positives */
         free_split(&train, &test, &train_t, &test_t);
     }
+}
+
+/* A held-out document with no terms and no intercept has a zero margin whatever the weights:
+ * its sign is never proven, so no fit stops early, and the counts are those of the stopping
+ * test alone, bit for bit.  Without it, the same chain stops early. */
+static void test_chain_certifies_only_what_it_can_prove(void)
+{
+    const int64_t n = 90, m = 300, m_test = 60, ks[3] = {5, 70, 90}; /* coordinate descent above 63 */
+    int64_t order[90], i, j, plain[9], early[9], certified = 0;
+    dense train = make_dense(m, n, 0, 31), test = make_dense(m_test, n, 0, 32);
+    csr train_t = to_csr(&train, NULL, 0, 1), test_t;
+    ts_svm_options o = options(1e-9);
+    ts_svm_result results[3];
+    for (i = 0; i < n; i++)
+        order[i] = i;
+    o.fit_intercept = 0;
+    for (j = 0; j < n; j++)
+        test.X[7 * n + j] = 0.0; /* held-out document 7: empty */
+    test_t = to_csr(&test, NULL, 0, 1);
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.0, 0, plain, NULL) == TS_OK);
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.0, 1, early, results) ==
+          TS_OK);
+    for (i = 0; i < 3; i++)
+        CHECK(results[i].converged && !results[i].certified);
+    CHECK(memcmp(plain, early, sizeof plain) == 0);
+    free_csr(&test_t);
+    test.X[7 * n] = 1.0; /* now it has a term */
+    test_t = to_csr(&test, NULL, 0, 1);
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.0, 1, early, results) ==
+          TS_OK);
+    for (i = 0; i < 3; i++)
+        certified += results[i].certified;
+    CHECK(certified > 0);
+    free_split(&train, &test, &train_t, &test_t);
 }
 
 static int64_t interrupt_calls;
@@ -255,42 +294,42 @@ static void test_chain_refuses_bad_input_and_survives_every_allocation_failure(v
     int status;
     for (i = 0; i < n; i++)
         order[i] = n - 1 - i;
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL) == TS_OK);
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 2, bad_ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL) == TS_OK);
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 2, bad_ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_ARG); /* ks not increasing */
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, 20, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, 20, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_ARG); /* k beyond the ranking */
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 0, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 0, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_ARG);
     order[4] = n;
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_INDEX);
     order[4] = n - 5;
     test.y[2] = 0.0;
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_ARG);
     test.y[2] = 1.0;
     train_t.data[3] = INFINITY;
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_NONFINITE);
     train_t.data[3] = 1.0;
     narrow = test_t;
     narrow.X.n_rows = n - 1; /* held-out documents with other features */
     narrow.X.indptr64 = test_t.ptr;
-    CHECK(ts_nested_svm(&train_t.X, train.y, &narrow.X, test.y, order, n - 1, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &narrow.X, test.y, order, n - 1, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_ARG);
     o.weights = train.y; /* the chain makes its own weights */
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_ARG);
     o = options(1e-4);
     o.interrupted = stop_at_third_call;
     interrupt_calls = 0;
-    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL) ==
+    CHECK(ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL) ==
           TS_ERR_INTERRUPTED);
     o = options(1e-4);
     for (k = 1; k < 200; k++) {
         ts_debug_fail_alloc_at(k);
-        status = ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, confusion, NULL);
+        status = ts_nested_svm(&train_t.X, train.y, &test_t.X, test.y, order, n, 3, ks, &o, 0.7, 1, confusion, NULL);
         if (status == TS_ERR_NOMEM)
             failures++;
         else
@@ -307,6 +346,7 @@ int main(void)
     RUN(test_primal_newton_matches_coordinate_descent, passed, failed);
     RUN(test_primal_newton_refuses_what_it_cannot_solve, passed, failed);
     RUN(test_chain_matches_a_fit_per_k, passed, failed);
+    RUN(test_chain_certifies_only_what_it_can_prove, passed, failed);
     RUN(test_chain_refuses_bad_input_and_survives_every_allocation_failure, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -104,5 +104,6 @@ def nested_svm_csc(
     seed: int,
     newton: bool = True,
     max_share: float = 0.7,
+    certify: bool = True,
     interrupt: Interrupt | None = None,
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]: ...
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_], NDArray[np.bool_]]: ...

@@ -309,6 +309,8 @@ cdef void _svm_options(ts_svm_options *options, str loss, double C_pos, double C
     options.seed = seed
     options.interrupted = _interrupt_check
     options.interrupt_ctx = <void *> interrupt
+    options.certify = NULL
+    options.certify_ctx = NULL
 
 
 def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const double[::1] y,
@@ -361,10 +363,11 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
                    const double[::1] test_data, test_indices, test_indptr, const double[::1] y_test,
                    const int64_t[::1] order, const int64_t[::1] ks, str loss, double C_pos, double C_neg,
                    double tol, int64_t max_iter, bint fit_intercept, double intercept_scaling, uint64_t seed,
-                   bint newton=True, double max_share=0.7, Interrupt interrupt=None):
+                   bint newton=True, double max_share=0.7, bint certify=True, Interrupt interrupt=None):
     """Run ts_nested_svm on the CSC buffers of the training and held-out documents (one index
     dtype per matrix; features are the CSC columns, so ``train_indptr`` has n_features + 1
-    entries).  Returns (confusion of shape (len(ks), 3): tp, fp, fn; n_iter; converged)."""
+    entries).  Returns (confusion of shape (len(ks), 3): tp, fp, fn; n_iter; converged;
+    certified: stopped once the held-out predictions were proven the exact optimum's)."""
     cdef ts_csr train, test
     cdef ts_svm_options options
     cdef int status
@@ -380,6 +383,7 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
     confusion = np.zeros((n_ks, 3), dtype=np.int64)
     n_iter = np.zeros(n_ks, dtype=np.int64)
     converged = np.zeros(n_ks, dtype=bool)
+    certified = np.zeros(n_ks, dtype=bool)
     cdef int64_t[:, ::1] cv = confusion
     cdef ts_svm_result *res = <ts_svm_result *> malloc(n_ks * sizeof(ts_svm_result))
     if res == NULL:
@@ -390,13 +394,14 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
     try:
         with nogil:
             status = ts_nested_svm(&train, &y[0], &test, yt, &order[0], order.shape[0], n_ks, &ks[0],
-                                   &options, max_share, &cv[0, 0], res)
+                                   &options, max_share, certify, &cv[0, 0], res)
         if status == TS_ERR_INTERRUPTED:
             _raise_interrupt(interrupt)
         check_status(status, "nested_svm")
         for i in range(n_ks):
             n_iter[i] = res[i].n_iter
             converged[i] = res[i].converged
+            certified[i] = res[i].certified
     finally:
         free(res)
-    return confusion, n_iter, converged
+    return confusion, n_iter, converged, certified

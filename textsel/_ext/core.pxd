@@ -14,6 +14,7 @@ cdef extern from "textsel.h" nogil:
         TS_ERR_INDPTR
 
     ctypedef int (*ts_interrupt_check)(void *ctx)
+    ctypedef double (*ts_certify)(void *ctx, const double *w, double radius)
 
     ctypedef struct ts_csr:
         int64_t n_rows
@@ -80,17 +81,20 @@ cdef extern from "textsel.h" nogil:
         int newton
         ts_interrupt_check interrupted
         void *interrupt_ctx
+        ts_certify certify
+        void *certify_ctx
 
     ctypedef struct ts_svm_result:
         int64_t n_iter
         int converged
+        int certified
 
     int ts_dcd_svm(const ts_csr *X, const double *y, const ts_svm_options *options,
                    const double *alpha0, double *w, double *alpha, ts_svm_result *result)
 
     int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, const double *y_test,
                       const int64_t *order, int64_t n_order, int64_t n_ks, const int64_t *ks,
-                      const ts_svm_options *options, double max_share, int64_t *confusion,
+                      const ts_svm_options *options, double max_share, int certify, int64_t *confusion,
                       ts_svm_result *results)
     int ts_l2svm_newton(const ts_csr *X, const double *y, const ts_svm_options *options,
                         const double *alpha0, double *w, double *alpha, ts_svm_result *result)
