@@ -98,8 +98,10 @@ static double dual_objective(const ts_csr *X, const double *diag, const double *
 /*
  * The radius of a ball around w = sum y_i alpha_i x_i that holds the optimum's weights: the
  * primal P is 1-strongly convex, so ||w - w*||^2 <= 2 (P(w) - P(w*)) <= 2 (P(w) - D(alpha)), the
- * duality gap.  One pass over every document's margin.  The gap is widened by 1e-12 of its
- * terms' size so that rounding in its sums cannot shrink the ball.
+ * duality gap.  One pass over every document's margin.  The gap is widened by 1e-9 of its
+ * terms' size, so that neither rounding in its sums nor the drift of the incrementally updated w
+ * (D is taken at it, not at a fresh sum y alpha x) can shrink the ball, even were that drift
+ * 1e-16 a step added up over millions of steps.
  */
 static double optimum_radius(const ts_csr *X, const double *y, const double *diag, const double *upper,
                              int loss, const double *alpha, const double *w, double bias_value)
@@ -118,7 +120,7 @@ static double optimum_radius(const ts_csr *X, const double *y, const double *dia
     }
     gap = primal + minus_dual;
     size += fabs(primal) + fabs(minus_dual);
-    return sqrt(2.0 * ((gap > 0 ? gap : 0.0) + 1e-12 * size));
+    return sqrt(2.0 * ((gap > 0 ? gap : 0.0) + 1e-9 * size));
 }
 
 /* q = Qbar_FF p over the free set: y_F * (X_F (X_F' (y_F * p))) + D_F p. */
