@@ -10,12 +10,57 @@ import pytest
 from textsel.__main__ import main
 
 
-def test_demo_on_the_synthetic_corpus(capsys):
-    assert main(["demo", "--metrics", "bns,ig", "--top", "3", "--classes", "2"]) == 0
+def test_demo_by_default_ranks_the_embedded_sms_spam_collection(capsys):
+    """With no option and no data home the demo shows real words of a real skewed task, one list
+    per metric for the binary task (BNS and chi2 score ham and spam alike), times chi2 against
+    chi2, and ends with what to try next."""
+    assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "SYNTHETIC" in out
+    assert "SMS Spam Collection" in out and "'spam' 747 (13.4%)" in out
+    lines = {line.split(":")[0].strip(): line.split(":", 1)[1].split() for line in out.splitlines()
+             if line.strip().startswith(("bns:", "chi2:"))}  # fmt: skip
+    assert set(lines) == {"bns", "chi2"} and all(len(terms) == 10 for terms in lines.values())
+    assert {"claim", "prize", "txt"} <= set(lines["bns"]) and {"call", "free"} <= set(lines["chi2"])
+    assert "sklearn.feature_selection.chi2(X, y)" in out and "textsel.chi2(X, y)" in out
+    assert out.rstrip().splitlines()[-2].startswith("Next:")
+
+
+def test_demo_on_a_multiclass_corpus_says_which_classes_it_lists(capsys):
+    assert main(["demo", "--corpus", "synthetic", "--metrics", "bns,ig", "--top", "3", "--classes", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "SYNTHETIC" in out and "the 2 largest of 6 classes; --classes 6 lists them all" in out
     assert out.count("bns:") == 2 and out.count("ig:") == 2
-    assert "scikit-learn chi2" in out and "ratio" in out
+    assert main(["demo", "--corpus", "synthetic", "--metrics", "odds", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("odds:") == 6 and "largest of" not in out  # the default lists all six classes
+
+
+def test_demo_marks_terms_whose_absence_indicates_the_class(capsys):
+    """Under metrics that score the two classes differently (F1, Acc) each class gets its own
+    list, and a term is written '-term' exactly where the class's messages hold it less often
+    than the other class's (checked against document frequencies counted here with numpy)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from textsel.datasets import load_sms_spam
+
+    assert main(["demo", "--metrics", "f1,acc", "--top", "6"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    sms = load_sms_spam()
+    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
+    X = (vectorizer.fit_transform(sms.data) > 0).tocsc()
+    column = {t: j for j, t in enumerate(vectorizer.get_feature_names_out())}
+    y = sms.target
+    checked = 0
+    for name, label in (("ham", 0), ("spam", 1)):
+        at = out.index(next(line for line in out if line.startswith(f"class '{name}'")))
+        for line in out[at + 1 : at + 3]:
+            for term in line.split(":", 1)[1].split():
+                j = column[term.lstrip("-")]
+                in_class = X[y == label, j].sum() / (y == label).sum()
+                elsewhere = X[y != label, j].sum() / (y != label).sum()
+                assert term.startswith("-") == (in_class < elsewhere), (name, term)
+                checked += 1
+    assert checked == 24 and any(t.startswith("-") for line in out for t in line.split())
 
 
 def test_demo_rejects_unknown_metric(capsys):

@@ -82,7 +82,7 @@ def test_the_default_k_warning_is_printed_once(tmp_path, capsys):
     path = write_csv(tmp_path / "docs.csv", rows())
     assert main(["select", str(path)]) == 0
     warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
-    assert len(warnings) == 1 and "k=100 is greater than" in warnings[0]
+    assert len(warnings) == 1 and "k=1000 is greater than" in warnings[0]  # TermSelector's default k
 
 
 # -- standard input and output
@@ -267,3 +267,30 @@ def test_option_errors_come_before_any_numerical_import(tmp_path, argv, code, me
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
     assert message in run.stderr and "Traceback" not in run.stderr
     assert run.stdout.strip() == f"{code} []"
+
+
+def test_select_keeps_as_many_terms_as_term_selector_by_default():
+    from textsel import TermSelector
+    from textsel.cli import build_parser
+
+    args = build_parser().parse_args(["select", "x.csv"])
+    assert args.k is None and "default: 1000" in build_parser()._subparsers._group_actions[0].choices[
+        "select"].format_help()  # fmt: skip
+    assert TermSelector().k == 1000
+
+
+def test_datasets_says_how_to_fetch_and_a_missing_home_is_an_error(tmp_path, capsys):
+    assert main(["datasets", "--data-home", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"textsel datasets --fetch all --data-home {tmp_path}" in out and "load_sms_spam()" in out
+    assert main(["datasets", "--data-home", str(tmp_path / "absent")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_failed_download_names_its_address(tmp_path, capsys):
+    from textsel.datasets import fetch
+
+    url = (tmp_path / "nowhere" / "x.tar.gz").as_uri()
+    with pytest.raises(OSError, match=f"could not download x.tar.gz from {url}"):
+        fetch("x.tar.gz", tmp_path, url=url, sha256="0" * 64)
+    assert [p.name for p in tmp_path.iterdir()] == []  # nothing half-written is left

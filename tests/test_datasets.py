@@ -255,3 +255,38 @@ def test_fetch_knows_the_shared_archives_checksums(data_home):
 
     for name, (_, checksum) in ARCHIVES.items():
         assert _sha256(data_home / name) == checksum
+
+
+#: SHA-256 of the published SMS Spam Collection v.1 file (``SMSSpamCollection``)
+SMS_SPAM_SHA256 = "7d039a24a6083ed9ef0f806ebad56bbb976e3aeb8de05669173bfdc4996c239d"
+
+
+def test_the_embedded_sms_spam_collection_is_the_published_file_unchanged():
+    """The shipped archive decompresses to the published file byte for byte, and the loader gives
+    every message and label of it, in order (rebuilt here into the file's lines)."""
+    import hashlib
+    from importlib import resources
+
+    from textsel.datasets import load_sms_spam
+
+    shipped = resources.files("textsel.datasets").joinpath("data", "sms_spam.txt.gz")
+    raw = gzip.decompress(shipped.read_bytes())
+    assert hashlib.sha256(raw).hexdigest() == SMS_SPAM_SHA256
+    sms = load_sms_spam()
+    rebuilt = "".join(f"{sms.target_names[t]}\t{m}\n" for t, m in zip(sms.target, sms.data, strict=True))
+    assert rebuilt.encode("utf-8") == raw
+    assert (len(sms.data), int(sms.target.sum()), sms.target.dtype) == (5574, 747, np.int64)
+    assert sms.target_names == ["ham", "spam"]
+    assert "CC BY 4.0" in sms.DESCR and "Almeida" in sms.DESCR and "DocEng" in sms.DESCR
+
+
+def test_the_embedded_sms_spam_collection_equals_the_data_homes_copy(data_home):
+    from textsel.datasets import load_sms_spam
+
+    path = data_home / "sms-spam" / "SMSSpamCollection"
+    if not path.is_file():
+        pytest.skip("the data home holds no sms-spam/SMSSpamCollection")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    sms = load_sms_spam()
+    assert [line.split("\t", 1)[1] for line in lines] == sms.data
+    assert [line.split("\t", 1)[0] for line in lines] == [sms.target_names[t] for t in sms.target]

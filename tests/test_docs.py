@@ -132,3 +132,22 @@ def test_every_example_runs_as_a_script_on_the_synthetic_corpus(example, tmp_pat
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-4000:]
     assert "SYNTHETIC" in run.stdout
+
+
+def test_dir_and_help_show_users_the_api_not_the_plumbing():
+    """dir(textsel) lists the API and its submodules, not the modules textsel imports for itself
+    nor the old paths kept for compatibility; help() of an estimator shows no internal hook."""
+    import pydoc
+
+    import textsel
+
+    shown = {n for n in dir(textsel) if not n.startswith("_")}
+    assert set(textsel.__all__) <= shown and {"datasets", "reproduce", "masking"} <= shown
+    assert not shown & {"importlib", "sys", "types", "plots", "proximal"}
+    from textsel._base import DISTRIBUTED_HOOKS
+
+    hooks = {h for names in DISTRIBUTED_HOOKS.values() for h in names}
+    for name in ("TermSelector", "ScalableTermSelector", "RLSClassifier", "WeightedProximalSVC"):
+        text = pydoc.render_doc(getattr(textsel, name), renderer=pydoc.plaintext)
+        assert hooks and not any(h in text for h in hooks), name
+        assert "fit(" in text

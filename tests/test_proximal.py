@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import textsel.proximal
 from conftest import random_corpus
 from sklearn.linear_model import Ridge
-from textsel.proximal import proximal_weights
 
 import textsel
+import textsel.proximal
+from textsel.proximal import proximal_weights
 
 TIGHT = dict(tol=1e-12)
 

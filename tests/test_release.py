@@ -3,9 +3,11 @@ and no generated C (tools/check_release.py builds and checks the wheel too, and 
 against it; docs/release.md records its figures)."""
 
 import importlib.metadata
+import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -48,3 +50,44 @@ def test_sdist_carries_the_sources_and_no_generated_c(tmp_path):
     sdist = next(tmp_path.glob("textsel-*.tar.gz"))
     check_release.check_sdist(sdist)  # raises SystemExit naming what is wrong
     assert sdist.name == f"textsel-{textsel.__version__}.tar.gz"
+
+
+def test_the_built_wheel_carries_every_file_of_the_package(tmp_path):
+    """Every file of the source tree's package (each sub-package's modules, the kernels' sources
+    and stubs, the embedded corpus) is in the built wheel, with every extension module setup.py
+    builds and no C: a sub-package left out of the build fails here, not in a user's install.
+    Reads the wheel CI built (``TEXTSEL_WHEEL``), else builds one."""
+    import check_wheel
+
+    wheel = os.environ.get("TEXTSEL_WHEEL")
+    if wheel and Path(wheel).is_file():
+        wheel = Path(wheel)
+    else:
+        pytest.importorskip("Cython")  # the test extra installs what --no-build-isolation needs
+        pytest.importorskip("setuptools")
+        wheel = check_wheel.build_wheel(tmp_path)
+    assert check_wheel.check_contents(wheel) == []
+    names = zipfile.ZipFile(wheel).namelist()
+    folders = {p.relative_to(ROOT).as_posix() for p in (ROOT / "textsel").rglob("*")
+               if p.is_dir() and p.name != "__pycache__"}  # fmt: skip
+    assert folders and all(any(n.startswith(f + "/") for n in names) for f in folders)
+
+
+def test_the_wheel_check_finds_what_a_wheel_lacks(tmp_path):
+    """check_contents names a missing sub-package's files, a missing extension module and C."""
+    import check_wheel
+
+    files = check_wheel.source_files()
+    assert "textsel/reproduce/__init__.py" in files and "textsel/datasets/data/sms_spam.txt.gz" in files
+    wheel = tmp_path / "textsel-0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        for name in files:
+            if not name.startswith("textsel/reproduce/"):
+                z.writestr(name, "")
+        for ext in sorted(check_wheel.extension_names())[1:]:
+            z.writestr(f"textsel/_ext/{ext}.cpython-311-x86_64-linux-gnu.so", "")
+        z.writestr("textsel/_ext/ccore.c", "")
+    problems = check_wheel.check_contents(wheel)
+    assert "missing textsel/reproduce/__init__.py" in problems
+    assert any(p.startswith("extension modules") for p in problems)
+    assert "carries C source textsel/_ext/ccore.c" in problems

@@ -58,7 +58,7 @@ _LAZY = {
     # the public submodules, reachable as attributes like numpy's and scipy's (``textsel.masking``)
     **dict.fromkeys(
         "datasets distributed least_squares linear_model masking metrics plots proximal sampling "
-        "scalable selection study svm termstats".split()
+        "reproduce scalable selection study svm termstats".split()
     ),
     "DualLinearSVC": "svm",
     "LSQRResult": "least_squares",
@@ -90,7 +90,11 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    # the public API and submodules: not the modules this file imports for itself, nor the
+    # old module paths kept for earlier releases' imports and pickles
+    old_paths = {name.rsplit(".", 1)[1] for name in _MOVED} - {"lsqr"}
+    public = {n for n in globals() if n.startswith("__")} | set(__all__) | set(_LAZY)
+    return sorted(public - old_paths)
 
 
 __version__ = "0.1.0"

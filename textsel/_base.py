@@ -24,18 +24,18 @@ __all__ = ["DISTRIBUTED_HOOKS", "CheckedSelectorMixin", "LinearScoresMixin", "at
 #: handler of ``textsel.distributed.handlers`` -> the estimator hooks it calls, each with what it
 #: is given and what it does:
 #:
-#: - ``__textsel_check_params__()``: refuse bad parameters before any pass over the blocks.
-#: - ``__textsel_fit_stats__(stats)``: fit a selector from the corpus's :class:`textsel.TermStats`
+#: - ``_textsel_check_params()``: refuse bad parameters before any pass over the blocks.
+#: - ``_textsel_fit_stats(stats)``: fit a selector from the corpus's :class:`textsel.TermStats`
 #:   (counted on the cluster); returns the estimator.
-#: - ``__textsel_fit_checked__(X, y, row_norms, held_out_scores, sample_weight)``: fit a
+#: - ``_textsel_fit_checked(X, y, row_norms, held_out_scores, sample_weight)``: fit a
 #:   least-squares classifier on a checked ``X`` that only its solver reads (an in-memory CSR
 #:   matrix or a ``BlockMatrix``), ``row_norms()`` giving the documents' norms and
 #:   ``held_out_scores(X, T, n_folds, weights, damp)`` SCut's out-of-fold scores; returns it.
-#: - ``__textsel_solve__(X, T, weights, damp)``: one batched weighted solve of the fitted
+#: - ``_textsel_solve(X, T, weights, damp)``: one batched weighted solve of the fitted
 #:   family's problem, ``(coef, intercept, n_iter)``.
 DISTRIBUTED_HOOKS = {
-    "fit_selector": ("__textsel_check_params__", "__textsel_fit_stats__"),
-    "fit_lsqr_classifier": ("__textsel_fit_checked__", "__textsel_solve__"),
+    "fit_selector": ("_textsel_check_params", "_textsel_fit_stats"),
+    "fit_lsqr_classifier": ("_textsel_fit_checked", "_textsel_solve"),
 }
 
 

@@ -22,8 +22,9 @@ MATRIX_FORMATS = ("auto", "arff", "svmlight", "cluto")
 #: the formats ``textsel select`` writes the selected terms in
 OUTPUT_FORMATS = ("tsv", "csv", "json")
 
-#: the corpora ``textsel demo`` runs on: the embedded synthetic one, or a real one from the data home
-CORPORA = ("synthetic", "reuters21578", "20newsgroups")
+#: the corpora ``textsel demo`` runs on: the embedded SMS Spam Collection (the default) or synthetic
+#: corpus, or a real one from the data home
+CORPORA = ("sms-spam", "synthetic", "reuters21578", "20newsgroups")
 
 #: the numbers of terms of Forman's study (:func:`textsel.study.forman`)
 FORMAN_KS = (10, 20, 50, 100, 200, 500, 1000, 2000)

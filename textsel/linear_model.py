@@ -149,11 +149,11 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        return self.__textsel_fit_checked__(
+        return self._textsel_fit_checked(
             X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight
         )
 
-    def __textsel_fit_checked__(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
+    def _textsel_fit_checked(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
         """The fit on a checked ``X`` (in memory or on a cluster; a hook of
         ``textsel._base.DISTRIBUTED_HOOKS``): targets, weights, one batched solve, then the SCut
         thresholds from ``out_of_fold_scores(X, T, n_folds, weights, damp)``."""
@@ -170,7 +170,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             weights = np.ascontiguousarray(
                 np.broadcast_to(root, T.shape) if weights is None else weights * root
             )
-        self.coef_, self.intercept_, self.n_iter_ = self.__textsel_solve__(X, T, weights, damp)
+        self.coef_, self.intercept_, self.n_iter_ = self._textsel_solve(X, T, weights, damp)
         self.thresholds_ = np.zeros(T.shape[1])
         if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
             # the folds' models keep the weights and damp estimated on all the training data:
@@ -192,7 +192,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("sample_weight: every document has weight 0")
         return s
 
-    def __textsel_solve__(self, X, T, weights, damp):
+    def _textsel_solve(self, X, T, weights, damp):
         """One batched weighted solve: ``(coef, intercept, n_iter)`` (a hook of
         ``textsel._base.DISTRIBUTED_HOOKS``)."""
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
@@ -220,7 +220,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         """Scores of each training document by the model fitted without its fold."""
         scores = np.empty_like(T)
         for train, held_out in KFold(n_folds).split(X):
-            coef, intercept, _ = self.__textsel_solve__(
+            coef, intercept, _ = self._textsel_solve(
                 X[train], T[train], None if weights is None else weights[train], damp
             )
             scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept

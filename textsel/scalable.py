@@ -125,13 +125,13 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         """
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True)  # fmt: skip
-        return self.__textsel_fit_stats__(term_stats(X, y, n_threads=self.n_threads))
+        return self._textsel_fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
-    def __textsel_check_params__(self):
+    def _textsel_check_params(self):
         """Nothing to check before the statistics: k's bound depends on them (a hook of
         ``textsel._base.DISTRIBUTED_HOOKS``, as is the next)."""
 
-    def __textsel_fit_stats__(self, stats: TermStats):
+    def _textsel_fit_stats(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""
         candidates = stats.df >= 2
         eligible = int(candidates.sum())

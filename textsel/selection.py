@@ -313,7 +313,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         -------
         self
         """
-        self.__textsel_check_params__()
+        self._textsel_check_params()
         X, y = validate_data(
             self,
             check_sparse_structure(X),
@@ -328,7 +328,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         with warnings.catch_warnings():  # k is checked here early; its warning comes once, below
             warnings.simplefilter("ignore", UserWarning)
             self._n_selected(X.shape[1])
-        return self.__textsel_fit_stats__(term_stats(X, y, n_threads=self.n_threads))
+        return self._textsel_fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
     @atomic_fit
     def partial_fit(self, X, y, classes=None):
@@ -359,7 +359,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
                 "partial_fit takes in-memory chunks; a Dask array is counted on its cluster by fit(X, y), "
                 "which gives the same selection as partial_fit over its blocks"
             )
-        self.__textsel_check_params__()
+        self._textsel_check_params()
         first = not hasattr(self, "stats_")
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True, reset=first)  # fmt: skip
@@ -380,7 +380,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.stats_ = total
         return self._choose(total, scoreable_only=True, partial_classes=partial_classes)
 
-    def __textsel_check_params__(self):
+    def _textsel_check_params(self):
         """Refuse an unknown metric or multi-class rule before any pass over ``X`` (a hook of
         ``textsel._base.DISTRIBUTED_HOOKS``)."""
         if self.metric not in METRICS:
@@ -388,7 +388,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {plain(self.multiclass)!r}")
 
-    def __textsel_fit_stats__(self, stats: TermStats):
+    def _textsel_fit_stats(self, stats: TermStats):
         """Score the terms and choose them, from the corpus's statistics (a hook of
         ``textsel._base.DISTRIBUTED_HOOKS``)."""
         return self._choose(stats)

@@ -10,10 +10,13 @@ its containers, as far as one Linux machine can.
 3. ``auditwheel show``: the wheel is manylinux_2_17-compatible (or older) and links no library
    outside the manylinux policy;
 4. a fresh venv, ``pip install`` of the wheel and its test extra with no compiler on PATH;
-5. the whole test suite, run from outside the source tree against the installed wheel
+5. from outside the tree, what ``tools/check_wheel.py`` checks in CI: every module imports, every
+   sub-command starts, ``textsel demo`` and ``textsel reproduce kolcz --quick`` run;
+6. the whole test suite, run from outside the source tree against the installed wheel
    (``TEXTSEL_EXPECT_INSTALLED=1`` makes tests/conftest.py refuse the source tree's package).
 
-Prints the sizes (wheel, extension modules) and exits nonzero at the first failed step.
+Prints the sizes (wheel, extension modules) and exits nonzero at the first failed step.  With
+``--record`` the figures of a passing run replace those of ``docs/release.md``.
 """
 
 from __future__ import annotations
@@ -29,15 +32,16 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import check_wheel
+
 ROOT = Path(__file__).resolve().parents[1]
-EXTENSIONS = ("counting", "dealing", "scoring", "submatrix", "curves", "pool", "ccore")
+EXTENSIONS = tuple(sorted(check_wheel.extension_names()))
+RECORD_BEGIN, RECORD_END = "<!-- check_release: begin -->", "<!-- check_release: end -->"
 #: manylinux tags no newer than manylinux_2_17 (= manylinux2014)
 MAX_GLIBC = (2, 17)
 
 
-def run(cmd, **kwargs):
-    print("$", " ".join(map(str, cmd)), flush=True)
-    return subprocess.run(cmd, check=True, **kwargs)
+run = check_wheel.run
 
 
 def manylinux_tag(auditwheel_output: str):
@@ -58,35 +62,68 @@ def check_sdist(sdist: Path) -> None:
         raise SystemExit(f"sdist: missing {missing}, Cython-generated C included {generated}")
 
 
-def check_wheel(wheel: Path) -> int:
-    names = zipfile.ZipFile(wheel).namelist()
-    modules = [n for n in names if n.endswith((".so", ".pyd"))]
-    found = {Path(n).name.split(".")[0] for n in modules}
-    if found != set(EXTENSIONS):
-        raise SystemExit(f"wheel: extension modules {sorted(found)}, expected {sorted(EXTENSIONS)}")
-    if any(n.endswith(".c") for n in names):
-        raise SystemExit("wheel: carries C sources")
-    return sum(zipfile.ZipFile(wheel).getinfo(n).file_size for n in modules)
+def check_wheel_contents(wheel: Path) -> int:
+    """Raise naming what the wheel lacks; else the unpacked size of its extension modules."""
+    problems = check_wheel.check_contents(wheel)
+    if problems:
+        raise SystemExit(f"wheel: {'; '.join(problems)}")
+    z = zipfile.ZipFile(wheel)
+    return sum(z.getinfo(n).file_size for n in z.namelist() if n.endswith((".so", ".pyd")))
+
+
+def record(lines: list[str], page: Path = ROOT / "docs" / "release.md") -> None:
+    """Put a passing run's figures between the markers of ``page``."""
+    text = page.read_text()
+    head, rest = text.split(RECORD_BEGIN)
+    _, tail = rest.split(RECORD_END)
+    block = "\n```\n" + "\n".join(lines) + "\n```\n"
+    page.write_text(head + RECORD_BEGIN + block + RECORD_END + tail)
+
+
+def run_suite(python: Path, outside: Path, env: dict) -> str:
+    """The whole suite against the installed wheel, shown as it runs; its closing line."""
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+               str(ROOT / "tests")]  # fmt: skip
+    print("$", " ".join(command), flush=True)
+    last = ""
+    with subprocess.Popen(command, cwd=outside, env=env, stdout=subprocess.PIPE, text=True) as suite:
+        for line in suite.stdout:
+            print(line, end="", flush=True)
+            if re.search(r"\d+ passed", line):
+                last = line.strip().strip("=").strip()
+    if suite.returncode:
+        raise SystemExit(f"the suite failed against the installed wheel: {last}")
+    return last
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-suite", action="store_true", help="stop after installing the wheel")
+    parser.add_argument("--skip-suite", action="store_true", help="stop after the wheel's smoke test")
     parser.add_argument("--keep", default=None, help="build and install here, and keep it")
+    parser.add_argument("--record", action="store_true", help="write the figures into docs/release.md")
+    parser.add_argument("--data-home", type=Path, default=os.environ.get("TEXTSEL_DATA") or None,
+                        help="corpora for the reproduction and suite (default: $TEXTSEL_DATA)")  # fmt: skip
     args = parser.parse_args(argv)
-    work = Path(args.keep or tempfile.mkdtemp(prefix="textsel-release-"))
+    work = Path(args.keep or tempfile.mkdtemp(prefix="textsel-release-")).resolve()
     work.mkdir(parents=True, exist_ok=True)
     dist = work / "dist"
     shutil.rmtree(dist, ignore_errors=True)
+    summary = []
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+        summary.append(line)
 
     run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)])
     sdist = next(dist.glob("*.tar.gz"))
     wheel = next(dist.glob("*.whl"))
     check_sdist(sdist)
-    module_bytes = check_wheel(wheel)
-    print(f"sdist {sdist.name}: {sdist.stat().st_size / 1e3:.0f} kB")
-    size = wheel.stat().st_size / 1e3
-    print(f"wheel {wheel.name}: {size:.0f} kB, extension modules {module_bytes / 1e3:.0f} kB unpacked")
+    module_bytes = check_wheel_contents(wheel)
+    say(f"sdist {sdist.name}: {sdist.stat().st_size / 1e3:.0f} kB")
+    say(
+        f"wheel {wheel.name}: {wheel.stat().st_size / 1e3:.0f} kB, {len(EXTENSIONS)} extension modules "
+        f"{module_bytes / 1e3:.0f} kB unpacked, all {len(check_wheel.source_files())} files of the package"
+    )
 
     if sys.platform.startswith("linux"):
         shown = run([sys.executable, "-m", "auditwheel", "show", str(wheel)], capture_output=True, text=True)
@@ -96,29 +133,26 @@ def main(argv=None) -> int:
             raise SystemExit(f"auditwheel: not manylinux_2_17-compatible:\n{text}")
         if "external shared libraries" in text and "system-provided" not in text:
             raise SystemExit(f"auditwheel: links libraries outside the policy:\n{text}")
-        print(f"auditwheel: manylinux_{tag[0]}_{tag[1]}-compatible, only system libraries")
+        say(f"auditwheel: manylinux_{tag[0]}_{tag[1]}-compatible, only system libraries")
 
-    venv = work / "venv"
-    shutil.rmtree(venv, ignore_errors=True)
-    run([sys.executable, "-m", "venv", str(venv)])
-    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
-    python = bindir / ("python.exe" if os.name == "nt" else "python")
+    python, bindir = check_wheel.fresh_venv(work / "venv")
     # no compiler: only the venv on PATH, and CC/CXX pointing at nothing
     no_compiler = {**os.environ, "PATH": str(bindir), "CC": "/nonexistent-cc", "CXX": "/nonexistent-cxx"}
     run([str(python), "-m", "pip", "install", "-q", f"{wheel}[test]"], env=no_compiler)
+    say("installed with its test extra into a fresh venv, no compiler on PATH")
     outside = work / "outside"
     outside.mkdir(exist_ok=True)
-    where = run([str(python), "-c", "import textsel._ext.ccore, textsel; print(textsel.__file__)"],
-                cwd=outside, env=no_compiler, capture_output=True, text=True).stdout.strip()  # fmt: skip
-    if not where.startswith(str(venv)):
-        raise SystemExit(f"the installed wheel was not the textsel imported: {where}")
-    print(f"installed without a compiler; imports from {where}")
+    check_wheel.smoke(python, bindir, outside, args.data_home)
+    say("from outside the tree: every module imports, every sub-command starts, demo and reproduce run")
     if args.skip_suite:
         return 0
-    env = {**os.environ, "TEXTSEL_EXPECT_INSTALLED": "1"}
-    run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
-         str(ROOT / "tests")], cwd=outside, env=env)  # fmt: skip
-    print("the suite passed against the installed wheel")
+    env = {**os.environ, "TEXTSEL_EXPECT_INSTALLED": "1", "TEXTSEL_WHEEL": str(wheel)}
+    if args.data_home:
+        env["TEXTSEL_DATA"] = str(args.data_home)
+    say(run_suite(python, outside, env))
+    say("the suite passed against the installed wheel")
+    if args.record:
+        record(summary)
     return 0
 
 

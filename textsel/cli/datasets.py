@@ -11,7 +11,16 @@ KNOWN_ARCHIVES = ("reuters21578.tar.gz", "20news-bydate.tar.gz")
 
 def add_parser(subparsers) -> None:
     """The ``datasets`` sub-command and its options."""
-    datasets = subparsers.add_parser("datasets", help="list the corpora in the data home")
+    datasets = subparsers.add_parser(
+        "datasets",
+        help="list the corpora in the data home, checked, and fetch the public archives",
+        description="List the corpora textsel reads from the data home (Reuters-21578, 20 Newsgroups "
+        "and Forman's ARFF sets in forman-arff/), each checked against the data home's SHA256SUMS "
+        "where it has one, and say how to fetch what is missing.  --fetch first downloads a "
+        "public archive from its canonical address and keeps it only if its SHA-256 matches.  "
+        "The SMS Spam Collection ships inside textsel and needs no data home.  Exits 2 when the "
+        "data home does not exist.",
+    )
     datasets.add_argument("--data-home", default=None, help=DATA_HOME_HELP)
     datasets.add_argument(
         "--fetch",
@@ -47,13 +56,22 @@ def run(args, out=None):
         candidates += sorted(
             p for p in home.rglob("*") if p.is_file() and p.name.endswith((".arff", ".arff.gz"))
         )
+    missing = []
     for path in candidates:
         rel = path.relative_to(home).as_posix()
         if not path.is_file():
             out.write(f"  {rel:<40} missing\n")
+            missing.append(rel)
             continue
         check = ""
         if rel in sums:
             check = "  checksum ok" if _sha256(path) == sums[rel] else "  CHECKSUM MISMATCH"
         out.write(f"  {rel:<40} {path.stat().st_size / 2**20:8.1f} MB{check}\n")
+    out.write(f"  {'sms-spam (SMS Spam Collection)':<40} embedded in textsel: load_sms_spam()\n")
+    fetch_hint = f"textsel datasets --fetch all --data-home {home} downloads {' and '.join(missing)}"
+    if not home.is_dir():
+        raise FileNotFoundError(f"the data home {home} does not exist: {fetch_hint} (needs the network), "
+                                "or --data-home / TEXTSEL_DATA names the folder that holds them")  # fmt: skip
+    if missing:
+        out.write(f"to fetch what is missing: {fetch_hint} (needs the network)\n")
     return 0

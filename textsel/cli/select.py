@@ -36,7 +36,7 @@ def add_parser(subparsers) -> None:
     select.add_argument("--labels", default=None, help=LABELS_HELP)
     select.add_argument("--terms", default=None, help=TERMS_HELP)
     select.add_argument("--metric", choices=METRICS, default="bns", help="the metric (default: bns)")
-    select.add_argument("--k", default=None, help="terms to keep, or 'all' (default: 100)")
+    select.add_argument("--k", default=None, help="terms to keep, or 'all' (default: 1000, as TermSelector)")
     select.add_argument("--percentile", type=float, default=None,
                         help="keep this share of the terms instead of --k (default: none)")  # fmt: skip
     select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin",
@@ -95,7 +95,7 @@ def run(args, out=None):
     # the options and the input's existence are checked before scikit-learn is imported (a second)
     if args.k is not None and args.percentile is not None:
         raise ValueError("give --k or --percentile, not both")
-    k = 100 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
+    k = 1000 if args.k is None else "all" if args.k == "all" else _int_option(args.k, "--k")
     if k != "all" and k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
     if args.percentile is not None and not 0 < args.percentile <= 100:

@@ -54,8 +54,13 @@ def fetch(name, data_home=None, url=None, sha256=None, timeout=60):
         return target
     handle, tmp = tempfile.mkstemp(dir=home, prefix=f".{name}.", suffix=".part")
     try:
-        with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
-            shutil.copyfileobj(response, out)
+        try:
+            with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
+                shutil.copyfileobj(response, out)
+        except OSError as exc:  # offline, refused, timed out: say where from, and the way by hand
+            reason = getattr(exc, "reason", None) or exc
+            raise OSError(f"could not download {name} from {url} ({reason}); download it by hand "
+                          f"into {home}") from exc  # fmt: skip
         got = _sha256(tmp)
         if got != sha256:
             raise ValueError(f"{name}: checksum mismatch (expected {sha256}, got {got}); nothing was kept")

@@ -63,10 +63,10 @@ def _mark_fitted(est, n_features):
 
 def fit_selector(est, fit, X, y):
     """TermSelector / ScalableTermSelector ``fit``: statistics on the cluster, the rest here."""
-    est.__textsel_check_params__()
+    est._textsel_check_params()
     stats = _term_stats(_array(X), y)
     _mark_fitted(est, stats.n_terms)
-    return est.__textsel_fit_stats__(stats)
+    return est._textsel_fit_stats(stats)
 
 
 def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
@@ -78,7 +78,7 @@ def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
         raise ValueError(f"y has {y.shape[0]} entries but X has {A.shape[0]} documents")
     if sample_weight is not None:
         sample_weight = _local(sample_weight)
-    est.__textsel_fit_checked__(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est), sample_weight)
+    est._textsel_fit_checked(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est), sample_weight)
     _mark_fitted(est, A.shape[1])
     return est
 
@@ -93,7 +93,7 @@ def _out_of_fold_scores(est, A, T, n_folds, weights, damp):
     for _, held_out in KFold(n_folds).split(T):
         fold = full.copy()
         fold[held_out] = 0.0
-        coef, intercept, _ = est.__textsel_solve__(A, T, fold, damp)
+        coef, intercept, _ = est._textsel_solve(A, T, fold, damp)
         scores[held_out] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[held_out]
     return scores
 
