@@ -8,6 +8,7 @@ inventories from the network, so they are made only with ``TEXTSEL_DOCS_ONLINE=1
 """
 
 import os
+from pathlib import Path
 
 import textsel
 
@@ -20,6 +21,7 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    "sphinx_design",  # the landing page's cards and tabs
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
@@ -48,5 +50,16 @@ html_theme = "pydata_sphinx_theme"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "header_links_before_dropdown": 4,
+    "navbar_align": "left",
 }
+# The left sidebar lists a section's pages: the API reference and the gallery have many, every other
+# page is one of the header's links and would show an empty "Section Navigation" column.
+# (Sphinx refuses overlapping patterns, so the pages without it are named.)
+_HERE = Path(__file__).parent
+html_sidebars = {
+    page: [] for page in ["index", "reproductions/*", *(p.stem for p in _HERE.glob("*.md"))] if page != "api"
+}
+html_static_path = ["_static"]
+html_css_files = ["textsel.css"]
 html_title = f"textsel {release}"

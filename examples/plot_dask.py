@@ -35,7 +35,7 @@ def load():
 
 def main():
     X, y, name, blocks = load()
-    # two worker processes on this machine; the blocks go to them once
+    # two worker processes on your machine; the blocks go to them once
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with Client(cluster) as client:
             dX = da.concatenate(

@@ -14,14 +14,29 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+#: an reStructuredText page's ``.. code-block:: python``, its indented body
+RST_BLOCK = re.compile(r"^( *)\.\. code-block:: python\n\n((?:\1   .*\n|\n)+)", re.M)
+
+
+def python_blocks(page: Path) -> list[str]:
+    """The page's Python code blocks, dedented."""
+    text = page.read_text()
+    if page.suffix == ".rst":
+        return [textwrap.dedent(m.group(2)) for m in RST_BLOCK.finditer(text)]
+    return BLOCK.findall(text)
+
+
 PAGES = [
-    p for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))] if BLOCK.search(p.read_text())
+    p
+    for p in [ROOT / "README.md", ROOT / "docs" / "index.rst", *sorted((ROOT / "docs").glob("*.md"))]
+    if python_blocks(p)
 ]
 PUBLIC_MODULES = ["textsel", "textsel.termstats", "textsel.metrics", "textsel.selection", "textsel.scalable",
                   "textsel.sampling", "textsel.least_squares", "textsel.linear_model", "textsel.svm",
@@ -46,7 +61,7 @@ PRELUDES = {"distributed.md": shards}
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_code_blocks_run(page, tmp_path):
-    code = "\n\n".join(BLOCK.findall(page.read_text()))
+    code = "\n\n".join(python_blocks(page))
     if page.name in PRELUDES:
         PRELUDES[page.name](tmp_path)
     (tmp_path / "tests").symlink_to(ROOT / "tests")  # pages that use the test helpers name "tests"
@@ -81,7 +96,14 @@ def test_every_public_name_has_an_api_entry():
 def test_sphinx_builds_with_warnings_as_errors_and_runs_the_gallery(tmp_path):
     """The whole site, offline, with every example of the gallery executed (on the real corpora
     when TEXTSEL_DATA holds them, else on the synthetic corpus)."""
-    for module in ("sphinx", "numpydoc", "myst_parser", "sphinx_gallery", "pydata_sphinx_theme"):
+    for module in (
+        "sphinx",
+        "numpydoc",
+        "myst_parser",
+        "sphinx_gallery",
+        "pydata_sphinx_theme",
+        "sphinx_design",
+    ):
         pytest.importorskip(module)
     # autosummary and sphinx-gallery write their pages into the source tree: pages of names that
     # moved, or of examples that were renamed, would linger
@@ -103,9 +125,14 @@ def test_sphinx_builds_with_warnings_as_errors_and_runs_the_gallery(tmp_path):
 
 
 def test_docs_speak_to_users():
-    """No internal work-item numbers, no diary, no paths outside the repository, in the docs and
-    the README."""
-    pattern = re.compile(r"issue [0-9]|session|\.\./shared", re.I)
+    """No internal work-item numbers, no diary, no paths outside the repository, no notes meant
+    for the team ("this machine", "the issue's case", "available here", where CI points), in the
+    docs, the README and the examples."""
+    pattern = re.compile(
+        r"issue [0-9]|session|\.\./shared|this machine|the issue'?s\b|available here|\bCI points"
+        r"|from the [\w ]+ work on",
+        re.I,
+    )
     docs = [p for p in (ROOT / "docs").rglob("*") if p.suffix in (".md", ".rst")
             and not {"_build", "auto_examples", "generated"} & set(p.parts)]  # fmt: skip
     pages = [ROOT / "README.md", *sorted(docs), *sorted((ROOT / "examples").glob("*.py"))]
@@ -151,3 +178,68 @@ def test_dir_and_help_show_users_the_api_not_the_plumbing():
         text = pydoc.render_doc(getattr(textsel, name), renderer=pydoc.plaintext)
         assert hooks and not any(h in text for h in hooks), name
         assert "fit(" in text
+
+
+#: the pages a user reads to do something, each linking the API entries it names
+TASK_PAGES = ["guide", "score_terms", "linear_models", "svm_masking", "sampling", "forman_study",
+              "distributed", "datasets", "which_tool", "metrics"]  # fmt: skip
+#: API names too common as words or as other libraries' names to count as a mention unqualified
+COMMON = {"acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand", "score",
+          "lsqr", "forman", "reproduce", "verdict", "Row", "Report", "PAPERS", "METHODS", "STRATEGIES",
+          "MULTICLASS", "METRICS", "INVERTIBLE", "SYMMETRIC", "fetch"}  # fmt: skip
+
+
+def api_mentions(text: str, api: list[str]) -> set[str]:
+    """The API entries a page names in inline code: by full name, or by a short name that only one
+    entry has and that is not a common word."""
+    short = {}
+    for name in api:
+        short.setdefault(name.rsplit(".", 1)[1], []).append(name)
+    found = set()
+    for span in re.findall(r"(?<![}`])`([^`\n]+)`", text):
+        for name in api:
+            tail = name.rsplit(".", 1)[1]
+            if re.search(rf"(?<![\w.]){re.escape(name)}\b", span) or (
+                tail not in COMMON
+                and len(short[tail]) == 1
+                and re.search(rf"(?<![\w.]){re.escape(tail)}\b", span)
+            ):
+                found.add(name)
+    return found
+
+
+def api_links(text: str) -> set[str]:
+    return set(re.findall(r"\{(?:py:)?\w+\}`~?(textsel[\w.]*)`", text))
+
+
+@pytest.mark.parametrize("page", TASK_PAGES)
+def test_every_task_page_links_the_api_entries_it_names(page):
+    api = re.findall(r"^\s+(textsel[\w.]*)\s*$", (ROOT / "docs" / "api.rst").read_text(), re.M)
+    text = (ROOT / "docs" / f"{page}.md").read_text()
+    assert not api_mentions(text, api) - api_links(text), f"{page}.md names these without a link"
+    assert api_links(text) <= set(api), "a link to an entry the API reference does not have"
+
+
+def test_the_api_mention_check_can_fail():
+    api = ["textsel.TermSelector", "textsel.selection.top_k", "textsel.chi2"]
+    text = "Use `TermSelector(k=5)` and `top_k`, not `chi2`; {py:obj}`~textsel.selection.top_k`."
+    assert api_mentions(text, api) - api_links(text) == {"textsel.TermSelector"}
+
+
+def test_every_estimator_parameter_and_attribute_is_described():
+    """The API pages render each class's Parameters and Attributes in full (numpydoc): none is a
+    bare name, and no property's summary (which numpydoc shows in the class's Attributes) points
+    back at the class."""
+    numpydoc = pytest.importorskip("numpydoc.docscrape")
+    import textsel
+
+    bare = []
+    for name in textsel.__all__:
+        obj = getattr(textsel, name)
+        if inspect.isclass(obj):
+            doc = numpydoc.ClassDoc(obj)
+            bare += [f"{name}.{p.name}" for p in doc["Parameters"] + doc["Attributes"] if not p.desc]
+            for attr, value in vars(obj).items():
+                if isinstance(value, property) and value.__doc__ and "see the class" in value.__doc__:
+                    bare.append(f"{name}.{attr}")
+    assert not bare, bare

@@ -149,9 +149,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        return self._textsel_fit_checked(
-            X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight
-        )
+        return self._textsel_fit_checked(X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight)
 
     def _textsel_fit_checked(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
         """The fit on a checked ``X`` (in memory or on a cluster; a hook of
@@ -326,7 +324,9 @@ class RLSClassifier(_LSQRLinearClassifier):
     coef_ : ndarray of shape (n_columns, n_terms)
         One row per class (one row for a binary task).
     intercept_ : ndarray of zeros
+        RLSC has no intercept; zeros, one per row of ``coef_``, for scikit-learn's conventions.
     classes_ : ndarray
+        The class labels, sorted (indicator columns for multi-label ``y``).
     n_iter_ : ndarray of int
         LSQR iterations per class.
     thresholds_ : ndarray

@@ -247,6 +247,8 @@ class SRLSClassifier(ClassifierMixin, BaseEstimator):
     r : float
         Sampling budget: the expected number of kept terms is at most r.
     strategy : {"ss", "ws", "us"}, default "ss"
+        Sampling probabilities by subspace (leverage) scores, by weight (squared column
+        norms) or uniform (:data:`STRATEGIES`).
     k : int, optional
         Subspace rank for "ss"; the default follows :func:`feature_probabilities` (the rank with
         the exact SVD, 100 with the randomized method).
@@ -256,6 +258,7 @@ class SRLSClassifier(ClassifierMixin, BaseEstimator):
     alpha : float, default 1.0
         The ridge penalty (the paper's lambda).
     random_state : int, RandomState or None
+        Seeds the randomized leverage scores and the sampling; the same seed keeps the same terms.
 
     Attributes
     ----------
@@ -268,6 +271,7 @@ class SRLSClassifier(ClassifierMixin, BaseEstimator):
     classifier_ : RLSClassifier
         Fitted on the sampled, rescaled columns.
     classes_ : ndarray
+        The class labels, sorted.
     """
 
     def __init__(self, r=1000, strategy="ss", k=None, method="auto", alpha=1.0, random_state=None):

@@ -77,11 +77,14 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         Terms to keep, among the terms in two or more documents.  ``"all"`` keeps every such
         term; a k above their number keeps them all, with a ``UserWarning``.
     gamma : float, default 0.085
+        The exponent's slope in AVL°(k) = AVL_T ** (gamma ln k): larger values aim at longer
+        document vectors, favouring coverage over discriminability.
     target_avl : float, optional
         Aim at this AVL instead of AVL°(k).
     pr_smoothing : float, default 0.5
         Add-s smoothing of the probability ratio (see :func:`probability_ratio`).
     max_bisections : int, default 40
+        The most halvings of lam's interval [0, 1] in the search for the target AVL.
     n_threads : int, optional
         Threads for counting; None uses every core the process may use, within threadpoolctl's
         and ``OMP_NUM_THREADS``'s limits.
@@ -89,9 +92,11 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     Attributes
     ----------
     lambda_ : float
+        The lam the bisection settled on (the weight of discriminability in zeta).
     avl_ : float
         AVL of the selected terms.
     target_avl_ : float
+        The AVL aimed at: ``target_avl`` if given, else AVL°(k).
     avl_all_ : float
         AVL_T, the AVL of the terms in two or more documents.
     scores_ : ndarray of shape (n_features,)

@@ -260,6 +260,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     classes_ : ndarray
         Class labels (indicator columns for multi-label ``y``).
     n_features_in_ : int
+        The number of terms (columns of ``X``) seen in fit.
 
     Examples
     --------
@@ -434,7 +435,12 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
 
     @property
     def score_table_(self):
-        """One-vs-rest scores of every class (see the class's Attributes)."""
+        """One-vs-rest scores of every class, one row per class.
+
+        Round-robin scores one class at a time and keeps only the head of its ranking, so the
+        table is computed when first asked for, from the fit's statistics and parameters, and
+        kept.
+        """
         try:
             return self.__dict__["score_table_"]
         except KeyError:
@@ -456,7 +462,11 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
 
     @property
     def scores_(self):
-        """One score per term (see the class's Attributes)."""
+        """One score per term: the positive class's for a binary task, otherwise the classes'
+        scores combined by ``multiclass``.
+
+        Round-robin, whose selection is rank-based, reports the maximum over the classes.
+        """
         try:
             return self.__dict__["scores_"]
         except KeyError:

@@ -74,6 +74,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     C : float, default 1.0
+        The cost of a margin violation; larger values fit the training data more closely.
     loss : {"squared_hinge", "hinge"}, default "squared_hinge"
         L2-loss or L1-loss SVM.
     tol : float, default 1e-4
@@ -81,7 +82,9 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     max_iter : int, default 1000
         Outer passes over the data.
     fit_intercept : bool, default True
+        Learn an intercept, as the weight of a constant feature (regularized like the others).
     intercept_scaling : float, default 1.0
+        The value of that constant feature; larger values regularize the intercept less.
     class_weight : dict, "balanced" or None
         Multiplies C per class (for one-vs-rest, the positive class's C, as liblinear does).
     random_state : int, RandomState or None
@@ -98,8 +101,11 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights, one row per one-vs-rest problem (one row for a binary task).
     intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts (zeros without ``fit_intercept``).
     classes_ : ndarray
+        The class labels, sorted.
     dual_coef_ : ndarray of shape (n_problems, n_SV)
         ``y_i alpha_i`` of the support vectors (SVC's convention), one row per
         one-vs-rest problem, over the union of their support vectors (zero where a

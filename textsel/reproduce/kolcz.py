@@ -47,9 +47,9 @@ def run(
         "Reuters-21578 (its largest categories, one-vs-rest) stands in for RCV1 and 20 Newsgroups "
         "(every group against the rest) for TREC-AP.  Boolean unit-length documents, words in "
         f"fewer than 2 training documents dropped, C = 1, {len(fractions)} subset sizes geometric "
-        "from 0.5% to 100% of the features with nonzero weight.  The text of the paper available "
-        "here lost the numbers of its table and figures, so each row tests the paper's statement "
-        "about them.",
+        "from 0.5% to 100% of the features with nonzero weight.  The copy of the paper these rows "
+        "quote (extracted from its PDF) lost the numbers of its table and figures, so each row "
+        "tests the paper's statement about them.",
     )
     results = {}
     for name, data in corpora.items():

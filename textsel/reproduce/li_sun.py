@@ -1,5 +1,5 @@
 """Li & Sun (2007), "Scalable term selection for text categorization", reproduced on 20 Newsgroups
-(the paper's second collection; its first, CE, is not available here).
+(the paper's second collection; its first, CE, is not among the archives textsel reads).
 
 STS (:class:`~textsel.ScalableTermSelector`) against chi2 (the maximum over classes) for each
 target size k: micro-F1 of a linear SVM (scikit-learn's ``LinearSVC``, C = 1, one-vs-rest) on
