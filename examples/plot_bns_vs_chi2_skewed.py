@@ -48,17 +48,21 @@ vectorizer = CountVectorizer(binary=True, min_df=2)
 X_train = vectorizer.fit_transform(train)
 X_test = vectorizer.transform(test)
 ks = [10, 20, 50, 100, 200, 500, 1000]
-selectors = {"BNS (textsel)": lambda k: textsel.TermSelector("bns", k=k),
-             "chi2 (scikit-learn)": lambda k: SelectKBest(chi2, k=k)}  # fmt: skip
+selectors = {
+    "BNS (textsel)": lambda k: textsel.TermSelector("bns", k=k),
+    "chi2 (scikit-learn)": lambda k: SelectKBest(chi2, k=k),
+}
 f1 = {}
 for label, make in selectors.items():
     f1[label] = [
-        np.mean([
-            f1_score(y_te, make_pipeline(make(k), LinearSVC()).fit(X_train, y_tr).predict(X_test))
-            for y_tr, y_te in tasks.values()
-        ])
+        np.mean(
+            [
+                f1_score(y_te, make_pipeline(make(k), LinearSVC()).fit(X_train, y_tr).predict(X_test))
+                for y_tr, y_te in tasks.values()
+            ]
+        )
         for k in ks
-    ]  # fmt: skip
+    ]
     print(label, " ".join(f"k={k}: {v:.3f}" for k, v in zip(ks, f1[label], strict=True)))
 
 # %%

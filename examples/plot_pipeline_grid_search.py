@@ -35,11 +35,13 @@ else:
 
 # %%
 # The selector's metric and k, searched by 3-fold cross-validation.
-pipeline = Pipeline([
-    ("tfidf", TfidfVectorizer(sublinear_tf=True, min_df=2)),
-    ("select", textsel.TermSelector("bns", k=1000)),
-    ("svm", LinearSVC()),
-])  # fmt: skip
+pipeline = Pipeline(
+    [
+        ("tfidf", TfidfVectorizer(sublinear_tf=True, min_df=2)),
+        ("select", textsel.TermSelector("bns", k=1000)),
+        ("svm", LinearSVC()),
+    ]
+)
 grid = GridSearchCV(pipeline, {"select__metric": ["bns", "ig", "chi2"], "select__k": [300, 3000]}, cv=3)
 grid.fit(texts, y)
 print(f"{name}: best {grid.best_params_}, cross-validated accuracy {grid.best_score_:.3f}")

@@ -243,3 +243,10 @@ def test_every_estimator_parameter_and_attribute_is_described():
                 if isinstance(value, property) and value.__doc__ and "see the class" in value.__doc__:
                     bare.append(f"{name}.{attr}")
     assert not bare, bare
+
+
+def test_gallery_code_carries_no_tool_directives():
+    """The gallery shows each example's code as a user copies it: no formatter or linter markers."""
+    found = [f"{p.name}:{i}" for p in EXAMPLES for i, line in enumerate(p.read_text().splitlines(), 1)
+             if re.search(r"#\s*(fmt:|noqa|type:\s*ignore)", line)]  # fmt: skip
+    assert not found, found

@@ -83,3 +83,26 @@ def test_legends_do_not_overlap_the_axes(tmp_path, monkeypatch):
             legend = ax.get_legend()
             if legend is not None:
                 assert legend.get_window_extent(renderer).x0 >= ax.get_window_extent(renderer).x1
+
+
+def test_masking_curves_draw_coinciding_methods_once_and_name_measures_in_words(tmp_path, monkeypatch):
+    """Where two methods' curves coincide (mask and the SV set keep the same support vectors,
+    so their SV containment is one curve) the panel draws one line named for both instead of one
+    line hiding the other, and axes read "best F1", not "mean best_f1"."""
+    import matplotlib.pyplot as plt
+
+    drawn = {}
+    monkeypatch.setattr(plt, "close", lambda fig: drawn.setdefault("fig", fig))
+    records = [
+        {"method": m, "fraction": f, "cosine": c, "sv_containment": 0.7 + 0.3 * f}
+        for f in (0.01, 0.1, 1.0)
+        for m, c in (("mask", 0.9 + 0.1 * f), ("svset", 0.8 + 0.2 * f))
+    ]
+    plot_masking_curves(records, tmp_path / "a.png", ("cosine", "sv_containment"), n_sizes=3)
+    left, right = drawn["fig"].axes[:2]
+    assert [line.get_label() for line in left.get_lines()] == ["mask", "svset"]
+    assert [line.get_label() for line in right.get_lines()] == ["mask = svset (identical)"]
+    assert left.get_ylabel() == "cosine with the re-trained weights, mean over tasks"
+    assert "_" not in right.get_ylabel()
+    legend = [t.get_text() for t in right.get_legend().get_texts()]
+    assert legend == ["mask", "svset", "mask = svset (identical)"]

@@ -91,3 +91,24 @@ def test_the_wheel_check_finds_what_a_wheel_lacks(tmp_path):
     assert "missing textsel/reproduce/__init__.py" in problems
     assert any(p.startswith("extension modules") for p in problems)
     assert "carries C source textsel/_ext/ccore.c" in problems
+
+
+def test_the_release_page_records_a_run_of_todays_package():
+    """docs/release.md's figures are written by check_release.py --record: they name this
+    version and as many extension modules as setup.py builds (a stale page fails here)."""
+    import check_wheel
+
+    text = (ROOT / "docs" / "release.md").read_text()
+    block = text.split(check_release.RECORD_BEGIN)[1].split(check_release.RECORD_END)[0]
+    assert f"wheel textsel-{textsel.__version__}-" in block
+    assert f"{len(check_wheel.extension_names())} extension modules" in block
+    assert re.search(r"\d+ passed", block) and "the suite passed against the installed wheel" in block
+
+
+def test_record_replaces_only_the_block_between_the_markers(tmp_path):
+    page = tmp_path / "release.md"
+    page.write_text(f"head\n{check_release.RECORD_BEGIN}\nold\n{check_release.RECORD_END}\ntail\n")
+    check_release.record(["new 1", "new 2"], page)
+    assert page.read_text() == (
+        f"head\n{check_release.RECORD_BEGIN}\n```\nnew 1\nnew 2\n```\n{check_release.RECORD_END}\ntail\n"
+    )

@@ -36,6 +36,26 @@ def _legend_outside(ax, **kwargs):
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small", **kwargs)
 
 
+#: how a record's measure reads on an axis
+_MEASURE_LABELS = {
+    "f1": "F1",
+    "auc": "AUC",
+    "best_f1": "best F1 (threshold tuned)",
+    "cosine": "cosine with the re-trained weights",
+    "pearson": "correlation with the re-trained weights",
+    "sv_overlap": "SV overlap with re-training (Jaccard)",
+    "sv_containment": "share of the re-trained SVs kept",
+    "precision": "precision",
+    "recall": "recall",
+    "accuracy": "accuracy",
+}
+
+
+def _measure_label(measure: str) -> str:
+    """A record's measure as an axis reads it (``"best_f1"`` -> "best F1 (threshold tuned)")."""
+    return _MEASURE_LABELS.get(measure, measure.replace("_", " "))
+
+
 def _save(fig, path):
     fig.savefig(path, dpi=110, bbox_inches="tight")  # keeps the outside legend in the picture
 
@@ -66,8 +86,8 @@ def plot_measure_vs_k(rows, path, measure="f1", title=None, ylabel=None):
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set(
         xlabel="terms selected (k)",
-        ylabel=ylabel or f"macro-averaged {measure}",
-        title=title or f"{measure} against k",
+        ylabel=ylabel or f"macro-averaged {_measure_label(measure)}",
+        title=title or f"{_measure_label(measure)} against k",
     )
     ax.grid(alpha=0.3)
     _legend_outside(ax)
@@ -146,19 +166,35 @@ def plot_masking_curves(records, path, measures=("auc", "best_f1"), n_sizes=20, 
     centres = np.geomspace(fractions.min(), fractions.max(), n_sizes) if n_sizes > 1 else fractions[:1]
     bins = np.abs(np.log(fractions)[:, None] - np.log(centres)[None, :]).argmin(axis=1)
     for ax, measure in zip(axes[0], measures, strict=True):
+        values = np.array([r[measure] for r in records])
+        curves = []  # (methods, used bins, means): methods whose curves coincide share one line
         for method in methods:
             chosen = np.array([r["method"] == method for r in records])
-            values = np.array([r[measure] for r in records])
             used = sorted(set(bins[chosen]))
             means = [values[chosen & (bins == b)].mean() for b in used]
-            color, marker, line = styles[method]
+            same = next((c for c in curves if c[1] == used and np.array_equal(c[2], means)), None)
+            if same is None:
+                curves.append(([method], used, means))
+            else:  # drawn once, named for both, so that no line hides another
+                same[0].append(method)
+        for names, used, means in curves:
+            # a shared line gets a style of its own: it is neither method's line alone
+            color, marker, line = styles[names[0]] if len(names) == 1 else ("tab:purple", "D", "-.")
+            label = names[0] if len(names) == 1 else " = ".join(names) + " (identical)"
             ax.plot(
-                centres[used], means, color=color, marker=marker, linestyle=line, markersize=4, label=method
+                centres[used], means, color=color, marker=marker, linestyle=line, markersize=4, label=label
             )
         ax.set_xscale("log")
-        ax.set(xlabel="share of the ranked features kept", ylabel=f"mean {measure}")
+        ax.set(
+            xlabel="share of the ranked features kept", ylabel=f"{_measure_label(measure)}, mean over tasks"
+        )
         ax.grid(alpha=0.3)
-    _legend_outside(axes[0][-1])
+    # one legend for all panels: a panel whose methods coincide has entries the others lack
+    entries = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    _legend_outside(axes[0][-1], handles=list(entries.values()), labels=list(entries))
     fig.suptitle(title or "re-training against masking and the SV set")
     fig.tight_layout()
     _save(fig, path)
@@ -246,7 +282,9 @@ def plot_measure_vs_skew(records, path, measure="f1", threshold=None, title=None
         ax.legend(fontsize="small")
     ax.set_xscale("log")
     ax.set(
-        xlabel="class skew (negatives per positive)", ylabel=measure, title=title or f"{measure} against skew"
+        xlabel="class skew (negatives per positive)",
+        ylabel=_measure_label(measure),
+        title=title or f"{_measure_label(measure)} against skew",
     )
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -291,8 +329,9 @@ def plot_measure_by_frequency(per_class, frequency, path, measure="F1", title=No
             centres, smooth, label=name, color=PALETTE[i % len(PALETTE)], marker="osd^v"[i % 5], markersize=3
         )
     ax.set_xscale("log")
-    ax.set(xlabel="training documents of the class", ylabel=f"{measure} (moving mean of {window} classes)",
-           title=title or f"{measure} against class frequency")  # fmt: skip
+    ax.set(xlabel="training documents of the class",
+           ylabel=f"{_measure_label(measure)} (moving mean of {window} classes)",
+           title=title or f"{_measure_label(measure)} against class frequency")  # fmt: skip
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small")
     fig.tight_layout()
