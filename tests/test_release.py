@@ -98,6 +98,8 @@ def test_the_release_page_records_a_run_of_todays_package():
     version and as many extension modules as setup.py builds (a stale page fails here)."""
     import check_wheel
 
+    if os.environ.get("TEXTSEL_RECORDING_RELEASE") == "1":
+        pytest.skip("check_release.py --record is running this suite to write that record")
     text = (ROOT / "docs" / "release.md").read_text()
     block = text.split(check_release.RECORD_BEGIN)[1].split(check_release.RECORD_END)[0]
     assert f"wheel textsel-{textsel.__version__}-" in block

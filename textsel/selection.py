@@ -435,12 +435,8 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
 
     @property
     def score_table_(self):
-        """One-vs-rest scores of every class, one row per class.
-
-        Round-robin scores one class at a time and keeps only the head of its ranking, so the
-        table is computed when first asked for, from the fit's statistics and parameters, and
-        kept.
-        """
+        """One-vs-rest scores of every class, one row per class (under round-robin, computed
+        when first asked for, from the fit's statistics and parameters)."""
         try:
             return self.__dict__["score_table_"]
         except KeyError:
@@ -463,10 +459,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     @property
     def scores_(self):
         """One score per term: the positive class's for a binary task, otherwise the classes'
-        scores combined by ``multiclass``.
-
-        Round-robin, whose selection is rank-based, reports the maximum over the classes.
-        """
+        scores combined by ``multiclass`` (the maximum for round-robin)."""
         try:
             return self.__dict__["scores_"]
         except KeyError:
