@@ -60,10 +60,10 @@ def run(args, out=None):
         progress=progress,
         figures=draw,
     )
-    held = sum(row.verdict == "reproduces" for row in report.rows)
+    held = sum(row.word == "reproduces" for row in report.rows)
     out.write(
         f"{args.paper}: {held} of {len(report.rows)} claims reproduce; wrote {args.out}/{args.paper}.md\n"
     )
     for row in report.rows:
-        if row.verdict != "reproduces":
+        if row.word != "reproduces":
             out.write(f"  {row.where}: {row.verdict}\n")

@@ -9,6 +9,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .verdicts import LEVEL, REPRODUCES, WITHIN_NOISE, combine
+
 __all__ = ["Report", "Row", "verdict"]
 
 
@@ -27,6 +29,12 @@ class Row:
     measure: str
     ours: str
     verdict: str
+    interval: str = ""  # the interval of the quantity judged, where the row has one
+
+    @property
+    def word(self) -> str:
+        """The verdict without its reason: "reproduces", "differs" or "within noise"."""
+        return self.verdict.split(":", 1)[0]
 
 
 @dataclass
@@ -43,6 +51,8 @@ class Report:
     figures: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     claims: dict = field(default_factory=dict)
+    #: what differs from the paper's setup (corpus, solver, preprocessing) and the rows it bears on
+    stand_ins: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def command(self) -> str:
@@ -56,6 +66,16 @@ class Report:
     def claim(self, key, measure, ours, holds, why_not=""):
         """Add the row of ``claims[key]`` (where the paper makes it, and its words)."""
         self.add(*self.claims[key], measure, ours, holds, why_not)
+
+    def judge(self, key, measure, ours, cells):
+        """Add the row of ``claims[key]`` judged on intervals: ``cells`` are ``(label, interval,
+        (verdict, reason))``, one per corpus or part of the claim, each verdict from a function
+        of :mod:`textsel.reproduce.verdicts`; the row's verdict is their :func:`combine`."""
+        cells = list(cells)
+        word, reason = combine(cells)
+        text = "; ".join(f"{label}: {interval}" for label, interval, _ in cells)
+        text += f" ({LEVEL:.0%} bootstrap over {_units([interval.over for _, interval, _ in cells])})"
+        self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text))
 
     def figure_folder(self, out, figures=True) -> Path | None:
         """Where to draw the figures: a fresh staging folder beside ``<out>/<key>/``, which
@@ -82,7 +102,8 @@ class Report:
 
     def markdown(self) -> str:
         """The page: the command and machine, the table of claims, the sections, the figures."""
-        held = sum(r.verdict == "reproduces" for r in self.rows)
+        counts = {w: sum(r.word == w for r in self.rows) for w in (REPRODUCES, "differs", WITHIN_NOISE)}
+        judged = any(r.interval for r in self.rows)
         lines = [
             f"# {self.title}",
             "",
@@ -97,12 +118,33 @@ class Report:
             "",
             self.corpus,
             "",
-            f"{held} of {len(self.rows)} claims reproduce here; each other row says by how much it differs.",
-            "",
-            "| where | the paper | measured as | textsel | verdict |",
-            "|---|---|---|---|---|",
         ]
-        lines += [f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.verdict} |" for r in self.rows]
+        if self.stand_ins:
+            lines += ["What differs from the paper's setup, and the rows it bears on:", ""]
+            lines += [f"- {what} ({rows})" for what, rows in self.stand_ins]
+            lines += [""]
+        if judged:
+            lines += [
+                f"Of {len(self.rows)} claims, {counts[REPRODUCES]} reproduce, {counts['differs']} differ and "
+                f"{counts[WITHIN_NOISE]} are within noise: each row judges an interval for the quantity "
+                "it is about, against the margin its measure states.",
+                "",
+                "| where | the paper | measured as | textsel | interval | verdict |",
+                "|---|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.interval or '-'} | {r.verdict} |"
+                for r in self.rows
+            ]
+        else:
+            lines += [
+                f"{counts[REPRODUCES]} of {len(self.rows)} claims reproduce here; each other row says by how "
+                "much it differs.",
+                "",
+                "| where | the paper | measured as | textsel | verdict |",
+                "|---|---|---|---|---|",
+            ]
+            lines += [f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.verdict} |" for r in self.rows]
         for heading, text in self.sections:
             lines += ["", f"## {heading}", "", text.strip()]
         if self.figures:
@@ -120,6 +162,16 @@ class Report:
         partial.write_text(self.markdown(), encoding="utf-8")
         os.replace(partial, path)  # the page is replaced whole or not at all
         return path
+
+
+def _units(overs: list[str]) -> str:
+    """What the cells' intervals resample, once: "10 / 20 categories" for cells over 10 and over 20
+    categories, in the cells' order."""
+    unique = list(dict.fromkeys(overs))
+    parts = [over.split(" ", 1) for over in unique]
+    if all(len(p) == 2 and p[0].isdigit() for p in parts) and len({p[1] for p in parts}) == 1:
+        return " / ".join(p[0] for p in parts) + " " + parts[0][1]
+    return ", ".join(unique)
 
 
 def _machine() -> str:
