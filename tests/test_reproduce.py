@@ -1,6 +1,8 @@
 """``textsel reproduce``: every claim gets a row, every "differs" a measured reason, and the page
 its table, sections and figures; Forman's claims are checked against the study's own records."""
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -188,7 +190,7 @@ def test_every_li_sun_claim_has_a_row_and_the_spearman_row_matches_scipy(tmp_pat
     report = li_sun.run(out=tmp_path, quick=True, corpus=(X, y, X_test, y_test))
     assert [row.claim for row in report.rows] == [text for _, text in LI_SUN.values()]
     for row in report.rows:
-        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
+        assert row.word in ("reproduces", "differs", "within noise") and "95% bootstrap over" in row.interval
     stats = textsel.term_stats(X, y)
     keep = stats.df >= 2
     chi2 = textsel.score(stats, "chi2").max(axis=0)[keep]
@@ -385,3 +387,78 @@ def test_three_way_verdicts_against_intervals_by_hand():
     assert bootstrap(table, "3", statistic=lambda t: t.mean(axis=0).min()).estimate == pytest.approx(0.6)
     with pytest.raises(ValueError, match="finite"):
         bootstrap([1.0, np.nan], "2")
+
+
+# -- Li & Sun: each row's criterion can fail
+
+def _li_sun_grid(*, sts_gain=0.02, formula_gap=0.002, side_drop=0.0, avl_slope=1.0, lam_slope=0.1,
+                 gamma_shift=0.0, rho=1.0, docs=2000, seed=0):  # fmt: skip
+    """A grid of per-document correctness made to hold or break each claim: STS at AVL* right on
+    ``sts_gain`` more of the documents than chi2 at every k, the formula's AVL° on
+    ``formula_gap`` fewer than AVL*, the sensitivity's sides on ``side_drop`` fewer; AVL* growing
+    as k ** ``avl_slope`` scaled to give gamma 0.085 (+ ``gamma_shift``), lambda* linear in
+    log k with ``lam_slope``, zeta and chi2 ranked alike (``rho`` = 1) or not."""
+    rng = np.random.default_rng(seed)
+    ks = [500, 1000, 2000, 4000, 8000, 16000]
+    factors = (0.65, 1.0, 1.6)
+    avl_all = 80.0
+
+    def shifted(correct, delta):
+        """``correct`` with ``delta`` of the documents flipped to right (delta > 0) or wrong."""
+        out = correct.copy()
+        pool = np.flatnonzero(out == (0.0 if delta > 0 else 1.0))
+        out[rng.choice(pool, round(abs(delta) * docs), replace=False)] = 1.0 if delta > 0 else 0.0
+        return out
+
+    chi2 = np.column_stack([(rng.random(docs) < 0.8).astype(float) for _ in ks])
+    sts = np.empty((docs, len(ks), len(factors)))
+    avl = np.empty((len(ks), len(factors)))
+    lam = np.empty((len(ks), len(factors)))
+    for j, k in enumerate(ks):
+        target = math.exp((0.085 + gamma_shift) * math.log(avl_all) * math.log(k) * avl_slope)
+        sts[:, j, 2] = shifted(chi2[:, j], sts_gain)  # AVL*, the last target
+        sts[:, j, 1] = shifted(sts[:, j, 2], -formula_gap)  # the formula's
+        sts[:, j, 0] = shifted(sts[:, j, 2], -0.03)
+        avl[j] = target * np.array([0.7, 0.8, 1.0])
+        lam[j] = 0.2 + lam_slope * math.log(k) + np.array([0.02, 0.01, 0.0])
+    terms = rng.random(2000)
+    other = terms if rho == 1.0 else rng.random(2000)
+    return {
+        "ks": ks, "factors": factors, "avl_all": avl_all, "chi2": chi2, "sts": sts, "avl": avl, "lam": lam,
+        "sensitivity": {"k": 4000, "avl": avl[3, 2], "correct": sts[:, 3, 2], "chi2": 0.8,
+                        "sides": [(a, shifted(sts[:, 3, 2], -side_drop) if side_drop else sts[:, 3, 2])
+                                  for a in (0.917 * avl[3, 2], 1.083 * avl[3, 2])]},
+        "spearman": [(lam_, terms, other) for lam_ in (0.1, 0.3, 0.5, 0.7, 0.9)],
+    }  # fmt: skip
+
+
+def _li_sun_verdicts(grid):
+    from textsel.reproduce import li_sun
+    from textsel.reproduce.claims import LI_SUN
+
+    report = Report(key="li-sun", title="", citation="", corpus="", claims=LI_SUN)
+    li_sun._judge(report, grid)
+    keys = {text: key for key, (_, text) in LI_SUN.items()}
+    return {keys[row.claim]: row.word for row in report.rows}
+
+
+def test_li_sun_rows_reproduce_where_their_claims_hold():
+    verdicts = _li_sun_verdicts(_li_sun_grid())
+    assert set(verdicts.values()) == {"reproduces"} and len(verdicts) == 7, verdicts
+
+
+@pytest.mark.parametrize(
+    "broken, key",
+    [
+        (dict(sts_gain=-0.05), "fig8"),  # chi2 ahead at every k
+        (dict(formula_gap=0.05), "formula"),  # the formula's AVL five points below AVL*
+        (dict(side_drop=0.06), "sensitivity"),  # a small change of AVL costs six points
+        (dict(avl_slope=0.0), "avl_k"),  # AVL* flat in k: no relation
+        (dict(lam_slope=0.0), "lambda_k"),
+        (dict(gamma_shift=0.05), "gamma"),  # gamma 0.135
+        (dict(rho=0.0), "spearman"),  # unrelated rankings
+    ],
+)
+def test_each_li_sun_row_differs_where_its_claim_is_false(broken, key):
+    verdicts = _li_sun_verdicts(_li_sun_grid(**broken))
+    assert verdicts[key] == "differs", verdicts

@@ -18,7 +18,9 @@ __all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Interval", "at_least", "at_
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 #: the interval's coverage, and the bootstrap's resamples and seed (fixed: a page is reproducible)
-LEVEL, RESAMPLES, SEED = 0.95, 9999, 0
+LEVEL, RESAMPLES, SEED = 0.95, 1999, 0
+#: resamples drawn at once: bounds the bootstrap's memory (resamples x units) on large test sets
+BATCH = 200
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Interval:
         return f"{self.estimate:.3g} [{self.low:.3g}, {self.high:.3g}]"
 
 
-def bootstrap(values, over: str, statistic=np.mean) -> Interval:
+def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES) -> Interval:
     """The ``statistic`` of ``values`` with its percentile bootstrap interval, resampling the
     rows: one row per unit (task, category, document), for a paired comparison the per-unit
     differences; a row may hold several numbers (a category's values at each subset size) that
@@ -50,15 +52,14 @@ def bootstrap(values, over: str, statistic=np.mean) -> Interval:
     estimate = float(statistic(values))
     if values.shape[0] == 1 or np.all(values == values[0]):
         return Interval(estimate, estimate, estimate, over)
-    result = scipy_bootstrap(
-        (np.arange(values.shape[0]),),  # resample the units; the statistic reads their rows
-        lambda rows: statistic(values[rows]),
-        confidence_level=LEVEL,
-        n_resamples=RESAMPLES,
-        method="percentile",
-        random_state=np.random.default_rng(SEED),
-        vectorized=False,
-    )
+    options = dict(confidence_level=LEVEL, n_resamples=n_resamples, method="percentile", batch=BATCH,
+                   random_state=np.random.default_rng(SEED))  # fmt: skip
+    if values.ndim == 1 and statistic is np.mean:  # the common case, vectorized by scipy
+        result = scipy_bootstrap((values,), np.mean, vectorized=True, **options)
+    else:  # resample the units; the statistic reads their rows
+        result = scipy_bootstrap(
+            (np.arange(values.shape[0]),), lambda rows: statistic(values[rows]), vectorized=False, **options
+        )
     low, high = result.confidence_interval
     return Interval(estimate, float(low), float(high), over)
 
