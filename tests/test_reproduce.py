@@ -391,6 +391,7 @@ def test_three_way_verdicts_against_intervals_by_hand():
 
 # -- Li & Sun: each row's criterion can fail
 
+
 def _li_sun_grid(*, sts_gain=0.02, formula_gap=0.002, side_drop=0.0, avl_slope=1.0, lam_slope=0.1,
                  gamma_shift=0.0, rho=1.0, docs=2000, seed=0):  # fmt: skip
     """A grid of per-document correctness made to hold or break each claim: STS at AVL* right on
