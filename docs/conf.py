@@ -52,6 +52,14 @@ html_theme_options = {
     "show_toc_level": 2,
     "header_links_before_dropdown": 4,
     "navbar_align": "left",
+    # a reproduction page is one wide table of claims and a few sections: the table takes the width
+    # ("*" stops at "/": Sphinx refuses overlapping patterns)
+    "secondary_sidebar_items": {
+        "*": ["page-toc", "sourcelink"],
+        "generated/*": ["page-toc", "sourcelink"],
+        "auto_examples/*": ["page-toc", "sourcelink"],
+        "reproductions/*": [],
+    },
 }
 # The left sidebar lists a section's pages: the API reference and the gallery have many, every other
 # page is one of the header's links and would show an empty "Section Navigation" column.
