@@ -308,7 +308,7 @@ def _kolcz_results(*, svset_gap=0.0, mask_gap=0.01, cosine=0.95, small_cosine=0.
                             "seconds": (cost[0] if method == "exact" else cost[1] / 2) / len(fractions),
                         })  # fmt: skip
                 tasks.append(records)
-            results[(name, loss)] = (tasks, {})
+            results[(name, loss)] = tasks
     return results
 
 
@@ -352,7 +352,7 @@ def test_a_kolcz_claim_inside_the_noise_is_within_noise():
     """Categories whose SV-set gap straddles the margin: the interval reaches both sides."""
     results = _kolcz_results()
     rng = np.random.default_rng(5)
-    for tasks, _ in results.values():
+    for tasks in results.values():
         for records in tasks:
             shift = rng.choice([-0.03, 0.03])
             for r in records:

@@ -70,12 +70,12 @@ def run(
                 "the solver: dual coordinate descent in C (DualLinearSVC) for the paper's SMO; the same "
                 "optimum, reached far faster",
                 "the cost row",
-            ),  # fmt: skip
+            ),
             (
                 "the paper's words: an extraction that lost its stop words, numbers and layout, so every "
                 "row quotes its words and tests a reading of them",
                 "every row",
-            ),  # fmt: skip
+            ),
         ],
     )
     results = {}
@@ -112,21 +112,18 @@ def _corpora(data_home, quick):
 
 def _masking(X, Y, X_test, Y_test, fractions, loss, progress, seed=0):
     """Per task, the records of exact, mask and SV set (one call, so that the approximations are
-    compared with the re-trained models), and each way's seconds: the records' shares of the
-    calls' wall time."""
+    compared with the re-trained models; each record's ``seconds`` is its share of the call)."""
     from ..masking import evaluate_subsets
     from ..svm import DualLinearSVC
 
-    tasks, seconds = [], {"exact": 0.0, "mask+svset": 0.0}
+    tasks = []
     for c in range(Y.shape[1]):
         model = DualLinearSVC(loss=loss, random_state=seed, n_threads=1).fit(X, Y[:, c])
         records = evaluate_subsets(model, X, Y[:, c], X_test, Y_test[:, c], fractions)
-        for r in records:
-            seconds["exact" if r["method"] == "exact" else "mask+svset"] += r["seconds"]
         tasks.append(records)
         if progress:
             print(f"textsel reproduce kolcz: {loss}, task {c + 1} of {Y.shape[1]}", flush=True)
-    return tasks, seconds
+    return tasks
 
 
 def _best(tasks, method, measure):
@@ -136,7 +133,7 @@ def _best(tasks, method, measure):
 
 def _paper_loss(results):
     """The cells the verdicts judge: each corpus under the paper's loss (L1, as its SMO)."""
-    return {name: tasks for (name, loss), (tasks, _) in results.items() if loss == PAPER_LOSS}
+    return {name: tasks for (name, loss), tasks in results.items() if loss == PAPER_LOSS}
 
 
 def _table1(report, results):
@@ -146,7 +143,7 @@ def _table1(report, results):
         "| best F1: exact / mask (p) / SV set (p) |",
         "|---|---|---|---|",
     ]
-    for (name, loss), (tasks, _) in results.items():
+    for (name, loss), tasks in results.items():
         cells = []
         for measure in ("auc", "best_f1"):
             exact = _best(tasks, "exact", measure)
@@ -294,7 +291,7 @@ def _figures(report, results, folder):
         return
     from ..study.plots import plot_masking_curves
 
-    for (name, loss), (tasks, _) in results.items():
+    for (name, loss), tasks in results.items():
         records = [{"class": c, **r} for c, recs in enumerate(tasks) for r in recs]
         n_sizes = len({r["fraction"] for r in tasks[0]})
         slug = "".join(ch for ch in name.lower() if ch.isalpha())  # "reutersrcv", "newsgroups"

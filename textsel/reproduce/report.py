@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .verdicts import LEVEL, REPRODUCES, WITHIN_NOISE, combine
+from .verdicts import DIFFERS, LEVEL, REPRODUCES, WITHIN_NOISE, combine
 
 __all__ = ["Report", "Row", "verdict"]
 
@@ -102,7 +102,7 @@ class Report:
 
     def markdown(self) -> str:
         """The page: the command and machine, the table of claims, the sections, the figures."""
-        counts = {w: sum(r.word == w for r in self.rows) for w in (REPRODUCES, "differs", WITHIN_NOISE)}
+        counts = {w: sum(r.word == w for r in self.rows) for w in (REPRODUCES, DIFFERS, WITHIN_NOISE)}
         judged = any(r.interval for r in self.rows)
         lines = [
             f"# {self.title}",
@@ -125,7 +125,7 @@ class Report:
             lines += [""]
         if judged:
             lines += [
-                f"Of {len(self.rows)} claims, {counts[REPRODUCES]} reproduce, {counts['differs']} differ and "
+                f"Of {len(self.rows)} claims, {counts[REPRODUCES]} reproduce, {counts[DIFFERS]} differ and "
                 f"{counts[WITHIN_NOISE]} are within noise: each row judges an interval for the quantity "
                 "it is about, against the margin its measure states.",
                 "",
