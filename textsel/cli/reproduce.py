@@ -42,7 +42,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args, out=None):
-    """Run the reproduction, write its page and print how many claims reproduce."""
+    """Run the reproduction, write its page and print how its claims came out."""
     out = out or sys.stdout
     draw = importlib.util.find_spec("matplotlib") is not None
     if not draw:
@@ -60,9 +60,8 @@ def run(args, out=None):
         progress=progress,
         figures=draw,
     )
-    held = sum(row.word == "reproduces" for row in report.rows)
     out.write(
-        f"{args.paper}: {held} of {len(report.rows)} claims reproduce; wrote {args.out}/{args.paper}.md\n"
+        f"{args.paper}: {report.tally[0].lower()}{report.tally[1:]}; wrote {args.out}/{args.paper}.md\n"
     )
     for row in report.rows:
         if row.word != "reproduces":

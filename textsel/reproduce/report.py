@@ -74,7 +74,8 @@ class Report:
         cells = list(cells)
         word, reason = combine(cells)
         text = "; ".join(f"{label}: {interval}" for label, interval, _ in cells)
-        text += f" ({LEVEL:.0%} bootstrap over {_units([interval.over for _, interval, _ in cells])})"
+        hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval, _ in cells)
+        text += f" ({', '.join(hows)} over {_units([interval.over for _, interval, _ in cells])})"
         self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text))
 
     def figure_folder(self, out, figures=True) -> Path | None:
@@ -99,6 +100,15 @@ class Report:
                 staging.rename(final)
             self.write(out)
         return self
+
+    @property
+    def tally(self) -> str:
+        """How the claims came out: "Of 23 claims, 8 reproduce, 2 differ and 13 are within noise"."""
+        counts = {w: sum(r.word == w for r in self.rows) for w in (REPRODUCES, DIFFERS, WITHIN_NOISE)}
+        return (
+            f"Of {len(self.rows)} claims, {counts[REPRODUCES]} reproduce, {counts[DIFFERS]} differ and "
+            f"{counts[WITHIN_NOISE]} are within noise"
+        )
 
     def markdown(self) -> str:
         """The page: the command and machine, the table of claims, the sections, the figures."""
@@ -125,9 +135,8 @@ class Report:
             lines += [""]
         if judged:
             lines += [
-                f"Of {len(self.rows)} claims, {counts[REPRODUCES]} reproduce, {counts[DIFFERS]} differ and "
-                f"{counts[WITHIN_NOISE]} are within noise: each row judges an interval for the quantity "
-                "it is about, against the margin its measure states.",
+                f"{self.tally}: each row judges an interval for the quantity it is about, against the "
+                "margin its measure states.",
                 "",
                 "| where | the paper | measured as | textsel | interval | verdict |",
                 "|---|---|---|---|---|---|",

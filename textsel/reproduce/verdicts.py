@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Interval", "at_least", "at_most", "bootstrap", "combine",
-           "equivalent"]  # fmt: skip
+__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "any_of", "at_least",
+           "at_most", "bootstrap", "combine", "equivalent", "every", "family"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 #: the interval's coverage, and the bootstrap's resamples and seed (fixed: a page is reproducible)
@@ -31,18 +31,22 @@ class Interval:
     low: float
     high: float
     over: str  # e.g. "10 tasks": what the bootstrap resampled
+    how: str = ""  # how the interval was made, when not the percentile bootstrap at LEVEL
 
     def __str__(self) -> str:
         return f"{self.estimate:.3g} [{self.low:.3g}, {self.high:.3g}]"
 
 
-def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES) -> Interval:
+def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vectorized=False) -> Interval:
     """The ``statistic`` of ``values`` with its percentile bootstrap interval, resampling the
     rows: one row per unit (task, category, document), for a paired comparison the per-unit
     differences; a row may hold several numbers (a category's values at each subset size) that
     ``statistic`` reduces with the other rows to one number.
 
-    A single row, or rows that are all equal, give a zero-width interval: nothing varies.
+    A single row, or rows that are all equal, give a zero-width interval: nothing varies.  With
+    ``vectorized``, ``statistic`` reduces the rows of a batch of resamples at once: it takes an
+    array of shape (..., rows, columns) and returns shape (...), which is much faster than one call
+    per resample.
     """
     from scipy.stats import bootstrap as scipy_bootstrap
 
@@ -56,6 +60,13 @@ def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES) -> In
                    random_state=np.random.default_rng(SEED))  # fmt: skip
     if values.ndim == 1 and statistic is np.mean:  # the common case, vectorized by scipy
         result = scipy_bootstrap((values,), np.mean, vectorized=True, **options)
+    elif vectorized:  # resample the units, a batch of resamples at a time
+        result = scipy_bootstrap(
+            (np.arange(values.shape[0]),),
+            lambda rows, axis=-1: statistic(values[rows]),
+            vectorized=True,
+            **options,
+        )
     else:  # resample the units; the statistic reads their rows
         result = scipy_bootstrap(
             (np.arange(values.shape[0]),), lambda rows: statistic(values[rows]), vectorized=False, **options
@@ -103,3 +114,108 @@ def combine(cells) -> tuple[str, str]:
     )
     deciding = [(label, judged[1]) for label, _, judged in cells if judged[0] == word]
     return word, "; ".join(f"{label}: {reason}" for label, reason in deciding)
+
+
+def any_of(cells) -> tuple[str, str]:
+    """One verdict for a claim that holds when any one of its alternatives holds ("IG, or Acc2"):
+    it reproduces where some cell does, differs where every cell differs, and is within noise
+    otherwise."""
+    cells = list(cells)
+    words = [judged[0] for _, _, judged in cells]
+    word = (
+        REPRODUCES if REPRODUCES in words else DIFFERS if all(w == DIFFERS for w in words) else WITHIN_NOISE
+    )
+    deciding = [(label, judged[1]) for label, _, judged in cells if judged[0] == word]
+    return word, "; ".join(f"{label}: {reason}" for label, reason in deciding)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One of a family of comparisons: its label, its interval, and its simultaneous interval (the
+    family's intervals hold together at LEVEL)."""
+
+    label: str
+    interval: Interval
+    simultaneous: Interval
+
+
+def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES) -> list[Comparison]:
+    """A family of statistics of the same units, bootstrapped together.
+
+    ``statistics(rows)`` takes an integer array of shape (resamples, n_units), each row a resample
+    of the units, and returns shape (resamples, len(labels)).  Each comparison gets its percentile
+    interval and a simultaneous one: the estimate plus or minus c standard errors, c the LEVEL
+    quantile of the largest studentized deviation over the family (the max-t band), so that a
+    claim about *some* member ("a rival is ahead") is not decided by the chance that one of many
+    intervals misses.
+    """
+    rng = np.random.default_rng(SEED)
+    estimate = np.asarray(statistics(np.arange(n_units)[None, :]), dtype=np.float64)[0]
+    draws = []
+    for start in range(0, n_resamples, BATCH):
+        rows = rng.integers(0, n_units, size=(min(BATCH, n_resamples - start), n_units))
+        draws.append(np.asarray(statistics(rows), dtype=np.float64))
+    draws = np.vstack(draws)
+    if not (np.all(np.isfinite(draws)) and np.all(np.isfinite(estimate))):
+        raise ValueError("the statistics must be finite on every resample")
+    tail = (1 - LEVEL) / 2
+    low, high = np.quantile(draws, [tail, 1 - tail], axis=0)
+    spread = draws.std(axis=0, ddof=1)
+    varies = spread > 0
+    deviation = np.abs(draws[:, varies] - estimate[varies]) / spread[varies]
+    c = float(np.quantile(deviation.max(axis=1), LEVEL)) if varies.any() else 0.0
+    out = []
+    for j, label in enumerate(labels):
+        width = c * spread[j]
+        point = float(estimate[j])
+        marginal = Interval(point, float(min(low[j], point)), float(max(high[j], point)), over)
+        joint = Interval(
+            point,
+            point - width,
+            point + width,
+            over,
+            how=f"{LEVEL:.0%} simultaneous bootstrap of {len(labels)} comparisons",
+        )
+        out.append(Comparison(label, marginal, joint))
+    return out
+
+
+def every(comparisons: list[Comparison], sides, name=str) -> tuple[str, str, Comparison]:
+    """The claim "every member of the family is on its side": ``sides`` gives each member's
+    ``(+1, t)`` for "above t" or ``(-1, t)`` for "below t".  It reproduces when every member's
+    interval is on its side (an intersection of claims needs no correction), differs when some
+    member's *simultaneous* interval is wholly on the other side, and is within noise otherwise.
+    Returns the verdict, its reason (naming members by ``name(label)``) and the comparison to
+    show: the one furthest on the wrong side, or the nearest to its threshold."""
+
+    def margin(c, sign, t, interval):  # > 0: the interval is wholly on the claim's side
+        return (interval.low - t) if sign > 0 else (t - interval.high)
+
+    def wrong(c, sign, t):  # > 0: the simultaneous interval is wholly on the other side
+        return (t - c.simultaneous.high) if sign > 0 else (c.simultaneous.low - t)
+
+    members = list(zip(comparisons, sides, strict=True))
+    count = f"all {len(members)} comparisons" if len(members) > 1 else "the comparison"
+    against = sorted((m for m in members if wrong(m[0], *m[1]) > 0), key=lambda m: -wrong(m[0], *m[1]))
+    if against:
+        more = [name(c.label) for c, _ in against[1:]]
+        return (
+            DIFFERS,
+            "against the claim beyond noise" + (f"; so are {_some(more)}" if more else ""),
+            against[0][0],
+        )
+    ordered = sorted(members, key=lambda m: margin(m[0], *m[1], m[0].interval))
+    if margin(ordered[0][0], *ordered[0][1], ordered[0][0].interval) > 0:
+        return REPRODUCES, f"{count} on the claim's side beyond noise", ordered[0][0]
+    unsure = [c for c, (sign, t) in ordered if margin(c, sign, t, c.interval) <= 0]
+    more = [name(c.label) for c in unsure[1:]]
+    return (
+        WITHIN_NOISE,
+        "the interval reaches the claim's threshold" + (f"; so do {_some(more)}" if more else ""),
+        unsure[0],
+    )
+
+
+def _some(names, shown=4) -> str:
+    """The first ``shown`` names, and how many more."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
