@@ -691,11 +691,20 @@ def _papers_folder():
     pytest.skip("the papers' text is not beside the checkout")
 
 
+#: LaTeX in a paper's text and the symbol it prints (longest first)
+LATEX = [
+    ("\\chi^{2}", "χ2"), ("\\chi^2", "χ2"), ("^{\\circ}", "°"), ("^{*}", "*"), ("^*", "*"), ("F_{1}", "F1"),
+    ("\\lambda", "λ"), ("\\zeta", "ζ"), ("\\gamma", "γ"), ("\\circ", "°"), ("\\log", "log"), ("t_i", "ti"),
+    ("$", ""),
+]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "claims, paper",
     [
         ("FORMAN", "forman2003-feature-selection-metrics-bns.txt"),
         ("KOLCZ", "kolcz-chowdhury2007-svm-model-masking.txt"),
+        ("LI_SUN", "li-sun2007-scalable-term-selection.txt"),
     ],
 )
 def test_each_quoted_passage_is_the_papers_text_verbatim(claims, paper):
@@ -706,9 +715,12 @@ def test_each_quoted_passage_is_the_papers_text_verbatim(claims, paper):
     from textsel.reproduce import claims as entered
 
     def squeeze(text):
-        return re.sub(r"\s+", " ", text).strip()
+        return re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s+", " ", text)).strip()
 
-    text = squeeze((_papers_folder() / paper).read_text(encoding="utf-8"))
+    text = (_papers_folder() / paper).read_text(encoding="utf-8")
+    for latex, printed in LATEX:  # Li & Sun's text writes its symbols in LaTeX
+        text = text.replace(latex, printed)
+    text = squeeze(re.sub(r"\*([A-Za-z' ]+)\*", r"\1", text))  # and emphasis in asterisks
     quoted = 0
     for key, (_, claim) in getattr(entered, claims).items():
         for passage in re.findall(r'"([^"]+)"', claim):

@@ -285,9 +285,10 @@ LI_SUN = {
     ),
     "gamma": (
         "Sec. 5.2, Fig. 11",
-        '"This hypothesis is confirmed (not for too high dimensionalities) by Figure 11" ... "γ = '
-        '(log(AVL*(k))/log(AVL_T))/log(k) ≅ 0.085"; reading: on 20NG, γ is about 0.085 at the k that '
-        "are not too high",
+        '"This hypothesis is confirmed (not for too high dimensionalities) by Figure 11" ... "From the '
+        'figure, we get the value of this ratio (the base of log is set to e):" γ = (log AVL*(k) / log '
+        "AVL_T) / log k ≅ 0.085 (its display formula); reading: on 20NG, γ is about 0.085 at the k that are "
+        "not too high",
     ),
     "spearman": (
         "Sec. 6.1",
