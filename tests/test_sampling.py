@@ -241,3 +241,26 @@ def test_srls_fits_float32_input_with_the_randomized_method():
     got = textsel.SRLSClassifier(r=50, method="randomized", random_state=0).fit(X32, y)
     want = textsel.SRLSClassifier(r=50, method="randomized", random_state=0).fit(X32.astype(np.float64), y)
     np.testing.assert_array_equal(got.kept_, want.kept_)
+
+
+def test_rate_for_inverts_the_expected_kept_count():
+    """rate_for(p, c) is the r at which sum min(1, r p_i) = c, exactly, on both kinds of segment
+    (no term certain; some certain), checked against the sum evaluated directly and a bisection."""
+    from textsel.sampling import expected_kept, rate_for
+
+    rng = np.random.default_rng(0)
+    p = rng.pareto(1.0, 3000) + 1e-9
+    p[:5] = 0.0  # terms of zero probability are never kept
+    p /= p.sum()
+    for count in (1, 10, 500, 2990, 2995):
+        r = rate_for(p, count)
+        assert expected_kept(p, r) == pytest.approx(count, rel=1e-12)
+        lo, hi = 0.0, 1e15  # an independent bisection on the monotone count
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if np.minimum(1, mid * p).sum() < count else (lo, mid)
+        assert r == pytest.approx(hi, rel=1e-9)
+    assert expected_kept(p, 10.0) < 10  # r = 10 keeps fewer than 10: the largest p exceed 1/10
+    for bad in (0, 2996, -1):
+        with pytest.raises(ValueError, match="kept"):
+            rate_for(p, bad)

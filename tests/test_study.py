@@ -375,3 +375,17 @@ def test_all_terms_baseline_is_one_record_per_task_equal_to_an_svm_on_every_term
     expected = [r["f1"] for r in baseline]
     assert [r["f1"] for r in with_svc if r["k"] == "all"] == pytest.approx(expected, abs=0.02)
     assert {r["metric"] for r in tolerance_curve(records)} == {"bns"}  # the baseline is no metric
+
+
+def test_sampling_curves_matched_compare_every_method_at_equal_numbers_of_terms():
+    """With matched budgets, a sampling strategy draws with the r that keeps the budget's number of
+    terms in expectation: its mean kept count is near the budget (not below it, as with r = budget
+    when some probabilities exceed 1/r), and its r is at least the budget."""
+    from textsel.study import sampling_curves
+
+    X, y, Xt, yt = _split(12, n=300)
+    plain = sampling_curves(X, y, Xt, yt, budgets=(40,), strategies=(("ss", 3),), baselines=(), samples=20)
+    matched = sampling_curves(X, y, Xt, yt, budgets=(40,), strategies=(("ss", 3),), baselines=(), samples=20,
+                              matched=True)  # fmt: skip
+    assert plain[0]["r"] == 40 and plain[0]["kept"] < 40  # the unmatched draw keeps fewer than r
+    assert matched[0]["r"] > 40 and abs(matched[0]["kept"] - 40) < 4  # 20 draws of a Poisson-binomial count

@@ -29,7 +29,15 @@ from ._names import STRATEGIES
 from ._products import matmat
 from .linear_model import RLSClassifier
 
-__all__ = ["STRATEGIES", "SRLSClassifier", "feature_probabilities", "hellinger", "sample_features"]
+__all__ = [
+    "STRATEGIES",
+    "SRLSClassifier",
+    "expected_kept",
+    "feature_probabilities",
+    "hellinger",
+    "rate_for",
+    "sample_features",
+]
 
 
 #: rows of the singular vectors formed at once for the randomized leverage scores
@@ -223,6 +231,42 @@ def sample_features(p, r, random_state=None):
     rng = check_random_state(random_state)
     kept = np.flatnonzero(rng.random_sample(p.size) < kept_prob)
     return kept, 1.0 / np.sqrt(kept_prob[kept])
+
+
+def expected_kept(p, r) -> float:
+    """The expected number of terms :func:`sample_features` keeps: sum of min(1, r p_i).
+
+    Below ``r`` once some r p_i exceed 1: the terms of largest probability are kept for sure and
+    count once.  Dasgupta et al. plot their curves against this number ("the expected number of
+    features chosen"), which is the number to compare with a top-r selection's r.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    return float(np.minimum(1.0, float(r) * p).sum())
+
+
+def rate_for(p, kept) -> float:
+    """The sample size r at which :func:`sample_features` keeps ``kept`` terms in expectation
+    (:func:`expected_kept`), for comparing a sampling strategy with a top-r selection at equal
+    numbers of terms.
+
+    ``kept`` must be positive and at most the number of terms of non-zero probability.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any():
+        raise ValueError("p must be a non-empty 1-D array of finite non-negative probabilities")
+    kept = check_real(kept, "kept", 0.0, None)
+    support = int(np.count_nonzero(p))
+    if not 0 < kept <= support:
+        raise ValueError(f"kept must be in (0, {support}] (the terms of non-zero probability), got {kept:g}")
+    # sum(min(1, r p)) is continuous and increasing in r: exact on the segment where the count of
+    # certain terms is fixed, found by walking the probabilities in decreasing order
+    order = np.sort(p[p > 0])[::-1]
+    tail = np.cumsum(order[::-1])[::-1]  # tail[j] = sum of order[j:]
+    for certain in range(support):
+        r = (kept - certain) / tail[certain]  # the first `certain` terms kept for sure, the rest r p
+        if r * order[certain] <= 1.0 and (certain == 0 or r * order[certain - 1] >= 1.0):
+            return float(r)
+    return float(1.0 / order[-1])
 
 
 def hellinger(p, q) -> float:

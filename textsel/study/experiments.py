@@ -35,17 +35,26 @@ RIDGE_ALPHAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIES, baselines=("dfreq", "ig"),
-                    samples=5, alphas=RIDGE_ALPHAS, random_state=0):  # fmt: skip
+                    samples=5, alphas=RIDGE_ALPHAS, random_state=0, matched=False):  # fmt: skip
     """Dasgupta et al.'s experiment: RLSC micro- and macro-F1 relative to all features as r grows.
 
     alpha (their lambda) is tuned on all features for the best micro-F1 on the test data, as in
     the paper.  Each sampling strategy (name, k) is averaged over ``samples`` draws; the
     ``baselines`` are deterministic top-r rankings by a Forman metric (max over classes).
     Returns records ``method``, ``budget``, ``kept`` (mean terms kept), ``relative_f1`` (micro)
-    and ``relative_macro_f1``, each relative to all features at the same alpha, and ``alpha``.
+    and ``relative_macro_f1``, each relative to all features at the same alpha, ``alpha`` and
+    ``r`` (the sample size a sampling strategy drew with).
+
+    A sampling strategy keeps fewer terms than its sample size r (a term of probability above 1/r
+    is kept for sure and counts once).  With ``matched``, each budget is a number of terms: a
+    sampling strategy draws with the r that keeps that many in expectation
+    (:func:`textsel.sampling.rate_for`), so that every method is compared at equal numbers of
+    terms, as the paper's figures plot them ("the expected number of features chosen").  For the
+    paper's one-vs-all decisions (a class where its f >= 0) on a single-label corpus, pass ``y``
+    and ``y_test`` as indicator matrices (``sklearn.preprocessing.label_binarize``).
     """
     from ..linear_model import RLSClassifier
-    from ..sampling import feature_probabilities, sample_features
+    from ..sampling import feature_probabilities, rate_for, sample_features
 
     full = {a: _f1s(RLSClassifier(alpha=a), X, y, X_test, y_test) for a in alphas}
     alpha = max(full, key=lambda a: full[a][0])
@@ -54,16 +63,17 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
     records = []
     stats = term_stats(X, y)
 
-    def record(method, r, kept, f1s):
+    def record(method, budget, kept, f1s, r):
         relative = np.mean(f1s, axis=0) / base  # the draws' mean, relative to all features
-        records.append({"method": method, "budget": r, "kept": float(np.mean(kept)),
+        records.append({"method": method, "budget": budget, "kept": float(np.mean(kept)),
                         "relative_f1": float(relative[0]), "relative_macro_f1": float(relative[1]),
-                        "alpha": alpha})  # fmt: skip
+                        "alpha": alpha, "r": float(r)})  # fmt: skip
 
     for strategy, k in strategies:
         p = feature_probabilities(X, strategy, k, random_state=rng)
         label = f"{strategy} k={k}" if k else strategy
-        for r in budgets:
+        for budget in budgets:
+            r = rate_for(p, min(budget, np.count_nonzero(p))) if matched else budget
             f1s, kept = [], []
             for _ in range(samples):
                 cols, scales = sample_features(p, r, rng)
@@ -71,13 +81,13 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
                 f1s.append(_f1s(RLSClassifier(alpha=alpha), X[:, cols] @ scaled, y, X_test[:, cols] @ scaled,
                                 y_test))  # fmt: skip
                 kept.append(cols.size)
-            record(label, r, kept, f1s)
+            record(label, budget, kept, f1s, r)
     for metric in baselines:
         order = np.argsort(-score(stats, metric).max(axis=0), kind="stable")
         for r in budgets:
             cols = order[:r]
             f1s = _f1s(RLSClassifier(alpha=alpha), X[:, cols], y, X_test[:, cols], y_test)
-            record(metric, r, [len(cols)], [f1s])
+            record(metric, r, [len(cols)], [f1s], r)
     return records
 
 
