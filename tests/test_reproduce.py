@@ -201,7 +201,8 @@ def test_every_li_sun_claim_has_a_row_and_the_spearman_row_matches_scipy(tmp_pat
 
 def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(tmp_path):
     """Dasgupta et al. on two small corpora: one row per claim with its verdict; the lambda row's
-    best micro-F1 equals RLSC fitted directly at that lambda, scored by scikit-learn."""
+    best micro-F1 equals RLSC fitted directly at that lambda one-vs-all (each class where f > 0),
+    scored by scikit-learn."""
     pytest.importorskip("matplotlib")
     from sklearn.metrics import f1_score
 
@@ -215,8 +216,8 @@ def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(
     report = dasgupta.run(out=tmp_path, quick=True, corpora=corpora)
     assert [row.claim for row in report.rows] == [text for _, text in DASGUPTA.values()]
     for row in report.rows:
-        assert row.verdict == "reproduces" or (row.verdict.startswith("differs: ") and len(row.verdict) > 12)
-    micro = {lam: f1_score(y_test, RLSClassifier(alpha=lam).fit(X, y).predict(X_test), average="micro")
+        assert row.word in ("reproduces", "differs", "within noise") and row.interval
+    micro = {lam: f1_score(Y_test, RLSClassifier(alpha=lam).fit(X, Y).predict(X_test), average="micro")
              for lam in dasgupta.LAMBDAS}  # fmt: skip
     best = max(micro, key=micro.get)
     assert f"micro {micro[best]:.4f} at lambda {best:g}" in report.rows[0].ours
@@ -244,7 +245,12 @@ def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro
     by_split = []
     for split in splits:
         records = sampling_curves(
-            *split, [500, 2000], strategies=strategies, samples=2, alphas=dasgupta.LAMBDAS
+            *dasgupta._one_vs_all(*split),
+            [500, 2000],
+            strategies=strategies,
+            samples=2,
+            alphas=dasgupta.LAMBDAS,
+            matched=True,
         )
         by_split.append({(r["method"], r["budget"]): r for r in records})
     table = dict(report.sections)["Relative micro-F1 on news (Dasgupta et al.'s Fig. 5)"]
@@ -253,7 +259,7 @@ def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro
         row = next(line for line in table.splitlines() if line.startswith(f"| {method} |"))
         assert f"{mean:.3f}" in row.split(" | ")[[500, 2000].index(budget) + 1]
     macro = dict(report.sections)["Relative macro-F1 on reuters (Dasgupta et al.'s Fig. 5)"]
-    assert "| ig |" in macro and "Fig. 5c" in [row.where for row in report.rows]
+    assert "| ig |" in macro and any(row.where.endswith("Fig. 5c") for row in report.rows)
     full = sampling_curves(X, Y, X_test, Y_test, [2500], strategies=(), samples=1, alphas=(1.0,))
     assert all(r["relative_macro_f1"] == pytest.approx(1.0) for r in full)
     assert "2 random splits of 200 training and 200 test documents" in report.corpus
@@ -705,6 +711,7 @@ LATEX = [
         ("FORMAN", "forman2003-feature-selection-metrics-bns.txt"),
         ("KOLCZ", "kolcz-chowdhury2007-svm-model-masking.txt"),
         ("LI_SUN", "li-sun2007-scalable-term-selection.txt"),
+        ("DASGUPTA", "dasgupta2007-srls-subspace-sampling.txt"),
     ],
 )
 def test_each_quoted_passage_is_the_papers_text_verbatim(claims, paper):
@@ -714,8 +721,9 @@ def test_each_quoted_passage_is_the_papers_text_verbatim(claims, paper):
 
     from textsel.reproduce import claims as entered
 
-    def squeeze(text):
-        return re.sub(r"\s+([,.;:])", r"\1", re.sub(r"\s+", " ", text)).strip()
+    def squeeze(text):  # white space, as the extractions space their punctuation
+        text = re.sub(r"\s+", " ", text)
+        return re.sub(r"\( ", "(", re.sub(r"\s+([,.;:)%])", r"\1", text)).strip()
 
     text = (_papers_folder() / paper).read_text(encoding="utf-8")
     for latex, printed in LATEX:  # Li & Sun's text writes its symbols in LaTeX
@@ -729,3 +737,110 @@ def test_each_quoted_passage_is_the_papers_text_verbatim(claims, paper):
                     assert part in text, (key, part)
                     quoted += 1
     assert quoted >= len(getattr(entered, claims))
+
+
+# -- Dasgupta et al.: each row's criterion can fail
+
+_DASGUPTA_METHODS = ("dfreq", "ig", "ss k=1500", "ss k=100", "us", "ws")
+_DASGUPTA_BUDGETS = (250, 500, 1000, 2000, 5000, 10000)
+
+
+def _dasgupta_relative(value, noise=0.004, seed=0):
+    """A Relative whose (method, terms) has relative F1 ``value(method, terms)`` (micro and macro
+    alike), its bootstrap draws that value plus independent noise."""
+    from textsel.reproduce.dasgupta import MEASURES, Relative
+    from textsel.reproduce.verdicts import RESAMPLES
+
+    rng = np.random.default_rng(seed)
+    keys = [(m, b) for m in _DASGUPTA_METHODS for b in _DASGUPTA_BUDGETS]
+    point = np.array([value(m, b) for m, b in keys])
+    return Relative(keys, {m: point for m in MEASURES},
+                    {m: point + noise * rng.standard_normal((RESAMPLES, len(keys))) for m in MEASURES},
+                    "1,000 test documents")  # fmt: skip
+
+
+def _dasgupta_verdicts(rel):
+    from textsel.reproduce import dasgupta
+    from textsel.reproduce.claims import DASGUPTA
+
+    report = Report(key="dasgupta", title="", citation="", corpus="", claims=DASGUPTA)
+    labels = ["ss k=1500", "ss k=100", "ws", "us"]
+    dasgupta._newsgroups_claims(report, rel, labels)
+    dasgupta._reuters_claims(report, rel, labels)
+    dasgupta._reuters_claims(report, rel, labels, measure="relative_macro_f1")
+    keys = {text: key for key, (_, text) in DASGUPTA.items()}
+    return {keys[row.claim]: row.word for row in report.rows}
+
+
+def _paper_world(m, b):
+    """Relative F1 as the paper reports it: IG on top; SS k=100 the best unsupervised up to 500
+    terms; SS k=1500 the best unsupervised from 1,000, 0.01 over WS and DF, far over US; about 0.9
+    at 5,000; DF above both SS on average; IG above 1 somewhere."""
+    small = b <= 500
+    base = {
+        "ig": 0.95,
+        "ss k=1500": 0.85 if small else 0.90,
+        "ss k=100": 0.88 if small else 0.87,
+        "ws": 0.84 if small else 0.89,
+        "dfreq": 0.83 if small else 0.89,
+        "us": 0.60 if small else 0.75,
+    }[m]
+    if m in ("ig", "ss k=1500") and b == 5000:
+        return 0.90 + (0.06 if m == "ig" else 0.0)
+    return base + (0.08 if m == "ig" and b == 10000 else 0.0)
+
+
+def test_dasgupta_rows_reproduce_in_the_papers_world_and_differ_where_each_claim_is_false():
+    def world(changes):
+        return lambda m, b: changes.get((m, b), changes.get(m, _paper_world(m, b)))
+
+    holds = _dasgupta_verdicts(_dasgupta_relative(_paper_world))
+    assert holds["ig_dominates"] == holds["ss100"] == holds["ss1500"] == "reproduces", holds
+    assert holds["reuters_gain"] == "reproduces", holds  # IG 1.03 at 10,000 terms
+    assert _dasgupta_verdicts(_dasgupta_relative(world({("ig", 5000): 0.9})))["ninety"] == "reproduces"
+    # DF is not above both SS in the paper's world as drawn here (0.83 at the small sizes): Reuters' rows
+    # get their own world
+    reuters = world({"dfreq": 0.93})
+    assert _dasgupta_verdicts(_dasgupta_relative(reuters))["reuters_ig"] == "reproduces"
+    assert _dasgupta_verdicts(_dasgupta_relative(reuters))["reuters_macro"] == "reproduces"
+    breaks = {
+        "ninety": world({("ig", 5000): 0.99}),  # IG keeps 99%: not "about 90%"
+        "ig_dominates": world({("ws", 250): 1.0}),
+        "ss100": world({("ws", 500): 0.95}),
+        "ss1500": world({"ws": 0.80, "dfreq": 0.80}),  # far more than marginally better than WS and DF
+        "reuters_gain": lambda m, b: 0.9,  # nothing reaches all terms
+        "reuters_ig": world({"ss k=100": 1.2}),
+        "reuters_macro": world({"ss k=100": 1.2}),
+    }
+    for key, broken in breaks.items():
+        assert _dasgupta_verdicts(_dasgupta_relative(broken))[key] == "differs", key
+
+
+def test_dasgupta_lambda_and_hellinger_rows_can_fail():
+    from textsel.reproduce import dasgupta
+    from textsel.reproduce.claims import DASGUPTA
+    from textsel.study.experiments import document_counts
+
+    rng = np.random.default_rng(1)
+    truth = np.eye(4, dtype=int)[rng.integers(0, 4, 1500)]
+
+    def verdict(judge, *args):
+        report = Report(key="dasgupta", title="", citation="", corpus="", claims=DASGUPTA)
+        judge(report, *args)
+        return report.rows[0].word
+
+    def counts(error_at):
+        out = []
+        for lam in dasgupta.LAMBDAS:
+            wrong = rng.random(truth.shape[0]) < error_at(lam)
+            guess = truth.copy()
+            guess[wrong] = np.roll(truth[wrong], 1, axis=1)
+            out.append(document_counts(truth, guess, None))
+        return out
+
+    assert verdict(dasgupta._judge_lambda, counts(lambda lam: 0.05 if lam == 0.4 else 0.2)) == "reproduces"
+    assert verdict(dasgupta._judge_lambda, counts(lambda lam: 0.3 if lam == 0.4 else 0.1)) == "differs"
+    ks = (10, 20, 40, 100)
+    falling = np.array([[0.5, 0.4, 0.3, 0.2]]) + 0.01 * rng.standard_normal((5, 4))
+    assert verdict(dasgupta._judge_hellinger, falling, ks) == "reproduces"
+    assert verdict(dasgupta._judge_hellinger, falling[:, ::-1], ks) == "differs"

@@ -389,3 +389,38 @@ def test_sampling_curves_matched_compare_every_method_at_equal_numbers_of_terms(
                               matched=True)  # fmt: skip
     assert plain[0]["r"] == 40 and plain[0]["kept"] < 40  # the unmatched draw keeps fewer than r
     assert matched[0]["r"] > 40 and abs(matched[0]["kept"] - 40) < 4  # 20 draws of a Poisson-binomial count
+
+
+def test_document_counts_sum_to_sklearns_micro_and_macro_f1():
+    """Summed over any subset of the documents, the per-document [tp | fp | fn] counts give
+    scikit-learn's micro- and macro-F1 of that subset, for class labels and indicator matrices;
+    and sampling_curves(counts=True) records them, the all-terms model's first."""
+    from sklearn.metrics import f1_score
+
+    from textsel.study import sampling_curves
+    from textsel.study.experiments import document_counts
+
+    rng = np.random.default_rng(3)
+    classes = np.array(["a", "b", "c", "d"])
+    truth, guess = rng.choice(classes, 200), rng.choice(classes, 200)
+    indicator_truth, indicator_guess = rng.random((200, 5)) < 0.3, rng.random((200, 5)) < 0.3
+    for y, p, names in (
+        (truth, guess, classes),
+        (indicator_truth.astype(int), indicator_guess.astype(int), None),
+    ):
+        counts = document_counts(y, p, names)
+        for subset in (np.arange(200), rng.choice(200, 200), np.arange(50)):
+            tp, fp, fn = np.split(np.asarray(counts[subset].sum(axis=0)).ravel(), 3)
+            micro = 2 * tp.sum() / (2 * tp.sum() + fp.sum() + fn.sum())
+            per_class = np.divide(
+                2 * tp, 2 * tp + fp + fn, out=np.zeros_like(tp), where=(2 * tp + fp + fn) > 0
+            )
+            assert micro == pytest.approx(f1_score(y[subset], p[subset], average="micro"))
+            assert per_class.mean() == pytest.approx(
+                f1_score(y[subset], p[subset], average="macro", zero_division=0)
+            )
+    X, y, Xt, yt = _split(13)
+    records = sampling_curves(X, y, Xt, yt, budgets=(20,), strategies=(("ws", None),), samples=2, counts=True)
+    assert records[0]["method"] == "all" and all(r["counts"].shape == (Xt.shape[0], 9) for r in records)
+    tp, fp, fn = np.split(np.asarray(records[0]["counts"].sum(axis=0)).ravel(), 3)
+    assert records[0]["relative_f1"] == 1.0 and tp.sum() + fn.sum() == Xt.shape[0]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "any_of", "at_least",
-           "at_most", "bootstrap", "combine", "equivalent", "every", "family"]  # fmt: skip
+__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "any_of", "at_least", "at_most",
+           "band", "bootstrap", "combine", "equivalent", "every", "family"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 #: the interval's coverage, and the bootstrap's resamples and seed (fixed: a page is reproducible)
@@ -143,11 +143,8 @@ def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES) -
     """A family of statistics of the same units, bootstrapped together.
 
     ``statistics(rows)`` takes an integer array of shape (resamples, n_units), each row a resample
-    of the units, and returns shape (resamples, len(labels)).  Each comparison gets its percentile
-    interval and a simultaneous one: the estimate plus or minus c standard errors, c the LEVEL
-    quantile of the largest studentized deviation over the family (the max-t band), so that a
-    claim about *some* member ("a rival is ahead") is not decided by the chance that one of many
-    intervals misses.
+    of the units, and returns shape (resamples, len(labels)); :func:`band` gives each statistic
+    its interval and its simultaneous interval.
     """
     rng = np.random.default_rng(SEED)
     estimate = np.asarray(statistics(np.arange(n_units)[None, :]), dtype=np.float64)[0]
@@ -155,7 +152,16 @@ def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES) -
     for start in range(0, n_resamples, BATCH):
         rows = rng.integers(0, n_units, size=(min(BATCH, n_resamples - start), n_units))
         draws.append(np.asarray(statistics(rows), dtype=np.float64))
-    draws = np.vstack(draws)
+    return band(estimate, np.vstack(draws), labels, over)
+
+
+def band(estimate, draws, labels, over: str) -> list[Comparison]:
+    """Intervals for a family of statistics from their bootstrap ``draws`` (resamples x members):
+    each member's percentile interval, and a simultaneous one, the estimate plus or minus c
+    standard errors, c the LEVEL quantile of the largest studentized deviation over the family
+    (the max-t band), so that a claim about *some* member ("a rival is ahead") is not decided by
+    the chance that one of many intervals misses."""
+    estimate, draws = np.asarray(estimate, dtype=np.float64), np.asarray(draws, dtype=np.float64)
     if not (np.all(np.isfinite(draws)) and np.all(np.isfinite(estimate))):
         raise ValueError("the statistics must be finite on every resample")
     tail = (1 - LEVEL) / 2

@@ -14,20 +14,43 @@ from sklearn.base import clone
 from ..metrics import score
 from ..termstats import term_stats
 
-__all__ = ["masking_curves", "proximal_by_skew", "sampling_curves", "selection_curves"]
+__all__ = ["document_counts", "masking_curves", "proximal_by_skew", "sampling_curves", "selection_curves"]
 
 
 def _micro_f1(model, X, y, X_test, y_test):
     return _f1s(model, X, y, X_test, y_test)[0]
 
 
-def _f1s(model, X, y, X_test, y_test) -> tuple[float, float]:
-    """Micro- and macro-averaged F1 of ``model`` trained on (X, y), on the test documents."""
+def _f1s(model, X, y, X_test, y_test, counts=False):
+    """Micro- and macro-averaged F1 of ``model`` trained on (X, y), on the test documents; with
+    ``counts``, also each test document's :func:`document_counts`."""
     from sklearn.metrics import f1_score
 
     predicted = model.fit(X, y).predict(X_test)
-    return (float(f1_score(y_test, predicted, average="micro")),
-            float(f1_score(y_test, predicted, average="macro", zero_division=0)))  # fmt: skip
+    scores = (float(f1_score(y_test, predicted, average="micro")),
+              float(f1_score(y_test, predicted, average="macro", zero_division=0)))  # fmt: skip
+    return (*scores, document_counts(y_test, predicted, model.classes_)) if counts else scores
+
+
+def document_counts(y_true, y_pred, classes):
+    """Each document's true positives, false positives and false negatives per class, as a sparse
+    (documents x 3 classes) matrix [tp | fp | fn]: summed over any set of documents, they give
+    that set's micro- and macro-F1, so that a bootstrap over the documents needs no refitting.
+
+    Labels are class labels (one per document, ``classes`` their order) or 0/1 indicator matrices.
+    """
+    from sklearn.preprocessing import label_binarize
+
+    def indicator(y):
+        if sp.issparse(y) or np.ndim(y) == 2:
+            return sp.csr_matrix(y, dtype=np.float64)
+        if len(classes) == 2:  # label_binarize gives binary labels one column: keep one per class
+            return sp.csr_matrix(np.column_stack([np.asarray(y) == c for c in classes]), dtype=np.float64)
+        return sp.csr_matrix(label_binarize(y, classes=classes), dtype=np.float64)
+
+    truth, guess = indicator(y_true), indicator(y_pred)
+    hit = truth.multiply(guess)
+    return sp.hstack([hit, guess - hit, truth - hit], format="csr")
 
 
 SAMPLING_STRATEGIES = (("ss", 20), ("ws", None), ("us", None))
@@ -35,7 +58,7 @@ RIDGE_ALPHAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIES, baselines=("dfreq", "ig"),
-                    samples=5, alphas=RIDGE_ALPHAS, random_state=0, matched=False):  # fmt: skip
+                    samples=5, alphas=RIDGE_ALPHAS, random_state=0, matched=False, counts=False):  # fmt: skip
     """Dasgupta et al.'s experiment: RLSC micro- and macro-F1 relative to all features as r grows.
 
     alpha (their lambda) is tuned on all features for the best micro-F1 on the test data, as in
@@ -52,22 +75,31 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
     terms, as the paper's figures plot them ("the expected number of features chosen").  For the
     paper's one-vs-all decisions (a class where its f >= 0) on a single-label corpus, pass ``y``
     and ``y_test`` as indicator matrices (``sklearn.preprocessing.label_binarize``).
+
+    With ``counts``, each record also holds ``counts``, the test documents' :func:`document_counts`
+    (the mean over the draws), and a first record of method ``"all"`` holds the all-terms model's:
+    a bootstrap over the test documents then needs no refitting.
     """
     from ..linear_model import RLSClassifier
     from ..sampling import feature_probabilities, rate_for, sample_features
 
-    full = {a: _f1s(RLSClassifier(alpha=a), X, y, X_test, y_test) for a in alphas}
+    full = {a: _f1s(RLSClassifier(alpha=a), X, y, X_test, y_test, counts) for a in alphas}
     alpha = max(full, key=lambda a: full[a][0])
-    base = np.array(full[alpha])
+    base = np.array(full[alpha][:2])
     rng = np.random.RandomState(random_state)
     records = []
     stats = term_stats(X, y)
 
     def record(method, budget, kept, f1s, r):
-        relative = np.mean(f1s, axis=0) / base  # the draws' mean, relative to all features
+        relative = np.mean([f[:2] for f in f1s], axis=0) / base  # the draws' mean, relative to all features
         records.append({"method": method, "budget": budget, "kept": float(np.mean(kept)),
                         "relative_f1": float(relative[0]), "relative_macro_f1": float(relative[1]),
                         "alpha": alpha, "r": float(r)})  # fmt: skip
+        if counts:
+            records[-1]["counts"] = sum(f[2] for f in f1s) / len(f1s)
+
+    if counts:
+        record("all", X.shape[1], [X.shape[1]], [full[alpha]], X.shape[1])
 
     for strategy, k in strategies:
         p = feature_probabilities(X, strategy, k, random_state=rng)
@@ -79,14 +111,14 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
                 cols, scales = sample_features(p, r, rng)
                 scaled = sp.diags(scales)
                 f1s.append(_f1s(RLSClassifier(alpha=alpha), X[:, cols] @ scaled, y, X_test[:, cols] @ scaled,
-                                y_test))  # fmt: skip
+                                y_test, counts))  # fmt: skip
                 kept.append(cols.size)
             record(label, budget, kept, f1s, r)
     for metric in baselines:
         order = np.argsort(-score(stats, metric).max(axis=0), kind="stable")
         for r in budgets:
             cols = order[:r]
-            f1s = _f1s(RLSClassifier(alpha=alpha), X[:, cols], y, X_test[:, cols], y_test)
+            f1s = _f1s(RLSClassifier(alpha=alpha), X[:, cols], y, X_test[:, cols], y_test, counts)
             record(metric, r, [len(cols)], [f1s], r)
     return records
 
