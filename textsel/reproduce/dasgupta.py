@@ -21,11 +21,11 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 from .claims import DASGUPTA as CLAIMS
+from .documents import f1_draws
 from .report import Report
-from .verdicts import BATCH, DIFFERS, RESAMPLES, SEED, band, every, family
+from .verdicts import DIFFERS, band, every, family
 
 __all__ = ["run"]
 
@@ -181,43 +181,6 @@ def _test_documents(splits) -> str:
     return f"{each} test documents" + (f" x {len(splits)} splits" if len(splits) > 1 else "")
 
 
-# -- F1 from per-document counts, and its bootstrap over the test documents
-
-
-def _f1(sums):
-    """Micro- and macro-F1 from summed [tp | fp | fn] counts: (..., 3 c) -> two arrays (...)."""
-    tp, fp, fn = np.split(sums, 3, axis=-1)
-    denominator = 2 * tp + fp + fn
-    micro = 2 * tp.sum(axis=-1) / np.maximum(denominator.sum(axis=-1), 1e-300)
-    per_class = np.divide(2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0)
-    return micro, per_class.mean(axis=-1)
-
-
-def _f1_draws(counts, split_index=0):
-    """Micro- and macro-F1 of each count matrix (documents x 3 c) of one test set, on the whole set
-    and on RESAMPLES bootstrap resamples of its documents (the same resamples for every matrix:
-    paired).  Returns (estimate, draws), each {"relative_f1": ..., "relative_macro_f1": ...} of
-    shape (matrices,) and (RESAMPLES, matrices)."""
-    stacked = sp.hstack(counts, format="csc")
-    n, width = stacked.shape[0], counts[0].shape[1]
-    rng = np.random.default_rng(SEED + split_index)
-
-    def scores(weights):  # weights: (resamples, documents) -> micro, macro: (resamples, matrices)
-        sums = np.asarray((stacked.T @ weights.T).T).reshape(weights.shape[0], len(counts), width)
-        return _f1(sums)
-
-    estimate = scores(np.ones((1, n)))
-    draws = []
-    for start in range(0, RESAMPLES, BATCH):
-        rows = rng.integers(0, n, size=(min(BATCH, RESAMPLES - start), n))
-        draws.append(scores(np.stack([np.bincount(r, minlength=n) for r in rows]).astype(np.float64)))
-    keys = ("relative_f1", "relative_macro_f1")
-    return (
-        {key: estimate[i][0] for i, key in enumerate(keys)},
-        {key: np.vstack([d[i] for d in draws]) for i, key in enumerate(keys)},
-    )
-
-
 class Relative:
     """Relative micro- and macro-F1 of every (method, number of terms) of a corpus, averaged over its
     splits (the paper's RelMIF), with paired bootstrap draws over the test documents."""
@@ -250,7 +213,7 @@ def _relative(per_split, splits) -> Relative:
     draws = {m: 0.0 for m in MEASURES}
     for index, records in enumerate(per_split):
         base = next(r for key, r in records.items() if key[0] == "all")
-        point, resampled = _f1_draws([records[key]["counts"] for key in keys] + [base["counts"]], index)
+        point, resampled = f1_draws([records[key]["counts"] for key in keys] + [base["counts"]], index)
         for m in MEASURES:  # relative to the split's own all-terms fit, then averaged over the splits
             estimate[m] = estimate[m] + point[m][:-1] / point[m][-1] / len(per_split)
             draws[m] = draws[m] + resampled[m][:, :-1] / resampled[m][:, -1:] / len(per_split)
@@ -273,7 +236,7 @@ def _lambda_sweep(report, X, y, X_test, y_test):
 
 def _judge_lambda(report, counts):
     """The lambda row from each lambda's per-document counts on the first split's test documents."""
-    estimate, draws = _f1_draws(counts)
+    estimate, draws = f1_draws(counts)
     paper = LAMBDAS.index(0.4)
     others = [j for j in range(len(LAMBDAS)) if j != paper]
     labels = [f"{name} at 0.4 - at {LAMBDAS[j]:g}" for name in ("micro", "macro") for j in others]
