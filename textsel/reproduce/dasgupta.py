@@ -44,17 +44,18 @@ ABOVE, BELOW = 1, -1
 
 
 def run(
-    data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True, corpora=None
+    data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True, corpora=None, seed=0
 ) -> Report:
     """Run the reproduction and return its :class:`Report` (written to ``out`` when given).
 
     ``corpora`` (name to ``(X, y, X_test, y_test)`` or a list of such train/test splits, unit-length
     tf-idf rows; the first is the 20 Newsgroups stand-in, the second the Reuters one) replaces the
     data home's; single-label ``y`` is decided one-vs-all, as the paper does; ``quick`` uses
-    k = 150 / 20 for SS, two draws, three budgets and two splits."""
+    k = 150 / 20 for SS, two draws, three budgets and two splits; ``seed`` draws the splits and the
+    samples (another seed: a rerun whose verdicts should move only into or out of "within noise")."""
     start = time.perf_counter()
     if corpora is None:
-        corpora = _corpora(data_home, 2 if quick else SPLITS)
+        corpora = _corpora(data_home, 2 if quick else SPLITS, seed)
     corpora = {
         name: [_one_vs_all(*split) for split in ([splits] if isinstance(splits, tuple) else splits)]
         for name, splits in corpora.items()
@@ -100,7 +101,7 @@ def run(
     _lambda_sweep(report, *news[0])
     curves, per_split = {}, {}
     for name, splits in ((news_name, news), (reuters_name, reuters)):
-        per_split[name] = _per_split(splits, budgets, strategies, samples)
+        per_split[name] = _per_split(splits, budgets, strategies, samples, seed)
         curves[name] = _curves(per_split[name])
         if progress:
             print(f"textsel reproduce dasgupta: {name} done", flush=True)
@@ -137,7 +138,7 @@ def _one_vs_all(X, y, X_test, y_test):
     return X, label_binarize(y, classes=classes), X_test, label_binarize(y_test, classes=classes)
 
 
-def _corpora(data_home, n_splits):
+def _corpora(data_home, n_splits, seed=0):
     """20 Newsgroups as ``n_splits`` random 4:1 train/test splits of all its documents, and
     Reuters-21578's ModApte split."""
     from sklearn.model_selection import ShuffleSplit
@@ -147,7 +148,7 @@ def _corpora(data_home, n_splits):
     news = load_20newsgroups(data_home)
     documents = list(news.data_train) + list(news.data_test)
     labels = np.concatenate([news.target_train, news.target_test])
-    splitter = ShuffleSplit(n_splits=n_splits, test_size=TEST_SHARE, random_state=0)
+    splitter = ShuffleSplit(n_splits=n_splits, test_size=TEST_SHARE, random_state=seed)
     splits = [
         _vectorized([documents[i] for i in train], labels[train], [documents[i] for i in test], labels[test])
         for train, test in splitter.split(documents)
@@ -263,7 +264,7 @@ def _judge_lambda(report, counts):
     )
 
 
-def _per_split(splits, budgets, strategies, samples):
+def _per_split(splits, budgets, strategies, samples, seed=0):
     """Each split's records of :func:`textsel.study.sampling_curves` by (method, budget), with
     their per-document counts, every method at equal numbers of terms."""
     from ..study import sampling_curves
@@ -282,6 +283,7 @@ def _per_split(splits, budgets, strategies, samples):
             alphas=LAMBDAS,
             matched=True,
             counts=True,
+            random_state=seed,
         )
         per_split.append({(r["method"], r["budget"]): r for r in records})
     return per_split
