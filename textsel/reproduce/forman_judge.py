@@ -15,87 +15,42 @@ from __future__ import annotations
 
 import numpy as np
 
-from .claims import FORMAN_PAIRS
-from .forman_tables import Tasks, pair_name, paper_name
-from .verdicts import DIFFERS, WITHIN_NOISE, Interval, bootstrap, equivalent, every, family
+from .forman_compare import (
+    ABOVE,
+    BELOW,
+    HIGH_SKEW,
+    at,
+    cell,
+    differences,
+    group,
+    leader_rows,
+    leads,
+    means,
+    nearest,
+    ranked,
+    std,
+    unjudged,
+)
+from .forman_tables import Tasks, paper_name
+from .forman_tolerance import goals, pairs, precision_tolerance, residual, tolerance
+from .verdicts import Interval, at_least, bootstrap
 
-__all__ = ["JUDGES", "judge"]
+__all__ = ["FIGURE_7", "HIGH_SKEW", "JUDGES", "judge"]
 
-#: Forman's high-skew threshold: 1:67, the 90th percentile of his tasks' skews
-HIGH_SKEW = 67.0
 #: the metrics his Figs. 7 and 8 draw ("we omitted Rand, DFreq, and PR")
 FIGURE_7 = ("acc", "acc2", "bns", "chi2", "f1", "ig", "oddn", "odds", "pow")
 #: "reaches the performance of using all features": within this much of it, or above
 REACHES = 0.01
-#: "as bad as Rand": Chi's rescued share within this share of IG's failures of Rand's
-AS_BAD = 0.1
 #: "poor" DFreq: under this share of BNS's macro-F1; "risen": above this share
 POOR, RISEN = 0.5, 0.9
-#: the tolerances of "higher tolerances" in his Fig. 10a
-HIGHER_TOLERANCES = (0.05, 0.06, 0.07, 0.08, 0.09, 0.1)
-ABOVE, BELOW = 1, -1
-
-
-def _cell(statistics, n, labels, sides, over):
-    """The cell of one family of statistics of the ``n`` tasks, judged by :func:`every`: it shows
-    the deciding comparison, with its simultaneous interval where that decided."""
-    comparisons = family(statistics, n, labels, over)
-    word, reason, shown = every(comparisons, sides)
-    return shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason)
-
-
-def _differences(columns, labels, over, sides=None):
-    """The family "each column's mean above 0" (or its ``sides``), columns being per-task values."""
-    table = np.column_stack(columns)
-    sides = sides or [(ABOVE, 0.0)] * len(labels)
-    return _cell(lambda rows: table[rows].mean(axis=1), table.shape[0], labels, sides, over)
-
-
-def _leads(groups, over, name=paper_name):
-    """The family "the leader is ahead of each rival": ``groups`` of ``(prefix, leader, values,
-    rivals)``, ``values`` a {name: per-task values}."""
-    columns, labels = [], []
-    for prefix, leader, values, rivals in groups:
-        for rival in rivals:
-            columns.append(values[leader] - values[rival])
-            labels.append(f"{prefix}{name(leader)} - {name(rival)}")
-    return _differences(columns, labels, over)
-
-
-def _k(tasks, k):
-    """The k of the run nearest to the paper's (a small vocabulary stops below 1000)."""
-    return min(tasks.ks, key=lambda have: abs(have - k))
-
-
-def _at(tasks, measure, k, metrics=None):
-    return {m: tasks.at(measure, m, k) for m in metrics or tasks.metrics}
-
-
-def _means(values, keys) -> str:
-    return ", ".join(f"{paper_name(m)} {values[m].mean():.3f}" for m in keys)
-
-
-def _ranked(values, top=3) -> list:
-    return sorted(values, key=lambda m: -values[m].mean())[:top]
-
-
-def _leader_rows(report, key, measure_text, tasks, measure, leader, ks, metrics=None, skip=()):
-    """A row "``leader(k)`` is ahead of every other metric at each k": one family."""
-    groups, ours = [], []
-    for k in ks:
-        values = _at(tasks, measure, k, metrics)
-        others = [m for m in values if m != leader(k) and (k, m) not in skip]
-        groups.append((f"k = {k}: ", leader(k), values, others))
-        ours.append(f"{k}: {_means(values, _ranked(values, 2))}")
-    report.judge(key, measure_text, "; ".join(ours), [_leads(groups, tasks.over)])
 
 
 # -- Fig. 4 and the accuracy and precision-recall paragraphs after it
 
 
 def _wide_margin(report, tasks, **_):
-    ks = sorted({_k(tasks, 500), _k(tasks, 1000)})
-    _leader_rows(
+    ks = sorted({nearest(tasks, 500), nearest(tasks, 1000)})
+    leader_rows(
         report,
         "wide_margin",
         "macro-F1 at 500 and 1000 features, BNS against each other metric",
@@ -124,26 +79,20 @@ def _all_terms(report, tasks, **_):
         f"best macro-F1 over k minus the SVM on all terms ({baseline.mean():.3f}; the best k chosen again in "
         "each resample): above 0 for BNS and IG, not above for the others",
         ", ".join(f"{paper_name(metrics[j])} {best[j]:+.3f}" for j in order[:5]),
-        [_cell(peaks, len(tasks.names), [paper_name(m) for m in metrics], sides, tasks.over)],
+        [cell(peaks, len(tasks.names), [paper_name(m) for m in metrics], sides, tasks.over)],
     )
 
 
 def _t_test(report, tasks, **_):
     from scipy.stats import ttest_rel
 
-    k = _k(tasks, 100)
+    k = nearest(tasks, 100)
     a, b = tasks.trials[("f1", "bns", k)].ravel(), tasks.trials[("f1", "ig", k)].ravel()
     result, diff = ttest_rel(a, b), float(np.mean(a - b))
     low, high = (diff, diff) if np.ptp(a - b) == 0 else result.confidence_interval(0.99)
     interval = Interval(diff, float(low), float(high), f"{a.size} task-trials", how="99% paired t-interval")
     over_tasks = bootstrap(tasks.at("f1", "bns", k) - tasks.at("f1", "ig", k), tasks.over)
-    verdict = (
-        ("reproduces", "the whole interval is above 0")
-        if interval.low > 0
-        else ("differs", "the whole interval is below 0")
-        if interval.high < 0
-        else (WITHIN_NOISE, "the interval reaches both sides of 0")
-    )
+    verdict = at_least(interval, 0.0)
     report.judge(
         "t_test",
         f"paired t-test of F1, BNS - IG at k = {k} over task-trials, as the paper's (a task's trials are not "
@@ -155,13 +104,13 @@ def _t_test(report, tasks, **_):
 
 def _small_k(report, tasks, **_):
     ig, acc2, labels, ours = [], [], [], []
-    for k in sorted({_k(tasks, 20), _k(tasks, 50)}):
-        values = _at(tasks, "f1", k)
+    for k in sorted({nearest(tasks, 20), nearest(tasks, 50)}):
+        values = at(tasks, "f1", k)
         for rival in (m for m in values if m not in ("ig", "acc2")):
             ig.append(values["ig"] - values[rival])
             acc2.append(values["acc2"] - values[rival])
             labels.append(f"k = {k}: IG or Acc2 - {paper_name(rival)}")
-        ours.append(f"{k}: {_means(values, _ranked(values))}")
+        ours.append(f"{k}: {means(values, ranked(values))}")
     a, b = np.column_stack(ig), np.column_stack(acc2)
 
     def better(rows):  # the better of IG's and Acc2's mean lead over the rival
@@ -171,7 +120,7 @@ def _small_k(report, tasks, **_):
         "small_k",
         "macro-F1 at 20 and 50 features: the better of IG and Acc2 against each other metric",
         "; ".join(ours),
-        [_cell(better, a.shape[0], labels, [(ABOVE, 0.0)] * len(labels), tasks.over)],
+        [cell(better, a.shape[0], labels, [(ABOVE, 0.0)] * len(labels), tasks.over)],
     )
 
 
@@ -181,7 +130,7 @@ def _acc2(report, tasks, **_):
         "acc2",
         f"macro-F1 of Acc2 - Acc, mean over k = {tasks.ks[0]} ... {tasks.ks[-1]}",
         f"Acc2 {a.mean():.3f}, Acc {b.mean():.3f}",
-        [_differences([a - b], ["Acc2 - Acc"], tasks.over)],
+        [differences([a - b], ["Acc2 - Acc"], tasks.over)],
     )
 
 
@@ -192,7 +141,7 @@ def _ig_chi(report, tasks, **_):
         "ig_chi",
         "macro-F1 of IG - Chi at each k",
         f"IG's mean below Chi's at {behind} of {len(columns)} k",
-        [_differences(columns, [f"k = {k}: IG - Chi" for k in tasks.ks], tasks.over)],
+        [differences(columns, [f"k = {k}: IG - Chi" for k in tasks.ks], tasks.over)],
     )
 
 
@@ -211,12 +160,12 @@ def _dfreq(report, tasks, **_):
         f"(over {RISEN:g})",
         f"{tasks.at('f1', 'dfreq', lo).mean():.3f} -> {tasks.at('f1', 'dfreq', hi).mean():.3f} "
         f"(BNS {tasks.at('f1', 'bns', lo).mean():.3f} -> {tasks.at('f1', 'bns', hi).mean():.3f})",
-        [_cell(ratios, table.shape[0], labels, [(BELOW, POOR), (ABOVE, RISEN)], tasks.over)],
+        [cell(ratios, table.shape[0], labels, [(BELOW, POOR), (ABOVE, RISEN)], tasks.over)],
     )
 
 
 def _accuracy(report, tasks, **_):
-    _leader_rows(
+    leader_rows(
         report,
         "accuracy",
         "macro-accuracy at each k: IG (k <= 100) or BNS (above) against each other metric (Acc2 not at 20)",
@@ -229,8 +178,8 @@ def _accuracy(report, tasks, **_):
 
 
 def _recall(report, tasks, **_):
-    k = _k(tasks, 1000)
-    _leader_rows(
+    k = nearest(tasks, 1000)
+    leader_rows(
         report,
         "recall",
         f"macro-recall at k = {k}, BNS against each other metric",
@@ -242,19 +191,19 @@ def _recall(report, tasks, **_):
 
 
 def _precision(report, tasks, **_):
-    k = _k(tasks, 1000)
-    values = _at(tasks, "precision", k)
+    k = nearest(tasks, 1000)
+    values = at(tasks, "precision", k)
     groups = [("", m, values, [r for r in values if r not in ("ig", "chi2")]) for m in ("ig", "chi2")]
     report.judge(
         "precision",
         f"macro-precision at k = {k}: IG and Chi each against every metric but the other",
-        _means(values, _ranked(values)),
-        [_leads(groups, tasks.over)],
+        means(values, ranked(values)),
+        [leads(groups, tasks.over)],
     )
 
 
 def _precision_small(report, tasks, **_):
-    _leader_rows(
+    leader_rows(
         report,
         "precision_small",
         "macro-precision at each k <= 500, IG against each other metric",
@@ -268,20 +217,13 @@ def _precision_small(report, tasks, **_):
 # -- class skew (Figs. 6 to 8)
 
 
-def _std(values, weights):
-    """The standard deviation of ``values`` over the last axis, counting each as its 0/1 weight."""
-    count = np.maximum(weights.sum(axis=-1, keepdims=True), 1.0)
-    mean = (values * weights).sum(axis=-1, keepdims=True) / count
-    return np.sqrt((weights * (values - mean) ** 2).sum(axis=-1) / count[..., 0])
-
-
 def _skew_spread(report, tasks, **_):
-    k = _k(tasks, 1000)
+    k = nearest(tasks, 1000)
     f1, median = tasks.at("f1", "bns", k), float(np.median(tasks.skew))
     above = (tasks.skew > median).astype(np.float64)
 
     def spread(rows):  # sd of F1 above the median skew minus at or below, per resample
-        return (_std(f1[rows], above[rows]) - _std(f1[rows], 1.0 - above[rows]))[:, None]
+        return (std(f1[rows], above[rows]) - std(f1[rows], 1.0 - above[rows]))[:, None]
 
     low, high = f1[above == 0], f1[above == 1]
     report.judge(
@@ -290,30 +232,15 @@ def _skew_spread(report, tasks, **_):
         "minus at or below it",
         f"mean (sd) at or below: {low.mean():.3f} ({low.std():.3f}); above: {high.mean():.3f} "
         f"({high.std():.3f})",
-        [_cell(spread, len(f1), ["sd above - sd below"], [(ABOVE, 0.0)], tasks.over)],
-    )
-
-
-def _group(tasks, high):
-    return tasks.subset(tasks.skew > HIGH_SKEW if high else tasks.skew <= HIGH_SKEW)
-
-
-def _none(report, key, measure, group, tasks):
-    """A skew row without tasks in its group: it cannot be judged here."""
-    empty = Interval(0.0, -np.inf, np.inf, "0 tasks")
-    report.judge(
-        key,
-        measure,
-        f"none of the {len(tasks.names)} tasks is {group}-skew",
-        [(f"{group} skew", empty, (WITHIN_NOISE, "no task in the group"))],
+        [cell(spread, len(f1), ["sd above - sd below"], [(ABOVE, 0.0)], tasks.over)],
     )
 
 
 def _low_f1(report, tasks, **_):
-    low = _group(tasks, high=False)
+    low = group(tasks, high=False)
     measure = f"macro-F1 of the {len(low.names)} low-skew tasks (1:{HIGH_SKEW:.0f} or less; Fig. 7's metrics)"
     if len(low.names) < 2:
-        return _none(report, "low_f1", measure, "low", tasks)
+        return unjudged(report, "low_f1", measure, "low", tasks)
     rivals = [m for m in FIGURE_7 if m != "bns"]
     curves = np.stack([low.curve("f1", m) for m in ("bns", *rivals)], axis=1)  # tasks x metrics x ks
     few = low.ks[:2]
@@ -335,18 +262,18 @@ def _low_f1(report, tasks, **_):
             for j, m in enumerate(("bns", *rivals))
             if j in np.argsort(-peak)[:3]
         ),
-        [_cell(statistics, len(low.names), labels, [(ABOVE, 0.0)] * len(labels), low.over)],
+        [cell(statistics, len(low.names), labels, [(ABOVE, 0.0)] * len(labels), low.over)],
     )
 
 
 def _high_f1(report, tasks, **_):
-    high = _group(tasks, high=True)
+    high = group(tasks, high=True)
     measure = (
         f"macro-F1 of the {len(high.names)} high-skew tasks (above 1:{HIGH_SKEW:.0f}; Forman: 23 of 229)"
     )
     if len(high.names) < 2:
-        return _none(report, "high_f1", measure, "high", tasks)
-    _leader_rows(
+        return unjudged(report, "high_f1", measure, "high", tasks)
+    leader_rows(
         report,
         "high_f1",
         measure + ", BNS against each of Fig. 7's metrics at each k",
@@ -359,16 +286,16 @@ def _high_f1(report, tasks, **_):
 
 
 def _low_precision(report, tasks, **_):
-    low = _group(tasks, high=False)
+    low = group(tasks, high=False)
     measure = f"macro-precision of the {len(low.names)} low-skew tasks"
     if len(low.names) < 2:
-        return _none(report, "low_precision", measure, "low", tasks)
+        return unjudged(report, "low_precision", measure, "low", tasks)
     columns, labels, leaders = [], [], []
     for k in low.ks:
-        values = _at(low, "precision", k, FIGURE_7)
+        values = at(low, "precision", k, FIGURE_7)
         columns += [values["ig"] - values[m] for m in FIGURE_7 if m != "ig"]
         labels += [f"k = {k}: IG - {paper_name(m)}" for m in FIGURE_7 if m != "ig"]
-        leaders.append(f"{k}: {paper_name(_ranked(values, 1)[0])}")
+        leaders.append(f"{k}: {paper_name(ranked(values, 1)[0])}")
     last = low.ks[-1]
     columns.append(low.at("precision", "ig", last) - low.at("precision", "all", "all"))
     labels.append(f"k = {last}: IG - all terms")
@@ -379,134 +306,21 @@ def _low_precision(report, tasks, **_):
         + f": IG against each of Fig. 8's metrics at each k; at k = {last} against all terms (reached: "
         f"within {REACHES:g} or above)",
         "best mean: " + ", ".join(leaders),
-        [_differences(columns, labels, low.over, sides)],
+        [differences(columns, labels, low.over, sides)],
     )
 
 
 def _high_precision(report, tasks, **_):
-    high = _group(tasks, high=True)
+    high = group(tasks, high=True)
     measure = f"macro-precision of the {len(high.names)} high-skew tasks, BNS - IG, mean over k"
     if len(high.names) < 2:
-        return _none(report, "high_precision", measure, "high", tasks)
+        return unjudged(report, "high_precision", measure, "high", tasks)
     a, b = high.curve("precision", "bns").mean(axis=1), high.curve("precision", "ig").mean(axis=1)
     report.judge(
         "high_precision",
         measure,
         f"BNS {a.mean():.3f}, IG {b.mean():.3f}",
-        [_differences([a - b], ["BNS - IG"], high.over)],
-    )
-
-
-# -- best within tolerance (Figs. 9 and 10)
-
-
-def _shares(within, keys) -> str:
-    return ", ".join(f"{paper_name(m)} {100 * within[m].mean():.0f}%" for m in keys)
-
-
-def _tolerance(report, tasks, **_):
-    within = tasks.within("f1", 0.01)
-    report.judge(
-        "tolerance",
-        "share of tasks whose average maximum F1 is within 1% of the best any metric reached: BNS - IG",
-        _shares(within, ["bns", "ig"]),
-        [_differences([within["bns"] - within["ig"]], ["BNS - IG"], tasks.over)],
-    )
-
-
-def _goals(report, tasks, **_):
-    groups, ours = [], []
-    for measure, tolerance in (("accuracy", 0.001), ("f1", 0.01), ("recall", 0.01)):
-        within = tasks.within(measure, tolerance)
-        groups.append((f"{measure}: ", "bns", within, [m for m in within if m != "bns"]))
-        ours.append(f"{measure} ({100 * tolerance:g}%): {_shares(within, _ranked(within))}")
-    within = tasks.within("precision", 0.01)
-    groups.append(("precision: ", "ig", within, ["bns"]))
-    ours.append(f"precision (1%): {_shares(within, _ranked(within))}")
-    report.judge(
-        "goals",
-        "share of tasks within the tolerance of the best, per goal",
-        "; ".join(ours),
-        [_leads(groups, tasks.over)],
-    )
-
-
-def _precision_tolerance(report, tasks, **_):
-    groups, ours = [], []
-    for tolerance in HIGHER_TOLERANCES:
-        within = tasks.within("precision", tolerance)
-        groups.append((f"{100 * tolerance:g}%: ", "ig", within, [m for m in within if m != "ig"]))
-        ours.append(f"{100 * tolerance:g}%: {_shares(within, _ranked(within, 2))}")
-    report.judge(
-        "precision_tolerance",
-        "share of tasks within 5% ... 10% of the best precision, IG against each other",
-        "; ".join(ours),
-        [_leads(groups, tasks.over)],
-    )
-
-
-def _residual(report, tasks, **_):
-    within = tasks.within("precision", 0.01)
-    failed = 1.0 - within["ig"]
-    backups = [m for m in tasks.metrics if m != "ig"]
-    counts = {m: int((failed * within[m]).sum()) for m in backups}
-    columns, labels, sides = [], [], []
-    for rival in (m for m in backups if m not in ("chi2", "rand")):  # Chi rescues the fewest
-        columns.append(failed * (within["chi2"] - within[rival]))
-        labels.append(f"Chi - {paper_name(rival)}")
-        sides.append((BELOW, 0.0))
-    for rival in (m for m in backups if m != "bns"):  # BNS the most
-        columns.append(failed * (within["bns"] - within[rival]))
-        labels.append(f"BNS - {paper_name(rival)}")
-        sides.append((ABOVE, 0.0))
-    table = np.column_stack([failed, *columns])
-
-    def shares(rows):  # rescued less the rival's rescues, as a share of IG's failures in the resample
-        sums = table[rows].sum(axis=1)
-        return sums[:, 1:] / np.maximum(sums[:, :1], 1.0)
-
-    rand = bootstrap(
-        np.column_stack([failed, failed * (within["chi2"] - within["rand"])]),
-        tasks.over,
-        vectorized=True,
-        statistic=lambda t: t[..., 1].sum(axis=-1) / np.maximum(t[..., 0].sum(axis=-1), 1.0),
-    )
-    ranked = sorted(backups, key=lambda m: -counts[m])
-    report.judge(
-        "residual",
-        "precision within 1% of the best, on the tasks where IG is not: rescues as a share of IG's failures, "
-        f"Chi against each backup and against Rand (as bad: within {AS_BAD:g}), BNS against each backup",
-        f"IG misses {int(failed.sum())} of {len(tasks.names)} tasks; rescued: "
-        + ", ".join(f"{paper_name(m)} {counts[m]}" for m in ranked[:3])
-        + f", Chi {counts['chi2']}, Rand {counts['rand']}",
-        [
-            _cell(shares, len(failed), labels, sides, tasks.over),
-            ("Chi - Rand", rand, equivalent(rand, AS_BAD)),
-        ],
-    )
-
-
-def _pairs(report, tasks, **_):
-    groups, ours = [], []
-    for measure, pair in FORMAN_PAIRS.items():
-        within = tasks.within(measure, 0.001 if measure == "accuracy" else 0.01)
-        metrics = list(within)
-        shares = {
-            (a, b): np.maximum(within[a], within[b]) for i, a in enumerate(metrics) for b in metrics[i + 1 :]
-        }
-        paper = tuple(sorted(pair, key=metrics.index))
-        groups.append((f"{measure}: ", paper, shares, [p for p in shares if p != paper]))
-        best = max(shares, key=lambda p: shares[p].mean())
-        ours.append(
-            f"{measure}: {pair_name(paper)} {100 * shares[paper].mean():.0f}% (most: {pair_name(best)} "
-            f"{100 * shares[best].mean():.0f}%)"
-        )
-    report.judge(
-        "pairs",
-        "share of tasks where the better of a pair is within 1% of the best (0.1% for accuracy), the "
-        "paper's pair against each of the other 65",
-        "; ".join(ours),
-        [_leads(groups, tasks.over, pair_name)],
+        [differences([a - b], ["BNS - IG"], high.over)],
     )
 
 
@@ -537,7 +351,7 @@ def _cutoff(report, tasks, cutoffs=None, **_):
             for c in sorted(cutoffs)
         ),
         [
-            _differences(
+            differences(
                 columns, labels, f"{len(columns[0])} tasks", [(BELOW, 0.0), (BELOW, 0.0), (ABOVE, 0.0)]
             )
         ],
@@ -553,8 +367,8 @@ def _negative(report, tasks, negative=None, **_):
         "negative",
         "share of each task's top 100 terms with tpr < fpr (their absence marks the class), BNS against "
         "each metric",
-        ", ".join(f"{paper_name(m)} {100 * negative[m].mean():.0f}%" for m in _ranked(negative, 4)),
-        [_leads([("", "bns", negative, [m for m in negative if m != "bns"])], over)],
+        ", ".join(f"{paper_name(m)} {100 * negative[m].mean():.0f}%" for m in ranked(negative, 4)),
+        [leads([("", "bns", negative, [m for m in negative if m != "bns"])], over)],
     )
 
 
@@ -576,11 +390,11 @@ JUDGES = {
     "high_f1": _high_f1,
     "low_precision": _low_precision,
     "high_precision": _high_precision,
-    "tolerance": _tolerance,
-    "goals": _goals,
-    "precision_tolerance": _precision_tolerance,
-    "residual": _residual,
-    "pairs": _pairs,
+    "tolerance": tolerance,
+    "goals": goals,
+    "precision_tolerance": precision_tolerance,
+    "residual": residual,
+    "pairs": pairs,
     "cutoff": _cutoff,
     "negative": _negative,
 }

@@ -1,15 +1,25 @@
-"""The tables and figures of Forman's "best within tolerance" analyses (his Figs. 9a, 10a and
-10b): the share of tasks on which a metric comes within x% of the best any metric reached, and
-IG's backups for precision; computed on per-trial records (the "average maximum").  Their claims
-are judged in :mod:`textsel.reproduce.forman_judge`."""
+"""Forman's "best within tolerance" analyses (his Figs. 9 and 10): the share of tasks on which a
+metric comes within x% of the best any metric reached, IG's backups for precision and the best
+pairs; their rows judged on the tasks, their tables and figures from the per-trial records (the
+"average maximum")."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import study
 from ..metrics import METRICS
-from .forman_tables import paper_name
+from .claims import FORMAN_PAIRS
+from .forman_compare import ABOVE, BELOW, cell, differences, leads, ranked
+from .forman_tables import pair_name, paper_name
+from .verdicts import bootstrap, equivalent
 
-__all__ = ["tolerance_sections"]
+__all__ = ["goals", "pairs", "precision_tolerance", "residual", "tolerance", "tolerance_sections"]
+
+#: "as bad as Rand": Chi's rescued share within this share of IG's failures of Rand's
+AS_BAD = 0.1
+#: the tolerances of "higher tolerances" in his Fig. 10a
+HIGHER_TOLERANCES = (0.05, 0.06, 0.07, 0.08, 0.09, 0.1)
 
 
 def tolerance_sections(report, records, figures):
@@ -81,3 +91,116 @@ def _residual(report, records, figures):
         report.figures.append(
             ("residual_precision.png", "IG with each backup metric, precision (Forman's Fig. 10b)")
         )
+
+
+# -- the rows of Figs. 9 and 10, judged on the tasks (see forman_judge)
+
+
+def _shares(within, keys) -> str:
+    return ", ".join(f"{paper_name(m)} {100 * within[m].mean():.0f}%" for m in keys)
+
+
+def tolerance(report, tasks, **_):
+    within = tasks.within("f1", 0.01)
+    report.judge(
+        "tolerance",
+        "share of tasks whose average maximum F1 is within 1% of the best any metric reached: BNS - IG",
+        _shares(within, ["bns", "ig"]),
+        [differences([within["bns"] - within["ig"]], ["BNS - IG"], tasks.over)],
+    )
+
+
+def goals(report, tasks, **_):
+    groups, ours = [], []
+    for measure, tolerance in (("accuracy", 0.001), ("f1", 0.01), ("recall", 0.01)):
+        within = tasks.within(measure, tolerance)
+        groups.append((f"{measure}: ", "bns", within, [m for m in within if m != "bns"]))
+        ours.append(f"{measure} ({100 * tolerance:g}%): {_shares(within, ranked(within))}")
+    within = tasks.within("precision", 0.01)
+    groups.append(("precision: ", "ig", within, ["bns"]))
+    ours.append(f"precision (1%): {_shares(within, ranked(within))}")
+    report.judge(
+        "goals",
+        "share of tasks within the tolerance of the best, per goal",
+        "; ".join(ours),
+        [leads(groups, tasks.over)],
+    )
+
+
+def precision_tolerance(report, tasks, **_):
+    groups, ours = [], []
+    for tolerance in HIGHER_TOLERANCES:
+        within = tasks.within("precision", tolerance)
+        groups.append((f"{100 * tolerance:g}%: ", "ig", within, [m for m in within if m != "ig"]))
+        ours.append(f"{100 * tolerance:g}%: {_shares(within, ranked(within, 2))}")
+    report.judge(
+        "precision_tolerance",
+        "share of tasks within 5% ... 10% of the best precision, IG against each other",
+        "; ".join(ours),
+        [leads(groups, tasks.over)],
+    )
+
+
+def residual(report, tasks, **_):
+    within = tasks.within("precision", 0.01)
+    failed = 1.0 - within["ig"]
+    backups = [m for m in tasks.metrics if m != "ig"]
+    counts = {m: int((failed * within[m]).sum()) for m in backups}
+    columns, labels, sides = [], [], []
+    for rival in (m for m in backups if m not in ("chi2", "rand")):  # Chi rescues the fewest
+        columns.append(failed * (within["chi2"] - within[rival]))
+        labels.append(f"Chi - {paper_name(rival)}")
+        sides.append((BELOW, 0.0))
+    for rival in (m for m in backups if m != "bns"):  # BNS the most
+        columns.append(failed * (within["bns"] - within[rival]))
+        labels.append(f"BNS - {paper_name(rival)}")
+        sides.append((ABOVE, 0.0))
+    table = np.column_stack([failed, *columns])
+
+    def shares(rows):  # rescued less the rival's rescues, as a share of IG's failures in the resample
+        sums = table[rows].sum(axis=1)
+        return sums[:, 1:] / np.maximum(sums[:, :1], 1.0)
+
+    rand = bootstrap(
+        np.column_stack([failed, failed * (within["chi2"] - within["rand"])]),
+        tasks.over,
+        vectorized=True,
+        statistic=lambda t: t[..., 1].sum(axis=-1) / np.maximum(t[..., 0].sum(axis=-1), 1.0),
+    )
+    ranked = sorted(backups, key=lambda m: -counts[m])
+    report.judge(
+        "residual",
+        "precision within 1% of the best, on the tasks where IG is not: rescues as a share of IG's failures, "
+        f"Chi against each backup and against Rand (as bad: within {AS_BAD:g}), BNS against each backup",
+        f"IG misses {int(failed.sum())} of {len(tasks.names)} tasks; rescued: "
+        + ", ".join(f"{paper_name(m)} {counts[m]}" for m in ranked[:3])
+        + f", Chi {counts['chi2']}, Rand {counts['rand']}",
+        [
+            cell(shares, len(failed), labels, sides, tasks.over),
+            ("Chi - Rand", rand, equivalent(rand, AS_BAD)),
+        ],
+    )
+
+
+def pairs(report, tasks, **_):
+    groups, ours = [], []
+    for measure, pair in FORMAN_PAIRS.items():
+        within = tasks.within(measure, 0.001 if measure == "accuracy" else 0.01)
+        metrics = list(within)
+        shares = {
+            (a, b): np.maximum(within[a], within[b]) for i, a in enumerate(metrics) for b in metrics[i + 1 :]
+        }
+        paper = tuple(sorted(pair, key=metrics.index))
+        groups.append((f"{measure}: ", paper, shares, [p for p in shares if p != paper]))
+        best = max(shares, key=lambda p: shares[p].mean())
+        ours.append(
+            f"{measure}: {pair_name(paper)} {100 * shares[paper].mean():.0f}% (most: {pair_name(best)} "
+            f"{100 * shares[best].mean():.0f}%)"
+        )
+    report.judge(
+        "pairs",
+        "share of tasks where the better of a pair is within 1% of the best (0.1% for accuracy), the "
+        "paper's pair against each of the other 65",
+        "; ".join(ours),
+        [leads(groups, tasks.over, pair_name)],
+    )

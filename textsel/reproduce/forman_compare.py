@@ -1,0 +1,92 @@
+"""How Forman's claims compare metrics: task by task, each row one family of comparisons
+bootstrapped over the tasks (see :mod:`textsel.reproduce.forman_judge`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .forman_tables import paper_name
+from .verdicts import DIFFERS, WITHIN_NOISE, Interval, every, family
+
+__all__ = ["ABOVE", "BELOW", "HIGH_SKEW", "at", "cell", "differences", "group", "leader_rows", "leads",
+           "means", "nearest", "ranked", "std", "unjudged"]  # fmt: skip
+
+#: Forman's high-skew threshold: 1:67, the 90th percentile of his tasks' skews
+HIGH_SKEW = 67.0
+ABOVE, BELOW = 1, -1
+
+
+def cell(statistics, n, labels, sides, over):
+    """The cell of one family of statistics of the ``n`` tasks, judged by :func:`every`: it shows
+    the deciding comparison, with its simultaneous interval where that decided."""
+    comparisons = family(statistics, n, labels, over)
+    word, reason, shown = every(comparisons, sides)
+    return shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason)
+
+
+def differences(columns, labels, over, sides=None):
+    """The family "each column's mean above 0" (or its ``sides``), columns being per-task values."""
+    table = np.column_stack(columns)
+    sides = sides or [(ABOVE, 0.0)] * len(labels)
+    return cell(lambda rows: table[rows].mean(axis=1), table.shape[0], labels, sides, over)
+
+
+def leads(groups, over, name=paper_name):
+    """The family "the leader is ahead of each rival": ``groups`` of ``(prefix, leader, values,
+    rivals)``, ``values`` a {name: per-task values}."""
+    columns, labels = [], []
+    for prefix, leader, values, rivals in groups:
+        for rival in rivals:
+            columns.append(values[leader] - values[rival])
+            labels.append(f"{prefix}{name(leader)} - {name(rival)}")
+    return differences(columns, labels, over)
+
+
+def nearest(tasks, k):
+    """The k of the run nearest to the paper's (a small vocabulary stops below 1000)."""
+    return min(tasks.ks, key=lambda have: abs(have - k))
+
+
+def at(tasks, measure, k, metrics=None):
+    return {m: tasks.at(measure, m, k) for m in metrics or tasks.metrics}
+
+
+def means(values, keys) -> str:
+    return ", ".join(f"{paper_name(m)} {values[m].mean():.3f}" for m in keys)
+
+
+def ranked(values, top=3) -> list:
+    return sorted(values, key=lambda m: -values[m].mean())[:top]
+
+
+def leader_rows(report, key, measure_text, tasks, measure, leader, ks, metrics=None, skip=()):
+    """A row "``leader(k)`` is ahead of every other metric at each k": one family."""
+    groups, ours = [], []
+    for k in ks:
+        values = at(tasks, measure, k, metrics)
+        others = [m for m in values if m != leader(k) and (k, m) not in skip]
+        groups.append((f"k = {k}: ", leader(k), values, others))
+        ours.append(f"{k}: {means(values, ranked(values, 2))}")
+    report.judge(key, measure_text, "; ".join(ours), [leads(groups, tasks.over)])
+
+
+def std(values, weights):
+    """The standard deviation of ``values`` over the last axis, counting each as its 0/1 weight."""
+    count = np.maximum(weights.sum(axis=-1, keepdims=True), 1.0)
+    mean = (values * weights).sum(axis=-1, keepdims=True) / count
+    return np.sqrt((weights * (values - mean) ** 2).sum(axis=-1) / count[..., 0])
+
+
+def group(tasks, high):
+    return tasks.subset(tasks.skew > HIGH_SKEW if high else tasks.skew <= HIGH_SKEW)
+
+
+def unjudged(report, key, measure, group, tasks):
+    """A skew row without tasks in its group: it cannot be judged here."""
+    empty = Interval(0.0, -np.inf, np.inf, "0 tasks")
+    report.judge(
+        key,
+        measure,
+        f"none of the {len(tasks.names)} tasks is {group}-skew",
+        [(f"{group} skew", empty, (WITHIN_NOISE, "no task in the group"))],
+    )
