@@ -939,7 +939,7 @@ def test_zhuang_band_rows_reproduce_where_their_claims_hold_and_differ_where_fal
 
 
 def test_zhuang_scaling_rows_reproduce_and_differ():
-    from textsel.reproduce import zhuang
+    from textsel.reproduce import zhuang_scaling
     from textsel.reproduce.claims import ZHUANG
 
     def verdicts(light, unbalanced, per_iteration, memory):
@@ -952,7 +952,7 @@ def test_zhuang_scaling_rows_reproduce_and_differ():
                 svm = [(t * light, mb + memory, 0) for t, mb, _ in wpsvm]
                 results[(name, n)] = {"WPSVM": np.array(wpsvm), "LinearSVC": np.array(svm)}
         report = Report(key="zhuang", title="", citation="", corpus="", claims=ZHUANG)
-        zhuang._judge_scaling(report, results, ["balanced", "unbalanced"], 3)
+        zhuang_scaling._judge_scaling(report, results, ["balanced", "unbalanced"], 3)
         return {key: row.word for key, row in zip(("time", "linear", "memory"), report.rows, strict=True)}
 
     assert set(verdicts(light=10.0, unbalanced=1.0, per_iteration=1.0, memory=50).values()) == {"reproduces"}
