@@ -24,7 +24,7 @@ def _spread(values) -> Interval:
         float(values.min()),
         float(values.max()),
         f"{values.size} fits",
-        how="spread of",
+        how="spread",
     )
 
 
@@ -90,7 +90,7 @@ def _judge_scaling(report, results, names, repeats):
                 float(light.min() / wpsvm.max()),
                 float(light.max() / wpsvm.min()),
                 f"{repeats} fits",
-                how="spread of",
+                how="spread",
             )
             cells.append((f"{name.split(' ')[0]}, {n:,}: LinearSVC / WPSVM", ratio, at_least(ratio, 2.0)))
     for n in sizes:  # WPSVM unbalanced over balanced: within a factor of 2 either way
@@ -100,7 +100,7 @@ def _judge_scaling(report, results, names, repeats):
             float(a.min() / b.max()),
             float(a.max() / b.min()),
             f"{repeats} fits",
-            how="spread of",
+            how="spread",
         )
         low, high = at_least(skew, 0.5), at_most(skew, 2.0)
         word = DIFFERS if DIFFERS in (low[0], high[0]) else low[0] if low[0] == high[0] else "within noise"
@@ -123,7 +123,7 @@ def _judge_scaling(report, results, names, repeats):
             float(per_last.min() / per_first.max()),
             float(per_last.max() / per_first.min()),
             f"{repeats} fits",
-            how="spread of",
+            how="spread",
         )
         growth.append((f"{name.split(' ')[0]}: per iteration", grown, at_most(grown, 1.5 * factor)))
     report.judge(
@@ -142,7 +142,7 @@ def _judge_scaling(report, results, names, repeats):
             float(gap.min()),
             float(gap.max()),
             f"{repeats} fits",
-            how="spread of",
+            how="spread",
         )
         memory.append((f"{name.split(' ')[0]}: WPSVM - LinearSVC MB", interval, at_most(interval, 0.0)))
     report.judge(
