@@ -116,3 +116,27 @@ def test_k_all_keeps_every_term_in_two_or_more_documents():
     sel = textsel.ScalableTermSelector(k="all").fit(X, y)
     eligible = np.asarray((X > 0).sum(axis=0)).ravel() >= 2
     np.testing.assert_array_equal(sel.get_support(), eligible)
+
+
+def test_the_lambda_search_stops_once_lambda_has_settled(monkeypatch):
+    """A large max_bisections costs no more than the halvings a double can make: the search stops
+    when lambda stops moving (or meets the target), with the same choice as a bounded search
+    (before, 500 halvings scored the terms 502 times, and 10**9 ran for ever)."""
+    import textsel.scalable as scalable
+
+    X, y = random_corpus(n_docs=200, n_terms=400, seed=0)
+    calls = []
+    real = scalable.top_k
+    monkeypatch.setattr(scalable, "top_k", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    endless = textsel.ScalableTermSelector(k=50, max_bisections=500).fit(X, y)
+    assert len(calls) <= 2 + 64  # the two ends of [0, 1], then at most 64 halvings
+    bounded = textsel.ScalableTermSelector(k=50, max_bisections=70).fit(X, y)
+    assert endless.lambda_ == bounded.lambda_ and np.array_equal(endless.get_support(), bounded.get_support())
+
+
+def test_a_gamma_that_overflows_is_a_value_error_naming_gamma():
+    X, y = random_corpus(n_docs=120, n_terms=300, seed=1)
+    with pytest.raises(ValueError, match="gamma=400"):
+        textsel.ScalableTermSelector(k=50, gamma=400).fit(X, y)
+    with pytest.raises(ValueError, match="gamma"):
+        target_avl(50.0, 1000, 400.0)

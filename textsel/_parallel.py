@@ -130,7 +130,7 @@ def run_blocks(func, blocks: list, interrupt=None) -> list:
     """``[func(*block) for each block]`` (a block is a tuple of arguments); all but the first
     block go to pool threads, the first runs on the calling thread meanwhile.
 
-    ``interrupt``: the :class:`textsel._ccore.Interrupt` the blocks' solvers share.  When the
+    ``interrupt``: the :class:`textsel._ext.ccore.Interrupt` the blocks' solvers share.  When the
     calling thread gets an exception (Ctrl-C while it solves or while it waits), it is recorded
     there, so that the other threads' solvers stop at their next check; they are waited for, and
     the exception is raised once no thread runs a block of this call any more.

@@ -50,7 +50,7 @@ def proximal_weights(T: np.ndarray, sample_weight=None) -> np.ndarray:
     purpose ("we do not set delta+ = ratio to exactly satisfy Equation (8)",
     so that a minor class's precision stays a little above its recall).  The
     extracted text lost the square root; reading ``ratio = N-/N+`` instead
-    (as NOTES.md section 5 and issue 3 do) puts ``delta+`` far *above* full
+    (as a first reading of the extraction does) puts ``delta+`` far *above* full
     balance for rare classes (N-/N+ = 100: 50.5 against 10), contradicting that
     sentence, and costs about 0.07 micro-F1 on Reuters-21578 (see
     docs/benchmarks.md).  That reading stays available as an explicit
@@ -401,7 +401,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     ----------
     v : "auto" or float
         "auto" (default) is 2 mean_i(delta_i ||x_i||) per class, the best reading
-        of the paper's garbled estimate (NOTES.md section 5).
+        of the paper's garbled estimate of v (its Sec. 4.1).
     delta : "auto", float or array-like of shape (n_columns,)
         ``delta+``; "auto" is 1 + (sqrt(N-/N+) - 1)/2 per class, half-way to full
         balance (see :func:`proximal_weights` for the reading of the paper).

@@ -56,7 +56,13 @@ def average_vector_length(df: np.ndarray, selected: np.ndarray, n_docs: int) -> 
 
 def target_avl(avl_all: float, k: int, gamma: float = 0.085) -> float:
     """AVL°(k) = AVL_T ** (gamma ln k) (natural log), the length Li & Sun aim the top-k set at."""
-    return float(avl_all ** (gamma * math.log(k)))
+    try:
+        return float(avl_all ** (gamma * math.log(k)))
+    except OverflowError:
+        raise ValueError(
+            f"gamma={gamma:g} aims the top {k} terms at an average vector length beyond floating point "
+            f"(AVL_T ** (gamma ln k) with AVL_T = {avl_all:g}); the paper's gamma is 0.085"
+        ) from None
 
 
 class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
@@ -84,7 +90,9 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
     pr_smoothing : float, default 0.5
         Add-s smoothing of the probability ratio (see :func:`probability_ratio`).
     max_bisections : int, default 40
-        The most halvings of lam's interval [0, 1] in the search for the target AVL.
+        The most halvings of lam's interval [0, 1] in the search for the target AVL; the search
+        stops sooner when it meets the target or lam has settled to the last bit (after about 53
+        halvings), so a large value costs nothing more.
     n_threads : int, optional
         Threads for counting; None uses every core the process may use, within threadpoolctl's
         and ``OMP_NUM_THREADS``'s limits.
@@ -169,8 +177,12 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             best = min(best, (abs(value - self.target_avl_), lam, value, top), key=lambda b: b[0])
         for _ in range(bisections):
             mid = 0.5 * (lo + hi)
+            if not lo < mid < hi:  # lambda has settled to the last bit: halving changes nothing
+                break
             value, top = avl(mid)
             best = min(best, (abs(value - self.target_avl_), mid, value, top), key=lambda b: b[0])
+            if value == self.target_avl_:
+                break
             if value > self.target_avl_:
                 lo = mid  # still too long: more weight on discriminability
             else:

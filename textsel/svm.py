@@ -44,7 +44,7 @@ def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_it
     subsets of one matrix and warm-start each fit from the previous multipliers (they depend on
     the documents, not the features): model masking.  ``sample_weight``
     multiplies each document's C; ``newton`` turns on the solver's Newton finish (see
-    :class:`DualLinearSVC`); ``interrupt`` a :class:`textsel._ccore.Interrupt` shared with the
+    :class:`DualLinearSVC`); ``interrupt`` a :class:`textsel._ext.ccore.Interrupt` shared with the
     call's other solves (Ctrl-C stops them all).  No input checks beyond the C core's own.
     """
     X = sp.csr_matrix(X)

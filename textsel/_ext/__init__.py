@@ -6,7 +6,7 @@
 - ``counting``: per-class document frequencies in one pass over CSR row blocks.
 - ``dealing``: what each class costs the counting pass, and greedy longest-first dealing.
 - ``scoring``: Forman's metrics cell by cell, BNS by inverse-normal lookup.
-- ``submatrix``: row prefixes of rank-ordered columns, row hashing and grouping.
+- ``submatrix``: the top-k prefix of each row of rank-ordered columns (``prefix_columns``).
 - ``curves``: model masking's curves and the AUC / best-F1 scan.
 - ``pool``: large result tables from a pool of recently freed blocks.
 

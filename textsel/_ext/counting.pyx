@@ -46,7 +46,7 @@ cdef extern from *:
 
 
 cdef bint _interrupted(void *ctx) noexcept nogil:
-    """Ctrl-C or a sibling thread's stop, through the caller's textsel._ccore.Interrupt
+    """Ctrl-C or a sibling thread's stop, through the caller's textsel._ext.ccore.Interrupt
     (anything with an ``error`` attribute): run Python's signal handlers, record what they raise."""
     with gil:
         interrupt = <object> ctx
@@ -265,7 +265,7 @@ def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class
     pass the whole table through the cache again and again.  Each row is zeroed here, just
     before it is filled, for the same reason; with ``accumulate`` the rows keep their counts
     and these blocks' are added (a sum over chunks in one table).  With ``interrupt`` (a
-    textsel._ccore.Interrupt) the pass checks for Ctrl-C every 2^14 documents and stops with
+    textsel._ext.ccore.Interrupt) the pass checks for Ctrl-C every 2^14 documents and stops with
     ``TS_ERR_INTERRUPTED``.  Threads may fill disjoint class lists of one table at once.
     Where ``primary[l]`` is set for the entry ``class_docs[l]``, the document's values are
     checked and it is counted into ``df`` too.  ``mark`` (one uint16 per term, this caller's

@@ -16,7 +16,7 @@ RETRIES = 3
 
 
 class BlockOperator:
-    """``A`` and ``A'`` on a :class:`BlockMatrix`, for :func:`textsel._ccore.lsqr_operator`.
+    """``A`` and ``A'`` on a :class:`BlockMatrix`, for :func:`textsel._ext.ccore.lsqr_operator`.
 
     Each product runs one task per group of blocks (:attr:`BlockMatrix.groups`) on the worker
     holding them, sends it the one vector it needs (all of ``V``, or the rows of ``U`` its blocks

@@ -4,7 +4,7 @@ For each dataset and each class (one-vs-rest), ``trials`` runs of stratified ``f
 cross-validation; in each fold the term statistics of the training part are counted once, every
 metric is scored from them, and for every k the top-k terms train a classifier that is tested on
 the held-out part.  The representation is Forman's: Boolean presence, no length normalisation
-(NOTES.md section 1).  One record per (dataset, class, metric, k), averaged over trials and folds.
+(his Sec. 3).  One record per (dataset, class, metric, k), averaged over trials and folds.
 """
 
 from __future__ import annotations
