@@ -3,6 +3,7 @@
 
 import csv
 import json
+import re
 
 import numpy as np
 import pytest
@@ -133,7 +134,8 @@ def test_hashed_columns_are_named_by_their_most_frequent_term(tmp_path, capsys):
     vec = HashingVectorizer(n_features=2**10, alternate_sign=False, norm=None)
     for line in lines:
         column, term = int(line.split("\t")[1]), line.split("\t")[2]
-        assert term and all(vec.transform([t]).indices.tolist() == [column] for t in term.split("|"))
+        listed = term.split(" (+")[0].split("|")
+        assert term and all(vec.transform([t]).indices.tolist() == [column] for t in listed)
 
 
 def test_bucket_matches_scikit_learns_hasher():
@@ -142,7 +144,10 @@ def test_bucket_matches_scikit_learns_hasher():
     names = hashed_names(vec, [" ".join(words)], range(2**7))
     for word in words:
         col = vec.transform([word]).indices[0]
-        assert word in names[col] or names[col].count("|") == 2  # at most three names are listed
+        assert word in names[col].split(" (+")[0].split("|") or names[col].endswith(" more)")
+    # 303 words in 128 buckets: a bucket names its most frequent terms and says how many more share it
+    shared = [name for name in names.values() if " (+" in name]
+    assert shared and all(re.fullmatch(r"[^ ]+ \(\+\d+ more\)", name) for name in shared)
     assert _bucket(-(2**31), 2**7) == (2**31 - 1 - 127) % 2**7
 
 
@@ -207,3 +212,26 @@ def test_study_progress_goes_to_stderr_when_asked(tmp_path, capsys):
     assert capsys.readouterr().err == ""  # and by default too when stderr is not a terminal
     assert main(args) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_select_with_standard_output_closed_says_so_and_names_output(tmp_path):
+    """``textsel select data >&-`` (no standard output at all) is a one-line error naming
+    ``--output``, in a real process (Python then has ``sys.stdout = None``), not an internal error."""
+    import os
+    import subprocess
+    import sys
+
+    path = write_folder(tmp_path / "d", DOCS)
+    script = (
+        "import sys; from textsel.__main__ import main; "
+        f"sys.exit(main(['select', {str(path)!r}, '--k', '3']))"
+    )
+    closed = {"stderr": subprocess.PIPE, "text": True, "preexec_fn": lambda: os.close(1)}
+    done = subprocess.run([sys.executable, "-c", script], **closed)
+    assert done.returncode == 1, done.stderr
+    assert "standard output is closed" in done.stderr and "--output" in done.stderr
+    assert "internal error" not in done.stderr and done.stderr.count("\n") == 1
+    out = tmp_path / "sel.tsv"
+    script = script.replace("'--k', '3'", f"'--k', '3', '--output', {str(out)!r}")
+    done = subprocess.run([sys.executable, "-c", script], **closed)
+    assert done.returncode == 0 and out.read_text().startswith("rank\t")

@@ -49,7 +49,8 @@ def main(argv=None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = one_line
             COMMANDS[args.command].run(args)
-            sys.stdout.flush()  # a closed pipe is found here, inside the handlers below
+            if sys.stdout is not None:  # None when started with standard output closed (``>&-``)
+                sys.stdout.flush()  # a closed pipe is found here, inside the handlers below
             return 0
     except BrokenPipeError:
         # the reader went away (``| head``): no message, and no second error when Python

@@ -108,6 +108,8 @@ def run(args, out=None):
     from .text import column_names
 
     out = out or sys.stdout
+    if out is None and not args.output:  # started with standard output closed (``>&-``)
+        raise ValueError("standard output is closed: give --output FILE for the selection")
     data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
     selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass,
                             positive_only=args.positive_only)  # fmt: skip

@@ -60,7 +60,8 @@ def add_vectorizer_options(parser) -> None:
         type=int,
         default=None,
         metavar="BITS",
-        help="hash terms into 2^BITS columns (HashingVectorizer) for vocabularies that do not fit",
+        help="hash terms into 2^BITS columns (HashingVectorizer) for vocabularies that do not fit; a "
+        "column is then a bucket of terms, named by its most frequent term and '(+n more)' for the rest",
     )
 
 
@@ -166,8 +167,9 @@ def _check_document_bounds(min_df, max_df, n_docs) -> None:
 
 def hashed_names(vectorizer, texts, columns) -> dict[int, str]:
     """For hashed columns, the term that lands in each of ``columns`` most often (``a|b`` when
-    several collide equally often), found by one pass of the vectorizer's analyzer; memory grows
-    with the terms of those columns only."""
+    several collide equally often), and ``(+n more)`` when other terms share the column: a hashed
+    column is a bucket of terms, not one term.  Found by one pass of the vectorizer's analyzer;
+    memory grows with the terms of those columns only."""
 
     from sklearn.utils import murmurhash3_32
 
@@ -192,7 +194,9 @@ def hashed_names(vectorizer, texts, columns) -> dict[int, str]:
             continue
         top = counter.most_common()
         best = top[0][1]
-        names[col] = "|".join(sorted(term for term, c in top if c == best)[:3])
+        shown = sorted(term for term, c in top if c == best)[:3]
+        others = len(counter) - len(shown)
+        names[col] = "|".join(shown) + (f" (+{others} more)" if others else "")
     return names
 
 
