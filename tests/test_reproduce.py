@@ -167,11 +167,14 @@ def test_every_zhuang_claim_has_a_row_and_table_2_counts_agree_with_sklearn(tmp_
     from textsel.linear_model import WeightedProximalSVC
 
     predicted = WeightedProximalSVC().fit(X, Y).predict(X_test)
-    tp, fp, fn = zhuang._counts(np.asarray(Y_test) > 0, predicted > 0)
+    from textsel.reproduce.documents import class_f1
+    from textsel.study.experiments import document_counts
+
+    tp, fp, fn = zhuang._counts(document_counts(np.asarray(Y_test) > 0, predicted > 0, None))
     assert 2 * tp.sum() / (2 * tp.sum() + fp.sum() + fn.sum()) == pytest.approx(
         f1_score(Y_test, predicted, average="micro")
     )
-    macro = zhuang._per_category_f1((tp, fp, fn)).mean()
+    macro = class_f1(tp, fp, fn).mean()
     assert macro == pytest.approx(f1_score(Y_test, predicted, average="macro", zero_division=0))
     assert (tmp_path / "zhuang.md").is_file() and (tmp_path / "zhuang" / "f1_by_frequency.png").is_file()
 
@@ -968,6 +971,7 @@ def test_zhuang_table_2_rows_reproduce_and_differ():
     holds, or PSVM is put on top."""
     from textsel.reproduce import zhuang
     from textsel.reproduce.claims import ZHUANG
+    from textsel.study.experiments import document_counts
 
     rng = np.random.default_rng(2)
     truth = rng.random((3000, 40)) < 0.1
@@ -981,9 +985,10 @@ def test_zhuang_table_2_rows_reproduce_and_differ():
             guess[truth & (miss < error)] = False  # misses
             guess[~truth & (alarm < error / 9)] = True  # about as many false alarms
             predicted[m] = guess
-        counts = {m: zhuang._counts(truth, predicted[m]) for m in zhuang.METHODS}
+        documents = {m: document_counts(truth, predicted[m], None) for m in zhuang.METHODS}
+        counts = {m: zhuang._counts(documents[m]) for m in zhuang.METHODS}
         report = Report(key="zhuang", title="", citation="", corpus="", claims=ZHUANG)
-        zhuang._table2(report, counts, truth, predicted, truth)
+        zhuang._table2(report, counts, documents, truth)
         return {key: row.word for key, row in zip(("macro_order", "micro_close"), report.rows, strict=True)}
 
     paper = {"PSVM": 0.4, "SVM light": 0.2, "WPSVM": 0.12, "SVM.2": 0.12, "SVM.1": 0.05}

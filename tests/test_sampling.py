@@ -264,3 +264,21 @@ def test_rate_for_inverts_the_expected_kept_count():
     for bad in (0, 2996, -1):
         with pytest.raises(ValueError, match="kept"):
             rate_for(p, bad)
+
+
+def test_expected_kept_and_rate_for_name_their_bad_input_and_leave_p_alone():
+    from textsel.sampling import expected_kept, rate_for
+
+    p = np.array([0.5, 0.3, 0.2])
+    before = p.copy()
+    assert expected_kept(p, 2.0) == pytest.approx(1.0 + 0.6 + 0.4) and rate_for(p, 2.0) > 0
+    assert np.array_equal(p, before)
+    for bad in ([[0.5, 0.5]], [], [0.5, np.nan], [-0.1, 1.1]):
+        with pytest.raises(ValueError, match="p must be"):
+            expected_kept(bad, 1.0)
+        with pytest.raises(ValueError, match="p must be"):
+            rate_for(bad, 1.0)
+    with pytest.raises(ValueError, match="r must be"):
+        expected_kept(p, 0.0)
+    with pytest.raises(TypeError, match="kept"):
+        rate_for(p, "two")

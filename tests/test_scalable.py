@@ -138,5 +138,11 @@ def test_a_gamma_that_overflows_is_a_value_error_naming_gamma():
     X, y = random_corpus(n_docs=120, n_terms=300, seed=1)
     with pytest.raises(ValueError, match="gamma=400"):
         textsel.ScalableTermSelector(k=50, gamma=400).fit(X, y)
+    fitted = textsel.ScalableTermSelector(k=50).fit(X, y)
+    before = (fitted.avl_all_, fitted.target_avl_, fitted.lambda_, fitted.get_support().copy())
+    with pytest.raises(ValueError, match="gamma"):
+        fitted.set_params(gamma=400).fit(X, y)
+    after = (fitted.avl_all_, fitted.target_avl_, fitted.lambda_, fitted.get_support())
+    assert before[:3] == after[:3] and np.array_equal(before[3], after[3])  # the failed refit changed nothing
     with pytest.raises(ValueError, match="gamma"):
         target_avl(50.0, 1000, 400.0)

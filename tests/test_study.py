@@ -424,3 +424,14 @@ def test_document_counts_sum_to_sklearns_micro_and_macro_f1():
     assert records[0]["method"] == "all" and all(r["counts"].shape == (Xt.shape[0], 9) for r in records)
     tp, fp, fn = np.split(np.asarray(records[0]["counts"].sum(axis=0)).ravel(), 3)
     assert records[0]["relative_f1"] == 1.0 and tp.sum() + fn.sum() == Xt.shape[0]
+
+
+def test_document_counts_names_labels_it_cannot_read():
+    from textsel.study.experiments import document_counts
+
+    with pytest.raises(ValueError, match="y_true and y_pred"):
+        document_counts(np.eye(3), np.eye(4)[:3], None)
+    with pytest.raises(ValueError, match="y_pred must be .* 0/1"):
+        document_counts(np.eye(3), 2 * np.eye(3), None)
+    with pytest.raises(TypeError, match="classes"):
+        document_counts(np.array([0, 1, 2]), np.array([0, 1, 1]), None)

@@ -221,12 +221,7 @@ def sample_features(p, r, random_state=None):
     scales : ndarray of float
         1 / sqrt(min(1, r p_i)) for each kept term.
     """
-    p = np.asarray(p, dtype=np.float64)
-    if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any():
-        raise ValueError("p must be a non-empty 1-D array of finite non-negative probabilities")
-    r = check_real(r, "r", 0.0, None)
-    if r == 0:
-        raise ValueError("r must be > 0")
+    p, r = _probabilities(p), _rate(r)
     kept_prob = np.minimum(1.0, r * p)
     rng = check_random_state(random_state)
     kept = np.flatnonzero(rng.random_sample(p.size) < kept_prob)
@@ -240,8 +235,7 @@ def expected_kept(p, r) -> float:
     count once.  Dasgupta et al. plot their curves against this number ("the expected number of
     features chosen"), which is the number to compare with a top-r selection's r.
     """
-    p = np.asarray(p, dtype=np.float64)
-    return float(np.minimum(1.0, float(r) * p).sum())
+    return float(np.minimum(1.0, _rate(r) * _probabilities(p)).sum())
 
 
 def rate_for(p, kept) -> float:
@@ -251,22 +245,37 @@ def rate_for(p, kept) -> float:
 
     ``kept`` must be positive and at most the number of terms of non-zero probability.
     """
-    p = np.asarray(p, dtype=np.float64)
-    if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any():
-        raise ValueError("p must be a non-empty 1-D array of finite non-negative probabilities")
+    p = _probabilities(p)
     kept = check_real(kept, "kept", 0.0, None)
     support = int(np.count_nonzero(p))
     if not 0 < kept <= support:
         raise ValueError(f"kept must be in (0, {support}] (the terms of non-zero probability), got {kept:g}")
-    # sum(min(1, r p)) is continuous and increasing in r: exact on the segment where the count of
-    # certain terms is fixed, found by walking the probabilities in decreasing order
+    # sum(min(1, r p)) is continuous and increasing in r, and linear in r while the number of terms
+    # kept for sure (r p >= 1) is fixed: solve on every such segment at once and take the one whose
+    # solution lies inside it
     order = np.sort(p[p > 0])[::-1]
     tail = np.cumsum(order[::-1])[::-1]  # tail[j] = sum of order[j:]
-    for certain in range(support):
-        r = (kept - certain) / tail[certain]  # the first `certain` terms kept for sure, the rest r p
-        if r * order[certain] <= 1.0 and (certain == 0 or r * order[certain - 1] >= 1.0):
-            return float(r)
-    return float(1.0 / order[-1])
+    certain = np.arange(support)
+    r = (kept - certain) / tail  # the first `certain` terms kept for sure, the rest r p
+    inside = (r * order <= 1.0) & ((certain == 0) | (r * np.concatenate(([np.inf], order[:-1])) >= 1.0))
+    return float(r[np.argmax(inside)]) if inside.any() else float(1.0 / order[-1])
+
+
+def _probabilities(p) -> np.ndarray:
+    """``p`` as float64 (the caller's array is only read), checked: a non-empty 1-D array of finite
+    non-negative values."""
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any():
+        raise ValueError("p must be a non-empty 1-D array of finite non-negative probabilities")
+    return p
+
+
+def _rate(r) -> float:
+    """The sample size ``r``, checked: a finite number above 0."""
+    r = check_real(r, "r", 0.0, None)
+    if r == 0:
+        raise ValueError("r must be > 0")
+    return r
 
 
 def hellinger(p, q) -> float:

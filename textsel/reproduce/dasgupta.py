@@ -25,7 +25,7 @@ import numpy as np
 from .claims import DASGUPTA as CLAIMS
 from .documents import f1_draws
 from .report import Report
-from .verdicts import DIFFERS, band, every, family
+from .verdicts import band, cell, family
 
 __all__ = ["run"]
 
@@ -200,24 +200,28 @@ class Relative:
         comparisons = band(
             statistics(self.estimate[measure][None, :])[0], statistics(self.draws[measure]), labels, self.over
         )
-        word, reason, shown = every(comparisons, sides)
-        return shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason)
+        return cell(comparisons, sides)
 
     def at(self, measure, method, budget) -> float:
         return float(self.estimate[measure][self.column(method, budget)])
 
 
+def _shared_keys(per_split) -> list:
+    """The (method, budget) every split has, the all-terms record left out."""
+    return [key for key in per_split[0] if key[0] != "all" and all(key in records for records in per_split)]
+
+
 def _relative(per_split, splits) -> Relative:
     """The :class:`Relative` of a corpus from its splits' records (each with its counts)."""
-    keys = [key for key in per_split[0] if key[0] != "all" and all(key in records for records in per_split)]
+    keys = _shared_keys(per_split)
     estimate = {m: 0.0 for m in MEASURES}
     draws = {m: 0.0 for m in MEASURES}
     for index, records in enumerate(per_split):
         base = next(r for key, r in records.items() if key[0] == "all")
         point, resampled = f1_draws([records[key]["counts"] for key in keys] + [base["counts"]], index)
-        for m in MEASURES:  # relative to the split's own all-terms fit, then averaged over the splits
-            estimate[m] = estimate[m] + point[m][:-1] / point[m][-1] / len(per_split)
-            draws[m] = draws[m] + resampled[m][:, :-1] / resampled[m][:, -1:] / len(per_split)
+        for m, f1 in zip(MEASURES, ("micro", "macro"), strict=True):  # relative to the split's own
+            estimate[m] = estimate[m] + point[f1][:-1] / point[f1][-1] / len(per_split)  # all-terms fit,
+            draws[m] = draws[m] + resampled[f1][:, :-1] / resampled[f1][:, -1:] / len(per_split)  # averaged
     return Relative(keys, estimate, draws, _test_documents(splits))
 
 
@@ -243,7 +247,7 @@ def _judge_lambda(report, counts):
     labels = [f"{name} at 0.4 - at {LAMBDAS[j]:g}" for name in ("micro", "macro") for j in others]
 
     def statistics(f1):  # F1 at 0.4 less F1 at each other lambda, micro then macro
-        return np.hstack([f1[key][..., [paper]] - f1[key][..., others] for key in MEASURES])
+        return np.hstack([f1[key][..., [paper]] - f1[key][..., others] for key in ("micro", "macro")])
 
     comparisons = band(
         statistics({k: v[None, :] for k, v in estimate.items()})[0],
@@ -251,8 +255,7 @@ def _judge_lambda(report, counts):
         labels,
         f"{counts[0].shape[0]:,} test documents",
     )
-    word, reason, shown = every(comparisons, [(ABOVE, 0.0)] * len(labels))
-    micro, macro = estimate["relative_f1"], estimate["relative_macro_f1"]
+    micro, macro = estimate["micro"], estimate["macro"]
     best_micro, best_macro = LAMBDAS[int(np.argmax(micro))], LAMBDAS[int(np.argmax(macro))]
     report.judge(
         "lambda",
@@ -260,7 +263,7 @@ def _judge_lambda(report, counts):
         "against each other lambda, paired over the test documents",
         f"micro {micro.max():.4f} at lambda {best_micro:g}, macro {macro.max():.4f} at lambda "
         f"{best_macro:g}; at 0.4: {micro[paper]:.4f} / {macro[paper]:.4f}",
-        [(shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason))],
+        [cell(comparisons, [(ABOVE, 0.0)] * len(labels))],
     )
 
 
@@ -292,7 +295,7 @@ def _per_split(splits, budgets, strategies, samples, seed=0):
 def _curves(per_split):
     """Each (method, budget)'s measures and terms kept averaged over the splits (the paper's
     RelMIF(r): relative to each split's own best all-terms fit, then averaged)."""
-    keys = [key for key in per_split[0] if key[0] != "all" and all(key in records for records in per_split)]
+    keys = _shared_keys(per_split)
     return {
         key: {
             field: float(np.mean([records[key][field] for records in per_split]))
@@ -414,13 +417,12 @@ def _judge_hellinger(report, distances, ks):
         [f"k = {ks[-1]} - k = {ks[0]}"],
         f"{len(drop)} training parts",
     )
-    word, reason, shown = every(comparisons, [(BELOW, 0.0)])
     report.judge(
         "hellinger",
         "Hellinger distance between the WS and SS probabilities at each k (20 Newsgroups for TechTC), mean "
         "over the training parts",
         ", ".join(f"k = {k}: {d:.3f}" for k, d in zip(ks, distances.mean(axis=0), strict=True)),
-        [(shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason))],
+        [cell(comparisons, [(BELOW, 0.0)])],
     )
 
 

@@ -12,23 +12,29 @@ import scipy.sparse as sp
 
 from .verdicts import BATCH, RESAMPLES, SEED
 
-__all__ = ["f1_draws", "f1_from_sums"]
+__all__ = ["class_f1", "f1_draws", "f1_from_sums"]
+
+
+def class_f1(tp, fp, fn):
+    """Each class's F1 from its counts (arrays of one shape); 0 where it has no document and no
+    prediction, as scikit-learn's ``zero_division=0``."""
+    tp, fp, fn = (np.asarray(c, dtype=np.float64) for c in (tp, fp, fn))
+    denominator = 2 * tp + fp + fn
+    return np.divide(2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0)
 
 
 def f1_from_sums(sums):
     """Micro- and macro-F1 from summed [tp | fp | fn] counts: (..., 3 c) -> two arrays (...)."""
     tp, fp, fn = np.split(sums, 3, axis=-1)
-    denominator = 2 * tp + fp + fn
-    micro = 2 * tp.sum(axis=-1) / np.maximum(denominator.sum(axis=-1), 1e-300)
-    per_class = np.divide(2 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0)
-    return micro, per_class.mean(axis=-1)
+    micro = 2 * tp.sum(axis=-1) / np.maximum((2 * tp + fp + fn).sum(axis=-1), 1e-300)
+    return micro, class_f1(tp, fp, fn).mean(axis=-1)
 
 
 def f1_draws(counts, split_index=0):
     """Micro- and macro-F1 of each count matrix (documents x 3 c) of one test set, on the whole set
     and on RESAMPLES bootstrap resamples of its documents (the same resamples for every matrix:
-    paired).  Returns (estimate, draws), each {"relative_f1": ..., "relative_macro_f1": ...} of
-    shape (matrices,) and (RESAMPLES, matrices)."""
+    paired).  Returns (estimate, draws), each {"micro": ..., "macro": ...} of shape (matrices,) and
+    (RESAMPLES, matrices)."""
     stacked = sp.hstack(counts, format="csc")
     n, width = stacked.shape[0], counts[0].shape[1]
     rng = np.random.default_rng(SEED + split_index)
@@ -42,7 +48,7 @@ def f1_draws(counts, split_index=0):
     for start in range(0, RESAMPLES, BATCH):
         rows = rng.integers(0, n, size=(min(BATCH, RESAMPLES - start), n))
         draws.append(scores(np.stack([np.bincount(r, minlength=n) for r in rows]).astype(np.float64)))
-    keys = ("relative_f1", "relative_macro_f1")
+    keys = ("micro", "macro")
     return (
         {key: estimate[i][0] for i, key in enumerate(keys)},
         {key: np.vstack([d[i] for d in draws]) for i, key in enumerate(keys)},

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .forman_tables import paper_name
-from .verdicts import DIFFERS, WITHIN_NOISE, Interval, every, family
+from .verdicts import WITHIN_NOISE, Interval, family
+from .verdicts import cell as judged  # this module's cell() builds the family first
 
 __all__ = ["ABOVE", "BELOW", "HIGH_SKEW", "at", "cell", "differences", "group", "leader_rows", "leads",
            "means", "nearest", "ranked", "std", "unjudged"]  # fmt: skip
@@ -17,11 +18,8 @@ ABOVE, BELOW = 1, -1
 
 
 def cell(statistics, n, labels, sides, over):
-    """The cell of one family of statistics of the ``n`` tasks, judged by :func:`every`: it shows
-    the deciding comparison, with its simultaneous interval where that decided."""
-    comparisons = family(statistics, n, labels, over)
-    word, reason, shown = every(comparisons, sides)
-    return shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason)
+    """The cell of one family of statistics of the ``n`` tasks (:func:`verdicts.cell`)."""
+    return judged(family(statistics, n, labels, over), sides)
 
 
 def differences(columns, labels, over, sides=None):

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "any_of", "at_least", "at_most",
-           "band", "bootstrap", "combine", "equivalent", "every", "family"]  # fmt: skip
+__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "at_least", "at_most",
+           "band", "bootstrap", "cell", "combine", "equivalent", "every", "family"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 #: the interval's coverage, and the bootstrap's resamples and seed (fixed: a page is reproducible)
@@ -116,19 +116,6 @@ def combine(cells) -> tuple[str, str]:
     return word, "; ".join(f"{label}: {reason}" for label, reason in deciding)
 
 
-def any_of(cells) -> tuple[str, str]:
-    """One verdict for a claim that holds when any one of its alternatives holds ("IG, or Acc2"):
-    it reproduces where some cell does, differs where every cell differs, and is within noise
-    otherwise."""
-    cells = list(cells)
-    words = [judged[0] for _, _, judged in cells]
-    word = (
-        REPRODUCES if REPRODUCES in words else DIFFERS if all(w == DIFFERS for w in words) else WITHIN_NOISE
-    )
-    deciding = [(label, judged[1]) for label, _, judged in cells if judged[0] == word]
-    return word, "; ".join(f"{label}: {reason}" for label, reason in deciding)
-
-
 @dataclass(frozen=True)
 class Comparison:
     """One of a family of comparisons: its label, its interval, and its simultaneous interval (the
@@ -220,6 +207,13 @@ def every(comparisons: list[Comparison], sides, name=str) -> tuple[str, str, Com
         "the interval reaches the claim's threshold" + (f"; so do {_some(more)}" if more else ""),
         unsure[0],
     )
+
+
+def cell(comparisons: list[Comparison], sides, name=str) -> tuple[str, Interval, tuple[str, str]]:
+    """A row's cell ``(label, interval, (verdict, reason))`` from a family judged by :func:`every`:
+    the deciding comparison, with its simultaneous interval where that decided (*differs*)."""
+    word, reason, shown = every(comparisons, sides, name)
+    return shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason)
 
 
 def _some(names, shown=4) -> str:

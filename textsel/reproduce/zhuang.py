@@ -22,11 +22,12 @@ import warnings
 
 import numpy as np
 
+from ..study.experiments import document_counts
 from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2
-from .documents import f1_draws
+from .documents import class_f1, f1_draws
 from .report import Report
-from .verdicts import DIFFERS, Interval, band, every, family
+from .verdicts import Interval, band, cell, family
 from .zhuang_scaling import scaling
 
 __all__ = ["run"]
@@ -110,8 +111,9 @@ def run(
         ],
     )
     predicted, truth = _effectiveness(X, Y, X_test, Y_test, progress, seed)
-    counts = {m: _counts(truth, predicted[m]) for m in METHODS}
-    _table2(report, counts, truth, predicted, Y)
+    documents = {m: document_counts(truth, predicted[m], None) for m in METHODS}
+    counts = {m: _counts(documents[m]) for m in METHODS}
+    _table2(report, counts, documents, Y)
     _by_band(report, counts, bands, np.asarray(Y).sum(axis=0), report.figure_folder(out, figures))
     scaling(report, *corpora["scaling"], (1, 2, 4) if quick else (1, 2, 4, 8, 16), 2 if quick else REPEATS)
     return report.finish(start, out)
@@ -133,18 +135,9 @@ def _corpora(data_home):
     }
 
 
-def _counts(truth, predicted):
-    """Per category: (tp, fp, fn)."""
-    return (
-        np.sum(truth & predicted, axis=0),
-        np.sum(~truth & predicted, axis=0),
-        np.sum(truth & ~predicted, axis=0),
-    )
-
-
-def _per_category_f1(counts):
-    tp, fp, fn = counts
-    return np.where(tp > 0, 2 * tp / np.maximum(2 * tp + fp + fn, 1), 0.0)
+def _counts(documents):
+    """Per category: (tp, fp, fn), the column sums of :func:`document_counts`' matrix."""
+    return tuple(np.split(np.asarray(documents.sum(axis=0)).ravel(), 3))
 
 
 def xi_alpha_f1(model, X, y):
@@ -228,18 +221,15 @@ def _macro_cell(f1, mask_sets, statistics, labels, sides, needs=()):
         return statistics(means)
 
     comparisons = family(stats, n, labels, f"{n} categories")
-    word, reason, shown = every(comparisons, sides)
-    return shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason)
+    return cell(comparisons, sides)
 
 
-def _table2(report, counts, truth, predicted, Y):
-    from ..study.experiments import document_counts
-
-    f1 = {m: _per_category_f1(counts[m]) for m in METHODS}
-    micro = {}
-    for m in METHODS:
-        tp, fp, fn = (c.sum() for c in counts[m])
-        micro[m] = 2 * tp / max(2 * tp + fp + fn, 1)
+def _table2(report, counts, documents, Y):
+    """Table 2's rows: macro-F1 bootstrapped over the categories, micro-F1 over the test documents
+    (``documents``: each method's :func:`document_counts`)."""
+    f1 = {m: class_f1(*counts[m]) for m in METHODS}
+    estimate, draws = f1_draws([documents[m] for m in METHODS])
+    micro = dict(zip(METHODS, estimate["micro"], strict=True))
     rows = ["| method | micro-F1: paper / here | macro-F1: paper / here |", "|---|---|---|"]
     for m in METHODS:
         paper = ZHUANG_TABLE2[m]
@@ -262,7 +252,6 @@ def _table2(report, counts, truth, predicted, Y):
             )
         ],
     )
-    estimate, draws = f1_draws([document_counts(truth, predicted[m], None) for m in METHODS])
     index = {m: j for j, m in enumerate(METHODS)}
 
     def gaps(f):  # WPSVM - SVM.2 (twice: above -SAME and below SAME), - SVM light, - PSVM
@@ -279,23 +268,22 @@ def _table2(report, counts, truth, predicted, Y):
 
     labels = ["WPSVM - SVM.2", "WPSVM - SVM.2", "WPSVM - SVM light", "WPSVM - PSVM"]
     comparisons = band(
-        gaps(estimate["relative_f1"][None, :])[0],
-        gaps(draws["relative_f1"]),
+        gaps(estimate["micro"][None, :])[0],
+        gaps(draws["micro"]),
         labels,
-        f"{truth.shape[0]:,} test documents",
+        f"{documents['PSVM'].shape[0]:,} test documents",
     )
-    word, reason, shown = every(comparisons, [(ABOVE, -SAME), (BELOW, SAME), (ABOVE, -SAME), (ABOVE, MUCH)])
     report.judge(
         "micro_close",
         f"micro-F1, paired over the test documents: WPSVM within {SAME:g} of SVM.2, not below SVM light by "
         f"more than {SAME:g}, more than {MUCH:g} above PSVM",
         ", ".join(f"{m} {micro[m]:.3f}" for m in METHODS),
-        [(shown.label, shown.simultaneous if word == DIFFERS else shown.interval, (word, reason))],
+        [cell(comparisons, [(ABOVE, -SAME), (BELOW, SAME), (ABOVE, -SAME), (ABOVE, MUCH)])],
     )
 
 
 def _by_band(report, counts, bands, frequency, folder):
-    f1 = {m: _per_category_f1(counts[m]) for m in METHODS}
+    f1 = {m: class_f1(*counts[m]) for m in METHODS}
 
     def means_text(name):
         mask = bands[name]

@@ -11,21 +11,16 @@ import warnings
 import numpy as np
 
 from .claims import ZHUANG_TABLE4
-from .verdicts import DIFFERS, Interval, at_least, at_most
+from .verdicts import DIFFERS, Interval, at_least, at_most, combine
 
 __all__ = ["scaling"]
 
 
-def _spread(values) -> Interval:
-    """The median of repeated measurements, with their smallest and largest as its interval."""
-    values = np.asarray(values, dtype=np.float64)
-    return Interval(
-        float(np.median(values)),
-        float(values.min()),
-        float(values.max()),
-        f"{values.size} fits",
-        how="spread",
-    )
+def _ratio(a, b, repeats) -> Interval:
+    """The ratio of two measurements repeated ``repeats`` times: their medians' ratio, between the
+    least and the most the repeats allow (smallest over largest, largest over smallest)."""
+    return Interval(float(np.median(a) / np.median(b)), float(a.min() / b.max()), float(a.max() / b.min()),
+                    f"{repeats} fits", how="spread")  # fmt: skip
 
 
 def scaling(report, X, y, copies, repeats):
@@ -84,27 +79,13 @@ def _judge_scaling(report, results, names, repeats):
     cells = []
     for name in names:  # SVM light's time over WPSVM's at each size: the slowest pairing against the fastest
         for n in sizes:
-            light, wpsvm = results[(name, n)]["LinearSVC"][:, 0], results[(name, n)]["WPSVM"][:, 0]
-            ratio = Interval(
-                float(np.median(light) / np.median(wpsvm)),
-                float(light.min() / wpsvm.max()),
-                float(light.max() / wpsvm.min()),
-                f"{repeats} fits",
-                how="spread",
-            )
+            ratio = _ratio(results[(name, n)]["LinearSVC"][:, 0], results[(name, n)]["WPSVM"][:, 0], repeats)
             cells.append((f"{name.split(' ')[0]}, {n:,}: LinearSVC / WPSVM", ratio, at_least(ratio, 2.0)))
     for n in sizes:  # WPSVM unbalanced over balanced: within a factor of 2 either way
-        a, b = results[(names[1], n)]["WPSVM"][:, 0], results[(names[0], n)]["WPSVM"][:, 0]
-        skew = Interval(
-            float(np.median(a) / np.median(b)),
-            float(a.min() / b.max()),
-            float(a.max() / b.min()),
-            f"{repeats} fits",
-            how="spread",
-        )
-        low, high = at_least(skew, 0.5), at_most(skew, 2.0)
-        word = DIFFERS if DIFFERS in (low[0], high[0]) else low[0] if low[0] == high[0] else "within noise"
-        cells.append((f"{n:,}: WPSVM unbalanced / balanced", skew, (word, f"{low[1]}; {high[1]}")))
+        skew = _ratio(results[(names[1], n)]["WPSVM"][:, 0], results[(names[0], n)]["WPSVM"][:, 0], repeats)
+        label = f"{n:,}: WPSVM unbalanced / balanced"
+        verdict = combine([(label, skew, at_least(skew, 0.5)), (label, skew, at_most(skew, 2.0))])
+        cells.append((label, skew, verdict))
     decided = [c for c in cells if c[2][0] == DIFFERS] or [c for c in cells if c[2][0] != "reproduces"]
     report.judge(
         "time",
@@ -117,14 +98,8 @@ def _judge_scaling(report, results, names, repeats):
     growth = []
     for name in names:
         first, last = results[(name, sizes[0])]["WPSVM"], results[(name, sizes[-1])]["WPSVM"]
-        per_first, per_last = first[:, 0] / first[:, 2], last[:, 0] / last[:, 2]  # seconds per LSQR iteration
-        grown = Interval(
-            float(np.median(per_last) / np.median(per_first)),
-            float(per_last.min() / per_first.max()),
-            float(per_last.max() / per_first.min()),
-            f"{repeats} fits",
-            how="spread",
-        )
+        per_last, per_first = last[:, 0] / last[:, 2], first[:, 0] / first[:, 2]  # seconds per iteration
+        grown = _ratio(per_last, per_first, repeats)
         growth.append((f"{name.split(' ')[0]}: per iteration", grown, at_most(grown, 1.5 * factor)))
     report.judge(
         "linear",

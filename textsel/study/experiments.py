@@ -41,14 +41,26 @@ def document_counts(y_true, y_pred, classes):
     """
     from sklearn.preprocessing import label_binarize
 
-    def indicator(y):
+    def indicator(y, name):
         if sp.issparse(y) or np.ndim(y) == 2:
-            return sp.csr_matrix(y, dtype=np.float64)
+            matrix = sp.csr_matrix(y, dtype=np.float64)
+            if not np.isin(matrix.data, (0.0, 1.0)).all():
+                raise ValueError(f"{name} must be class labels or a 0/1 indicator matrix")
+            return matrix
+        if np.ndim(y) != 1:
+            raise ValueError(
+                f"{name} must be class labels or a 0/1 indicator matrix, got {np.ndim(y)} dimensions"
+            )
+        if classes is None:
+            raise TypeError(f"classes must list the classes' order when {name} holds class labels")
         if len(classes) == 2:  # label_binarize gives binary labels one column: keep one per class
             return sp.csr_matrix(np.column_stack([np.asarray(y) == c for c in classes]), dtype=np.float64)
         return sp.csr_matrix(label_binarize(y, classes=classes), dtype=np.float64)
 
-    truth, guess = indicator(y_true), indicator(y_pred)
+    truth, guess = indicator(y_true, "y_true"), indicator(y_pred, "y_pred")
+    if truth.shape != guess.shape:
+        raise ValueError(f"y_true and y_pred must describe the same documents and classes, got shapes "
+                         f"{truth.shape} and {guess.shape}")  # fmt: skip
     hit = truth.multiply(guess)
     return sp.hstack([hit, guess - hit, truth - hit], format="csr")
 
