@@ -169,7 +169,7 @@ def test_a_recorded_stop_halts_the_count_at_its_first_check():
 
 def test_masking_curves_stop_on_ctrl_c():
     """The SV-set curve over 400 sizes of a 300,000-document test matrix runs for seconds; its loops
-    take the GIL every 2^16 rows to run the signal handlers."""
+    run the shared interrupt check every 2^20 units of work."""
     from textsel._ext import curves as _masking
 
     test = random_csr(300_000, 4_000, 20, seed=5)
@@ -195,3 +195,24 @@ def test_round_robin_merge_stops_on_ctrl_c():
     guesses = np.full(table.shape[0], np.inf)
     latency = interrupt_after(0.3, lambda: round_robin(table, heads, guesses, table.shape[1]))
     assert latency.prompt, latency
+
+
+def test_a_recorded_stop_halts_the_scoring_kernels_and_score_raises_it():
+    """The scoring kernels look at the call's Interrupt every 2^20 cells: a stop another thread
+    recorded halts them (TS_ERR_INTERRUPTED), and without one they score the whole table."""
+    from textsel._ext import scoring
+    from textsel._ext.ccore import STATUS, Interrupt
+
+    X = random_csr(2_000, 600_000, 30, seed=9)
+    stats = textsel.term_stats(X, np.arange(X.shape[0]) % 4)
+    stop = Interrupt()
+    stop.error = RuntimeError("stopped elsewhere")
+    out = np.full((stats.n_classes, stats.n_terms), np.nan)
+    args = (stats.class_df, stats.df, stats.class_sizes, np.arange(4), stats.n_docs, 0.0005, 1.0, 1.0)
+    status = scoring.bns_table(*args, *scoring.bns_scratch(stats.n_docs), out, stop)
+    assert status == STATUS["TS_ERR_INTERRUPTED"] and np.isnan(out[-1]).all()
+    status = scoring.score_table(3, stats.class_df, stats.df, stats.class_sizes, stats.n_docs, False, 5.0,
+                                 1e-8, out, stop)  # fmt: skip
+    assert status == STATUS["TS_ERR_INTERRUPTED"]
+    assert scoring.bns_table(*args, *scoring.bns_scratch(stats.n_docs), out, Interrupt()) == STATUS["TS_OK"]
+    np.testing.assert_array_equal(out, textsel.score(stats, "bns"))

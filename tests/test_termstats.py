@@ -241,7 +241,8 @@ def test_count_blocks_names_the_faulty_block(fault):
     assert caught.value.block == 1
     # raised in a worker process (Dask, joblib), it reaches the caller as it was
     again = pickle.loads(pickle.dumps(caught.value))
-    assert type(again) is BlockValueError and again.block == 1 and str(again) == str(caught.value)
+    assert type(again) is type(caught.value) and again.block == 1 and str(again) == str(caught.value)
+    assert isinstance(again, BlockValueError)
 
 
 def test_count_blocks_refuses_a_single_matrix_and_names_a_block_of_the_wrong_type():

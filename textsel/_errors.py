@@ -2,9 +2,12 @@
 
 The codes are one enum, ``ts_status`` in ``csrc/textsel.h``, shared by the C core and the Cython
 kernels; :data:`textsel._ext.ccore.STATUS` reads its values from the header, so nothing here
-repeats a number.  Each exception class also subclasses the builtin a Python user would expect
-(``ValueError``, ``MemoryError``), so ``except ValueError`` keeps working, and carries the
-status's name (``status``) and value (``code``).
+repeats a number.  Every kernel's status reaches Python through one function,
+:func:`textsel._ext.ccore.check_status`, which builds its exception with :func:`status_error`.
+Each exception class also subclasses the builtin a Python user would expect (``ValueError``,
+``MemoryError``), so ``except ValueError`` keeps working, and carries the status's name
+(``status``) and value (``code``), and where the kernel found the fault: the stored value or row
+(``position``) and the row block (``block``), where it reports them.
 """
 
 from __future__ import annotations
@@ -18,15 +21,23 @@ class CoreError(Exception):
     status : str
         The name of its ``ts_status`` code (``"TS_ERR_ARG"``, ...).
     code : int or None
-        The code's value, as the kernel returned it.
+        The code's value, as the kernel returned it (None for a fault found before the kernel ran).
+    position : int or None
+        The stored value (or, for a row pointer, the row) at which the kernel found the fault.
+    block : int or None
+        The position of the row block holding it, in the sequence of blocks given
+        (:func:`textsel.termstats.count_blocks`; -1 for a document in no block).
     """
 
     status = ""
 
-    def __init__(self, message: str, code: int | None = None):
+    def __init__(self, message: str, code: int | None = None, *, position: int | None = None,
+                 block: int | None = None):  # fmt: skip
         super().__init__(message if code is None else f"{message} (textsel status {self.status} = {code})")
         self.message = message
         self.code = code
+        self.position = position
+        self.block = block
 
     def __reduce__(self):
         # rebuilt from the message and code as given, not from args (which carry the status
@@ -34,7 +45,15 @@ class CoreError(Exception):
         return (type(self), (self.message, self.code), self.__dict__)
 
 
-class CoreArgumentError(CoreError, ValueError):
+class CoreValueError(CoreError, ValueError):
+    """A kernel refused a value, an index or an argument it was given.
+
+    Public as ``textsel.termstats.BlockValueError``: a fault in one of the row blocks
+    :func:`textsel.termstats.count_blocks` counts is one of these, ``block`` naming the block.
+    """
+
+
+class CoreArgumentError(CoreValueError):
     status = "TS_ERR_ARG"
 
 
@@ -42,11 +61,11 @@ class CoreMemoryError(CoreError, MemoryError):
     status = "TS_ERR_NOMEM"
 
 
-class CoreIndexError(CoreError, ValueError):
+class CoreIndexError(CoreValueError):
     status = "TS_ERR_INDEX"
 
 
-class CoreNonFiniteError(CoreError, ValueError):
+class CoreNonFiniteError(CoreValueError):
     status = "TS_ERR_NONFINITE"
 
 
@@ -64,11 +83,11 @@ class CoreInterrupted(CoreError, KeyboardInterrupt):
     status = "TS_ERR_INTERRUPTED"
 
 
-class CoreNegativeError(CoreError, ValueError):
+class CoreNegativeError(CoreValueError):
     status = "TS_ERR_NEGATIVE"
 
 
-class CoreIndptrError(CoreError, ValueError):
+class CoreIndptrError(CoreValueError):
     status = "TS_ERR_INDPTR"
 
 
@@ -89,7 +108,31 @@ EXCEPTIONS = {
 }
 
 
-def status_error(status: str, code: int, where: str) -> CoreError:
-    """The exception for the status named ``status`` (value ``code``), naming ``where`` it came from."""
-    cls, message = EXCEPTIONS[status]
-    return cls(f"{where}: {message}", code)
+#: what a status found at a position of a named array says of it ({name}, {position})
+IN_ARRAY = {
+    "TS_ERR_NONFINITE": "{name} contains NaN or infinity (stored value at position {position})",
+    "TS_ERR_NEGATIVE": "Negative values in data passed to {name} (stored value at position {position}); "
+    "counts and weights must be non-negative",
+    "TS_ERR_INDEX": "{name}.indices holds a column index out of range at position {position}",
+    "TS_ERR_INDPTR": "{name}.indptr is not a valid CSR row pointer (row {position})",
+}
+
+
+def status_error(status: str, code: int | None, where: str, *, array: str | None = None,
+                 position: int | None = None, block: int | None = None,
+                 detail: str | None = None) -> CoreError:  # fmt: skip
+    """The exception for the status named ``status`` (value ``code``, None for a fault found
+    before the kernel ran), naming ``where`` it came from.
+
+    With ``array`` and ``position``, the message names the array and the place in it (as a user
+    reads "X contains NaN ..."); ``detail`` says what was wrong in the caller's words instead of
+    the status's general meaning; ``block`` is kept on the exception.
+    """
+    cls, meaning = EXCEPTIONS[status]
+    if detail is not None:
+        message = f"{where}: {detail}"
+    elif array is not None and position is not None and status in IN_ARRAY:
+        message = IN_ARRAY[status].format(name=array, position=position)
+    else:
+        message = f"{where}: {meaning}"
+    return cls(message, code, position=position, block=block)

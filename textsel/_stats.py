@@ -14,21 +14,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._checks import as_csr
+from ._errors import CoreArgumentError, CoreValueError, status_error
 from ._ext import counting, dealing, pool
-from ._ext.ccore import STATUS, Interrupt
+from ._ext.ccore import Interrupt, check_status
 from ._labels import as_labels, label_repr
 from ._parallel import effective_n_threads, run_blocks, split_groups
 
 __all__ = ["BlockValueError", "TermStats", "count_blocks"]
-
-#: the counting kernel's faults (its ``ts_status`` codes), as a user reads them
-_ERRORS = {
-    STATUS["TS_ERR_NONFINITE"]: "X contains NaN or infinity (stored value at position {where})",
-    STATUS["TS_ERR_NEGATIVE"]: "Negative values in data passed to X (stored value at position {where}); "
-    "term statistics need non-negative counts or weights",
-    STATUS["TS_ERR_INDEX"]: "X.indices holds a column index out of range at position {where}",
-    STATUS["TS_ERR_INDPTR"]: "X.indptr is not a valid CSR row pointer (row {where})",
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -230,7 +222,7 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
         try:
             checked.append(as_csr(blocks[i], "X", check_structure=False))
         except ValueError as exc:
-            raise BlockValueError(i, str(exc)) from exc
+            raise CoreArgumentError(str(exc), block=i) from exc
         except TypeError as exc:
             if len(blocks) == 1:
                 raise
@@ -238,9 +230,11 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
     n_terms = checked[0].shape[1]
     for position, X in zip(positions, checked, strict=True):
         if X.shape[1] != n_terms:
-            raise BlockValueError(position, f"X has {X.shape[1]} terms but the first block has {n_terms}")
+            raise CoreArgumentError(
+                f"X has {X.shape[1]} terms but the first block has {n_terms}", block=position
+            )
         if X.indptr[0] != 0:
-            raise BlockValueError(position, _ERRORS[STATUS["TS_ERR_INDPTR"]].format(where=0))
+            raise status_error("TS_ERR_INDPTR", None, "count_blocks", array="X", position=0, block=position)
     if into is not None:
         classes = into.classes
     n_docs = sum(X.shape[0] for X in checked)
@@ -267,23 +261,9 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
                      into.classes, into.multilabel)  # fmt: skip
 
 
-class BlockValueError(ValueError):
-    """A fault in one of the blocks :func:`count_blocks` counts; ``block`` is its position.
-
-    Attributes
-    ----------
-    block : int
-        The block's position in the sequence given (-1 for a document in no block).
-    """
-
-    def __init__(self, block: int, message: str):
-        super().__init__(message)
-        self.block = block
-
-    def __reduce__(self):
-        # BaseException's would call BlockValueError(message): raised in a worker process (Dask,
-        # joblib), the error could not be unpickled on the caller's side
-        return (type(self), (self.block, str(self)), self.__dict__)
+#: a fault in one of the blocks :func:`count_blocks` counts: a kernel's value error, whose
+#: ``block`` is the block's position in the sequence given (-1 for a document in no block)
+BlockValueError = CoreValueError
 
 
 def _count(blocks, positions, labels, class_df, n_threads, accumulate):
@@ -314,12 +294,9 @@ def _count(blocks, positions, labels, class_df, n_threads, accumulate):
             fill(np.zeros(1, dtype=np.int64), np.array([0, n_unlabeled]), labels.unlabeled,
                  np.ones(n_unlabeled, dtype=np.uint8), np.empty((1, n_terms), dtype=np.int64), False)
         )  # fmt: skip
-    if any(status == STATUS["TS_ERR_INTERRUPTED"] for status, *_ in results):
-        raise interrupt.error if interrupt.error is not None else KeyboardInterrupt()
     for status, where, block, _ in results:
-        if status != STATUS["TS_OK"]:
-            raise BlockValueError(positions[block] if block >= 0 else -1,
-                                  _ERRORS[status].format(where=where))  # fmt: skip
+        check_status(status, "count_blocks", interrupt, array="X", position=where,
+                     block=positions[block] if block >= 0 else -1)  # fmt: skip
     df = results[0][-1]
     for *_, part in results[1:]:
         df += part
@@ -356,6 +333,6 @@ def _stacked_indptr(blocks) -> np.ndarray:
 
 
 # the public path, for the docs and for pickles (which name a class by its module)
-for _public in (TermStats, BlockValueError, count_blocks):
+for _public in (TermStats, count_blocks):
     _public.__module__ = "textsel.termstats"
 del _public

@@ -32,6 +32,7 @@ from sklearn.utils import check_random_state
 
 from ._checks import check_real, plain
 from ._ext import pool, scoring
+from ._ext.ccore import STATUS, Interrupt, check_status
 from ._labels import label_repr
 from ._names import METRICS
 from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
@@ -109,6 +110,7 @@ def score(
     if metric == "rand":
         out[...] = check_random_state(random_state).random_sample(out.shape)
         return out
+    interrupt = Interrupt()  # Ctrl-C stops every thread's table within a few milliseconds
     if metric == "bns":
 
         def kernel(rows):
@@ -117,6 +119,7 @@ def score(
             return scoring.bns_table(
                 stats.class_df, stats.df, stats.class_sizes, order, stats.n_docs,
                 BNS_CLIP, 2.0 * alpha, 2.0 * (1.0 - alpha), *scoring.bns_scratch(stats.n_docs), out,
+                interrupt,
             )  # fmt: skip
 
         # a class costs a sweep over its terms and an inverse normal per tp grid point
@@ -127,13 +130,13 @@ def score(
         def kernel(start, stop):
             return scoring.score_table(
                 _CODES[metric], stats.class_df[start:stop], stats.df, stats.class_sizes[start:stop],
-                stats.n_docs, invert, pow_k, PR_FLOOR, out[start:stop],
+                stats.n_docs, invert, pow_k, PR_FLOOR, out[start:stop], interrupt,
             )  # fmt: skip
 
         blocks = split_blocks(np.full(stats.n_classes, stats.n_terms), n_threads)
 
-    if any(run_blocks(kernel, blocks)):
-        raise ValueError(_INCONSISTENT)
+    for status in run_blocks(kernel, blocks, interrupt):
+        _check(status, interrupt)
     return out
 
 
@@ -162,10 +165,14 @@ def row_scorer(stats: TermStats, metric: str = "bns", *, negative_features=True,
                 _CODES[metric], stats.class_df[c : c + 1], stats.df, stats.class_sizes[c : c + 1],
                 stats.n_docs, invert, pow_k, PR_FLOOR, row[None, :],
             )  # fmt: skip
-        if status:
-            raise ValueError(_INCONSISTENT)
+        _check(status)
 
     return fill
+
+
+def _check(status: int, interrupt=None) -> None:
+    """Raise for a scoring kernel's status; its one fault of the data is an inconsistent count."""
+    check_status(status, "score", interrupt, detail=_INCONSISTENT if status == STATUS["TS_ERR_ARG"] else None)
 
 
 _INCONSISTENT = (

@@ -8,10 +8,19 @@ from numpy.typing import NDArray
 #: ``ts_status`` of csrc/textsel.h, name -> value
 STATUS: dict[str, int]
 
-def check_status(code: int, where: str) -> None: ...
+def check_status(
+    code: int,
+    where: str,
+    interrupt: Interrupt | None = None,
+    *,
+    array: str | None = None,
+    position: int | None = None,
+    block: int | None = None,
+    detail: str | None = None,
+) -> None: ...
 
 class Interrupt:
-    """A Ctrl-C shared by the solves of one call; ``error`` is what stopped them, if anything."""
+    """A Ctrl-C shared by the kernels of one call; ``error`` is what stopped them, if anything."""
 
     error: BaseException | None
     def __init__(self) -> None: ...

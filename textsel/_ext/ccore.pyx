@@ -5,13 +5,13 @@ import numpy as np
 
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
-from cpython.exc cimport PyErr_CheckSignals
 
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
                    ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_l2svm_newton, ts_linop,
                    ts_lsqr, ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_nested_svm, ts_svm_options,
                    ts_svm_result)
+from .interrupts cimport stop_requested
 from .._errors import status_error
 
 #: ``ts_status`` of csrc/textsel.h, name -> value, as the compiler read the header: the one list
@@ -30,14 +30,25 @@ STATUS = {
 _NAMES = {code: name for name, code in STATUS.items()}
 
 
-def check_status(int code, str where):
-    """Raise the exception of ``textsel._errors`` for a nonzero status ``code``, naming ``where``
-    it came from (``RuntimeError`` for a code outside the enum)."""
+def check_status(int code, str where, interrupt=None, *, array=None, position=None, block=None,
+                 detail=None):
+    """The one route from a kernel's status to Python: return for ``TS_OK``, else raise.
+
+    Once ``interrupt`` (the call's :class:`Interrupt`) has recorded an exception, the
+    KeyboardInterrupt of a signal handler or what an operator callback raised, any failed status
+    of the call re-raises it, once the kernel has unwound: a kernel stopped for it may have left
+    another thread's fault unreached, and the user asked to stop.  Otherwise a code raises the
+    exception of :func:`textsel._errors.status_error`, naming ``where`` it came from and, where
+    the kernel reports them, the array, position and block of the fault.  A code outside the enum
+    is a ``RuntimeError``.
+    """
     if code == TS_OK:
         return
     if code not in _NAMES:
         raise RuntimeError(f"{where}: unknown textsel status {code}")
-    raise status_error(_NAMES[code], code, where)
+    if interrupt is not None and interrupt.error is not None:
+        raise interrupt.error
+    raise status_error(_NAMES[code], code, where, array=array, position=position, block=block, detail=detail)
 
 
 cdef class _Buffers:
@@ -73,35 +84,18 @@ cdef _Buffers _fill_csr(ts_csr *X, const double[::1] data, indices, indptr, int6
 
 
 cdef class Interrupt:
-    """A Ctrl-C shared by the solves of one call.
+    """A Ctrl-C shared by the kernels of one call.
 
-    The C solvers call :func:`_interrupt_check` at bounded intervals.  On the main thread it runs
-    Python's signal handlers; once one raised (KeyboardInterrupt), or the caller recorded an
-    exception here (``error``), every solve of the call, on any thread, stops at its next check
-    and its wrapper raises that exception.
+    Every compiled loop checks it at bounded intervals (``textsel/_ext/interrupts.pxd``).  On the
+    main thread the check runs Python's signal handlers; once one raised (KeyboardInterrupt), or
+    an operator callback or the caller recorded an exception here (``error``), every kernel of the
+    call, on any thread, stops at its next check, and :func:`check_status` raises that exception.
     """
 
     cdef public object error
 
     def __init__(self):
         self.error = None
-
-
-cdef int _interrupt_check(void *ctx) noexcept nogil:
-    with gil:
-        group = <Interrupt> ctx
-        if group.error is not None:
-            return 1
-        try:
-            PyErr_CheckSignals()
-        except BaseException as exc:
-            group.error = exc
-            return 1
-    return 0
-
-
-cdef _raise_interrupt(Interrupt group):
-    raise group.error if group.error is not None else KeyboardInterrupt()
 
 
 cdef ts_lsqr_options _lsqr_options(double atol, double btol, double conlim, int64_t iter_lim,
@@ -112,7 +106,7 @@ cdef ts_lsqr_options _lsqr_options(double atol, double btol, double conlim, int6
     options.btol = btol
     options.conlim = conlim
     options.iter_lim = iter_lim
-    options.interrupted = _interrupt_check
+    options.interrupted = stop_requested
     options.interrupt_ctx = <void *> interrupt
     return options
 
@@ -131,10 +125,10 @@ cdef dict _lsqr_report(ts_lsqr_result *res, int64_t K):
     }
 
 
-cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, _Operator c, bint fit_intercept,
-                 int64_t n_unknowns, const double[:, ::1] b, row_weights, const double[::1] damp,
-                 ts_lsqr_options options):
-    """ts_lsqr on X, or ts_lsqr_op on A (X NULL) whose callbacks record errors in c."""
+cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, bint fit_intercept, int64_t n_unknowns,
+                 const double[:, ::1] b, row_weights, const double[::1] damp, ts_lsqr_options options):
+    """ts_lsqr on X, or ts_lsqr_op on A (X NULL) whose callbacks record errors in the options'
+    interrupt."""
     cdef int64_t K = b.shape[1]
     cdef int status
     cdef const double[:, ::1] weights
@@ -147,7 +141,7 @@ cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, _Operator c, bint fit_inter
         wptr = &weights[0, 0]
     res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
     if res == NULL:
-        raise MemoryError("lsqr: could not allocate the result records")
+        check_status(TS_ERR_NOMEM, "lsqr")
     try:
         with nogil:
             if X != NULL:
@@ -155,11 +149,7 @@ cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, _Operator c, bint fit_inter
             else:
                 status = ts_lsqr_op(A, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0],
                                     res)
-        if status == TS_ERR_CALLBACK and c is not None and c.error is not None:
-            raise c.error
-        if status == TS_ERR_INTERRUPTED:
-            _raise_interrupt(<Interrupt> options.interrupt_ctx)
-        check_status(status, "lsqr")
+        check_status(status, "lsqr", <Interrupt> options.interrupt_ctx)
         report = _lsqr_report(res, K)
     finally:
         free(res)
@@ -178,14 +168,15 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
     keep = _fill_csr(&X, data, indices, indptr, b.shape[0], n_cols)
     if interrupt is None:
         interrupt = Interrupt()  # held here: the options keep only a pointer to it
-    return _lsqr(&X, NULL, None, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
+    return _lsqr(&X, NULL, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
                  damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
 
 
 cdef class _Operator:
-    """What the C callbacks reach through their context: the Python operator and what it raised."""
+    """What the C callbacks reach through their context: the Python operator, and the call's
+    interrupt, where what it raises is recorded (and so stops the call's other solves too)."""
     cdef object op
-    cdef object error
+    cdef Interrupt interrupt
     cdef int64_t n_rows, n_cols
 
 
@@ -205,7 +196,8 @@ cdef int _product(_Operator c, bint transpose, int64_t n_vec, const double *src,
         (c.op.rmatvec if transpose else c.op.matvec)(arr, out)
         return 0
     except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
-        c.error = exc
+        if c.interrupt.error is None:
+            c.interrupt.error = exc
         return TS_ERR_CALLBACK
 
 
@@ -231,11 +223,11 @@ def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const 
     cdef _Operator c = _Operator()
     if b.shape[0] != n_rows:
         raise ValueError(f"b has {b.shape[0]} rows, the operator {n_rows}")
-    c.op, c.n_rows, c.n_cols = op, n_rows, n_cols
-    A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
     if interrupt is None:
         interrupt = Interrupt()  # held here: the options keep only a pointer to it
-    return _lsqr(NULL, &A, c, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
+    c.op, c.n_rows, c.n_cols, c.interrupt = op, n_rows, n_cols, interrupt
+    A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
+    return _lsqr(NULL, &A, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
                  damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
 
 
@@ -307,7 +299,7 @@ cdef void _svm_options(ts_svm_options *options, str loss, double C_pos, double C
     options.intercept_scaling = intercept_scaling
     options.shrinking = shrinking
     options.seed = seed
-    options.interrupted = _interrupt_check
+    options.interrupted = stop_requested
     options.interrupt_ctx = <void *> interrupt
     options.certify = NULL
     options.certify_ctx = NULL
@@ -353,9 +345,7 @@ def dcd_svm_csr(const double[::1] data, indices, indptr, int64_t n_cols, const d
             status = ts_l2svm_newton(&X, &y[0], &options, a0ptr, &wv[0], &av[0], &result)
         else:
             status = ts_dcd_svm(&X, &y[0], &options, a0ptr, &wv[0], &av[0], &result)
-    if status == TS_ERR_INTERRUPTED:
-        _raise_interrupt(interrupt)
-    check_status(status, "DualLinearSVC")
+    check_status(status, "DualLinearSVC", interrupt)
     return w, alpha[:m], result.n_iter, bool(result.converged)
 
 
@@ -387,7 +377,7 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
     cdef int64_t[:, ::1] cv = confusion
     cdef ts_svm_result *res = <ts_svm_result *> malloc(n_ks * sizeof(ts_svm_result))
     if res == NULL:
-        raise MemoryError()
+        check_status(TS_ERR_NOMEM, "nested_svm")
     _svm_options(&options, loss, C_pos, C_neg, tol, max_iter, fit_intercept, intercept_scaling, True, seed,
                  newton, interrupt)
     cdef const double *yt = &y_test[0] if y_test.shape[0] else &y[0]
@@ -395,9 +385,7 @@ def nested_svm_csc(const double[::1] train_data, train_indices, train_indptr, co
         with nogil:
             status = ts_nested_svm(&train, &y[0], &test, yt, &order[0], order.shape[0], n_ks, &ks[0],
                                    &options, max_share, certify, &cv[0, 0], res)
-        if status == TS_ERR_INTERRUPTED:
-            _raise_interrupt(interrupt)
-        check_status(status, "nested_svm")
+        check_status(status, "nested_svm", interrupt)
         for i in range(n_ks):
             n_iter[i] = res[i].n_iter
             converged[i] = res[i].converged

@@ -14,16 +14,16 @@ lists.
 
 from libc.math cimport isfinite
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
-from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.string cimport memcpy, memset
 
 from .fused cimport floating, integral
+from .interrupts cimport stop_requested
 
 # the C core's status codes (csrc/textsel.h), one vocabulary for every kernel; the Python layer
 # turns them into errors
-from .core cimport (TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED, TS_ERR_NEGATIVE, TS_ERR_NONFINITE,
-                    TS_OK)
+from .core cimport (TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED, TS_ERR_NEGATIVE, TS_ERR_NOMEM,
+                    TS_ERR_NONFINITE, TS_OK)
 
 cdef enum:
     # documents visited between two interrupt checks (about a millisecond of counting)
@@ -43,21 +43,6 @@ cdef extern from *:
     #endif
     """
     void _prefetch "TEXTSEL_PREFETCH"(const void *p) noexcept nogil
-
-
-cdef bint _interrupted(void *ctx) noexcept nogil:
-    """Ctrl-C or a sibling thread's stop, through the caller's textsel._ext.ccore.Interrupt
-    (anything with an ``error`` attribute): run Python's signal handlers, record what they raise."""
-    with gil:
-        interrupt = <object> ctx
-        if interrupt.error is not None:
-            return True
-        try:
-            PyErr_CheckSignals()
-        except BaseException as exc:
-            interrupt.error = exc
-            return True
-    return False
 
 
 cdef struct Block:
@@ -223,7 +208,7 @@ cdef int _count_blocks(const floating *kind_data, const integral *kind_index, Pa
             i = p.class_docs[l]
             visits += 1
             if p.interrupt_ctx != NULL and (visits & (_CHECK_EVERY - 1)) == 0 \
-                    and _interrupted(p.interrupt_ctx):
+                    and stop_requested(p.interrupt_ctx):
                 return TS_ERR_INTERRUPTED
             if stamp == 65535:
                 # the stamps wrap: forget every mark
@@ -321,7 +306,7 @@ def count_classes(blocks, const int64_t[::1] class_ptr, const int64_t[::1] class
     p.where_block = -1
     table = <Block *> PyMem_Malloc(p.n_blocks * sizeof(Block))
     if table == NULL:
-        raise MemoryError()
+        return TS_ERR_NOMEM, -1, -1
     try:
         for b in range(p.n_blocks):
             data, indices, indptr = arrays[b]

@@ -11,24 +11,28 @@ weight, changes with the size; the cost is the stored values inside the top-n co
 the sizes.  The loops run without the GIL.
 """
 
-from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int32_t, int64_t
 
+from .core cimport TS_ERR_INTERRUPTED
 from .fused cimport floating, integral
+from .interrupts cimport stop_requested
 
 import numpy as np
+
+from .ccore import Interrupt, check_status
 
 cdef enum:
     CHECK_EVERY = 1 << 20  # units of work between two looks at the signal handlers
 
 
-cdef inline int64_t _checked(int64_t work) except -1 nogil:
-    """``work`` if it is below CHECK_EVERY, else 0 after running the signal handlers (raising
-    what they raise)."""
+cdef inline int64_t _checked(int64_t work, void *interrupt) except -1 nogil:
+    """``work`` if it is below CHECK_EVERY, else 0 after the interrupt check (raising what a
+    signal handler raised; the loops hold nothing to free)."""
     if work < CHECK_EVERY:
         return work
-    with gil:
-        PyErr_CheckSignals()
+    if stop_requested(interrupt):
+        with gil:
+            check_status(TS_ERR_INTERRUPTED, "curves", <object> interrupt)
     return 0
 
 
@@ -39,6 +43,8 @@ def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const
 
     ``bounds`` must ascend.  Returns an (n_rows, n_sizes) float64 array.
     """
+    cdef object interrupt = Interrupt()  # Ctrl-C, looked for every CHECK_EVERY units of work
+    cdef void *stop = <void *> interrupt
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t n_sizes = bounds.shape[0]
     cdef Py_ssize_t r, s, p, end
@@ -55,7 +61,7 @@ def prefix_row_sums(const floating[::1] data, const integral[::1] indices, const
         return out_array
     with nogil:
         for r in range(n_rows):
-            work = _checked(work + indptr[r + 1] - indptr[r] + n_sizes)
+            work = _checked(work + indptr[r + 1] - indptr[r] + n_sizes, stop)
             p = indptr[r]
             end = indptr[r + 1]
             total = 0.0
@@ -84,6 +90,8 @@ def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, con
     ``scale`` is (n_support_vectors, n_sizes); ``bounds`` must ascend.  Returns ``(raw, weights)``:
     an (n_test, n_sizes) array and one array of length ``bounds[s]`` per size.
     """
+    cdef object interrupt = Interrupt()  # Ctrl-C, looked for every CHECK_EVERY units of work
+    cdef void *stop = <void *> interrupt
     cdef Py_ssize_t n_sv = sv_indptr.shape[0] - 1
     cdef Py_ssize_t n_test = test_indptr.shape[0] - 1
     cdef Py_ssize_t n_sizes = bounds.shape[0]
@@ -108,7 +116,7 @@ def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, con
         w = w_array
         with nogil:
             for j in range(n_sv):
-                work = _checked(work + sv_indptr[j + 1] - sv_indptr[j] + 1)
+                work = _checked(work + sv_indptr[j + 1] - sv_indptr[j] + 1, stop)
                 c = scale[j, s]
                 if c == 0:
                     continue
@@ -119,7 +127,7 @@ def svset_curve(const floating[::1] sv_data, const integral[::1] sv_indices, con
                         w[sv_indices[p]] += c * sv_data[p]
                     p += 1
             for r in range(n_test):
-                work = _checked(work + test_indptr[r + 1] - test_indptr[r] + 1)
+                work = _checked(work + test_indptr[r + 1] - test_indptr[r] + 1, stop)
                 p = test_indptr[r]
                 end = test_indptr[r + 1]
                 total = 0.0
@@ -142,6 +150,8 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
     (int64 arrays, and whether some row repeats a ranked column: sums of squares would then
     not be the squared norms, so the caller sums the duplicates first).
     """
+    cdef object interrupt = Interrupt()  # Ctrl-C, looked for every CHECK_EVERY units of work
+    cdef void *stop = <void *> interrupt
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef Py_ssize_t n_cols = rank_of.shape[0]
     cdef Py_ssize_t n_sizes = bounds.shape[0]
@@ -183,7 +193,7 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
                         lo = mid + 1
                 group[col] = lo
         for r in range(n_rows):
-            work = _checked(work + indptr[r + 1] - indptr[r] + 1)
+            work = _checked(work + indptr[r + 1] - indptr[r] + 1, stop)
             for p in range(indptr[r], indptr[r + 1]):
                 col = indices[p]
                 if 0 <= col < n_cols and group[col] >= 0:
@@ -197,7 +207,7 @@ def group_by_size(const floating[::1] data, const integral[::1] indices, const i
     cdef int64_t[::1] oi = out_indices
     with nogil:
         for r in range(n_rows):
-            work = _checked(work + 2 * (indptr[r + 1] - indptr[r]) + n_sizes)
+            work = _checked(work + 2 * (indptr[r + 1] - indptr[r]) + n_sizes, stop)
             for s in range(n_sizes + 1):
                 counts[s] = 0
             for p in range(indptr[r], indptr[r + 1]):
@@ -225,6 +235,8 @@ def ranked_auc_f1(const double[:, ::1] ranked, const unsigned char[:, ::1] posit
     positives above the group and tie with its own positives (each tie counting one half), and
     F1 = 2 TP / (TP + FP + P) at that threshold.  Returns two float64 arrays of length n_rows.
     """
+    cdef object interrupt = Interrupt()  # Ctrl-C, looked for every CHECK_EVERY units of work
+    cdef void *stop = <void *> interrupt
     cdef Py_ssize_t n_rows = ranked.shape[0]
     cdef Py_ssize_t n = ranked.shape[1]
     cdef Py_ssize_t j, i
@@ -240,7 +252,7 @@ def ranked_auc_f1(const double[:, ::1] ranked, const unsigned char[:, ::1] posit
     cdef double[::1] best_f1 = f1_array
     with nogil:
         for j in range(n_rows):
-            work = _checked(work + n)
+            work = _checked(work + n, stop)
             tp = 0
             tp_before = 0
             neg_group = 0

@@ -18,6 +18,9 @@ from libc.stdlib cimport free, malloc
 
 import numpy as np
 
+from .core cimport TS_ERR_NOMEM
+from .ccore import check_status
+
 #: tables below this size are left to numpy's allocator
 MIN_BYTES = 1 << 20
 
@@ -106,7 +109,7 @@ def empty(shape, dtype=np.float64):
     cdef Py_ssize_t capacity = 0
     cdef char *ptr = _take(nbytes, &capacity)
     if ptr == NULL:
-        raise MemoryError(f"cannot allocate a table of {nbytes} bytes")
+        check_status(TS_ERR_NOMEM, "pool", detail=f"cannot allocate a table of {nbytes} bytes")
     block = _Block.__new__(_Block)
     (<_Block> block).ptr = ptr
     (<_Block> block).capacity = capacity

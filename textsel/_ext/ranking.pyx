@@ -16,6 +16,10 @@ from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 from libc.stdlib cimport free, malloc, qsort
 
+from .core cimport TS_ERR_ARG, TS_ERR_INTERRUPTED, TS_ERR_NOMEM, TS_OK
+from .interrupts cimport stop_requested
+from .ccore import Interrupt, check_status
+
 cdef struct Entry:
     double score
     int64_t index
@@ -67,7 +71,7 @@ cdef int _rank_head(const double *row, const double *scores, int64_t *head, Py_s
     if keys == NULL or terms == NULL:
         free(keys)
         free(terms)
-        return -1
+        return TS_ERR_NOMEM
     src_k, dst_k, src_t, dst_t = keys, keys + n, head, terms
     for j in range(n):
         src_k[j] = _rank_key(scores[j] if scores != NULL else row[head[j]])
@@ -94,7 +98,7 @@ cdef int _rank_head(const double *row, const double *scores, int64_t *head, Py_s
         memcpy(head, src_t, n * sizeof(int64_t))
     free(keys)
     free(terms)
-    return 0
+    return TS_OK
 
 
 cdef struct Cursor:
@@ -108,26 +112,11 @@ cdef struct Cursor:
     bint rest_built
 
 
-cdef extern from "Python.h":
-    # declared without an exception value: the exception a handler raises stays set, for
-    # _raise_pending to raise once the merge has freed its memory
-    int _check_signals "PyErr_CheckSignals"() noexcept
-
-
-cdef int _signalled() noexcept nogil:
-    # Python's signal handlers, run between the row sorts (each at most a second on the largest
-    # tables), so that Ctrl-C stops a long merge; a handler's exception is left set
-    with gil:
-        return _check_signals()
-
-
-cdef int _raise_pending() except -1:
-    return -1  # the exception _signalled left set
-
-
-cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept nogil:
-    """The class's best term not taken yet; -1 when out of memory, -2 when none is left, -3 when
-    a signal handler raised, -4 when the head is used up and there is no row to go on with."""
+cdef int _next(Cursor *q, Py_ssize_t n, const unsigned char *taken, void *interrupt,
+               int64_t *term) noexcept nogil:
+    """The class's best term not taken yet, in ``term``; -1 there when the head is used up and
+    there is no row to go on with.  Returns TS_OK, TS_ERR_NOMEM, TS_ERR_ARG when the row has no
+    term left (the heads do not match the table), or TS_ERR_INTERRUPTED."""
     cdef int64_t t
     cdef Py_ssize_t j, count
     cdef Entry *entries
@@ -136,7 +125,8 @@ cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept
             t = q.head[q.at_head]
             q.at_head += 1
         elif q.row == NULL:
-            return -4
+            term[0] = -1
+            return TS_OK
         elif q.at_tie < n:
             j = q.at_tie
             while j < n and not (q.row[j] == q.g):
@@ -146,8 +136,9 @@ cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept
                 continue
             t = j
         elif not q.rest_built:
-            if _signalled():
-                return -3
+            # the one long step of a merge (a sort of the row's remainder): Ctrl-C is looked for here
+            if stop_requested(interrupt):
+                return TS_ERR_INTERRUPTED
             count = 0
             for j in range(n):
                 count += not (q.row[j] > q.g or q.row[j] == q.g)
@@ -155,7 +146,7 @@ cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept
             q.rest = <int64_t *>malloc((count if count else 1) * sizeof(int64_t))
             if entries == NULL or q.rest == NULL:
                 free(entries)
-                return -1
+                return TS_ERR_NOMEM
             count = 0
             for j in range(n):
                 if not (q.row[j] > q.g or q.row[j] == q.g):
@@ -173,9 +164,10 @@ cdef int64_t _next(Cursor *q, Py_ssize_t n, const unsigned char *taken) noexcept
             t = q.rest[q.at_rest]
             q.at_rest += 1
         else:
-            return -2
+            return TS_ERR_ARG
         if not taken[t]:
-            return t
+            term[0] = t
+            return TS_OK
 
 
 cdef void _free_cursors(Cursor *cursors, Py_ssize_t n_classes) noexcept nogil:
@@ -210,9 +202,10 @@ def round_robin_heads(heads, head_scores, const double[::1] guesses, Py_ssize_t 
 
 def _round_robin(const double[:, ::1] table, heads, head_scores, const double[::1] guesses,
                  Py_ssize_t n, Py_ssize_t k):
-    cdef Py_ssize_t n_classes = guesses.shape[0], c, j, count = 0
+    cdef Py_ssize_t n_classes = guesses.shape[0], c, count = 0
     cdef int64_t t = 0
     cdef int64_t previous
+    cdef int status = TS_OK
     cdef int64_t[::1] head
     cdef const double[::1] scores
     if k < 0 or k > n or (k and not n_classes):
@@ -226,7 +219,7 @@ def _round_robin(const double[:, ::1] table, heads, head_scores, const double[::
     if cursors == NULL or taken == NULL:
         free(cursors)
         free(taken)
-        raise MemoryError("round_robin: no memory for its cursors")
+        check_status(TS_ERR_NOMEM, "round_robin")
     for c in range(n_classes):
         cursors[c].head = NULL
         cursors[c].rest = NULL
@@ -250,28 +243,31 @@ def _round_robin(const double[:, ::1] table, heads, head_scores, const double[::
         if cursors[c].head == NULL:
             _free_cursors(cursors, n_classes)
             free(taken)
-            raise MemoryError("round_robin: no memory for a class's head")
+            check_status(TS_ERR_NOMEM, "round_robin")
         with nogil:
             if head.shape[0]:
                 memcpy(cursors[c].head, &head[0], head.shape[0] * sizeof(int64_t))
-            j = _rank_head(cursors[c].row, &scores[0] if scores is not None and head.shape[0] else NULL,
-                           cursors[c].head, head.shape[0])
-        if j != 0:
+            status = _rank_head(cursors[c].row,
+                                &scores[0] if scores is not None and head.shape[0] else NULL,
+                                cursors[c].head, head.shape[0])
+        if status != TS_OK:
             _free_cursors(cursors, n_classes)
             free(taken)
-            raise MemoryError("round_robin: no memory to rank a class's head")
+            check_status(status, "round_robin")
         cursors[c].at_head = 0
         cursors[c].at_tie = 0
         cursors[c].n_rest = 0
         cursors[c].at_rest = 0
         cursors[c].rest_built = False
+    interrupt = Interrupt()
+    cdef void *stop = <void *> interrupt
     with nogil:
         for c in range(n):
             taken[c] = 0
-        while count < k and t >= 0:
+        while count < k and t >= 0 and status == TS_OK:
             for c in range(n_classes):
-                t = _next(&cursors[c], n, taken)
-                if t < 0:
+                status = _next(&cursors[c], n, taken, stop, &t)
+                if status != TS_OK or t < 0:
                     break
                 taken[t] = 1
                 chosen[count] = t
@@ -280,12 +276,8 @@ def _round_robin(const double[:, ::1] table, heads, head_scores, const double[::
                     break
         _free_cursors(cursors, n_classes)
         free(taken)
-    if t == -3:
-        _raise_pending()
-    if t == -4:
+    check_status(status, "round_robin", interrupt,
+                 detail="a class ran out of terms (heads do not match the table)" if status == TS_ERR_ARG else None)
+    if t < 0:
         return None
-    if t == -1:
-        raise MemoryError("round_robin: no memory for a class's ranking")
-    if t == -2:
-        raise ValueError("round_robin: a class ran out of terms (heads do not match the table)")
     return chosen_array

@@ -3,6 +3,8 @@
 import numpy as np
 from numpy.typing import NDArray
 
+from .ccore import Interrupt
+
 def score_table(
     metric: int,
     class_df: NDArray[np.int64],
@@ -13,6 +15,7 @@ def score_table(
     pow_k: float,
     pr_floor: float,
     out: NDArray[np.float64],
+    interrupt: Interrupt | None = None,
 ) -> int: ...
 def bns_table(
     class_df: NDArray[np.int64],
@@ -26,5 +29,6 @@ def bns_table(
     z: NDArray[np.float64],
     touched: NDArray[np.int64],
     out: NDArray[np.float64],
+    interrupt: Interrupt | None = None,
 ) -> int: ...
 def bns_scratch(n_docs: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]: ...

@@ -12,6 +12,13 @@ from libc.math cimport NAN, fabs, log2, pow
 from libc.stdint cimport int64_t, uint64_t
 from scipy.special.cython_special cimport ndtri
 
+from .core cimport TS_ERR_ARG, TS_ERR_INTERRUPTED, TS_OK
+from .interrupts cimport stop_requested
+
+cdef enum:
+    # cells scored between two interrupt checks (a few milliseconds)
+    _CHECK_EVERY = 1 << 20
+
 # Metric codes shared with textsel/metrics.py (_CODES).
 cdef enum:
     ACC = 0
@@ -89,33 +96,44 @@ def score_table(int metric,
                 bint invert,
                 double pow_k,
                 double pr_floor,
-                double[:, ::1] out):
+                double[:, ::1] out,
+                object interrupt=None):
     """Fill ``out`` (classes x terms) with one of the non-BNS metrics.
 
     ``invert`` applies Forman's negative-feature inversion (tpr' = 1 - tpr,
     fpr' = 1 - fpr, i.e. tp' = pos - tp, fp' = neg - fp) where tpr < fpr.
-    Returns 0, or -1 if some count is inconsistent (``out`` is then incomplete).
+    With ``interrupt`` (a textsel._ext.ccore.Interrupt) Ctrl-C is looked for between classes.
+    Returns TS_OK, TS_ERR_ARG if some count is inconsistent, or TS_ERR_INTERRUPTED (``out`` is
+    then incomplete).
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
     cdef Py_ssize_t c, t
     cdef double tp, fp, pos, neg
-    cdef int status = 0
+    cdef int status = TS_OK
+    cdef void *stop = NULL if interrupt is None else <void *> interrupt
+    cdef int64_t work = 0
     with nogil:
         for c in range(n_classes):
+            work += n_terms
+            if stop != NULL and work >= _CHECK_EVERY:
+                work = 0
+                if stop_requested(stop):
+                    status = TS_ERR_INTERRUPTED
+                    break
             pos = <double> class_sizes[c]
             neg = <double> (n_docs - class_sizes[c])
             for t in range(n_terms):
                 tp = <double> class_df[c, t]
                 fp = <double> (df[t] - class_df[c, t])
                 if tp < 0 or tp > pos or fp < 0 or fp > neg:
-                    status = -1
+                    status = TS_ERR_ARG
                     break
                 if invert and tp * neg < fp * pos:
                     tp = pos - tp
                     fp = neg - fp
                 out[c, t] = _cell(metric, tp, fp, pos, neg, pow_k, pr_floor)
-            if status != 0:
+            if status != TS_OK:
                 break
     return status
 
@@ -140,7 +158,8 @@ def bns_table(const int64_t[:, ::1] class_df,
               double w_neg,
               double[::1] z,
               int64_t[::1] touched,
-              double[:, ::1] out):
+              double[:, ::1] out,
+              object interrupt=None):
     """Fill ``out`` with Bi-Normal Separation, |F^-1(tpr) - F^-1(fpr)|.
 
     F^-1 is evaluated only at grid points: on the tp side at every k/pos
@@ -160,8 +179,9 @@ def bns_table(const int64_t[:, ::1] class_df,
     Scratch: ``z`` (float64) of 2 (n_docs + 1) entries, whose second half
     must hold NaN on entry and holds NaN again on return (so one scratch
     serves many calls, see :func:`bns_scratch`), and ``touched`` (int64) of
-    n_docs + 1.  Returns 0, or -1 if some count is inconsistent (tp > pos,
-    fp > neg, or negative), in which case ``out`` is incomplete.
+    n_docs + 1.  With ``interrupt`` (a textsel._ext.ccore.Interrupt) Ctrl-C is looked for between
+    classes.  Returns TS_OK, TS_ERR_ARG if some count is inconsistent (tp > pos, fp > neg, or
+    negative), or TS_ERR_INTERRUPTED, in which case ``out`` is incomplete.
     """
     cdef Py_ssize_t n_classes = class_df.shape[0]
     cdef Py_ssize_t n_terms = class_df.shape[1]
@@ -171,7 +191,9 @@ def bns_table(const int64_t[:, ::1] class_df,
     # w_pos where d > 0 and w_neg where d < 0, without a data-dependent branch:
     # |d| (w_pos + w_neg)/2 + d (w_pos - w_neg)/2
     cdef double zf, d, w_avg = 0.5 * (w_pos + w_neg), w_half = 0.5 * (w_pos - w_neg)
-    cdef int status = 0
+    cdef int status = TS_OK
+    cdef void *stop = NULL if interrupt is None else <void *> interrupt
+    cdef int64_t work = 0
     cdef const int64_t *row
     cdef const int64_t *dfp = &df[0]
     cdef double *orow
@@ -185,14 +207,20 @@ def bns_table(const int64_t[:, ::1] class_df,
     ztp, zfp = &z[0], &z[width]
     with nogil:
         for j in range(order.shape[0]):
+            work += n_terms
+            if stop != NULL and work >= _CHECK_EVERY:
+                work = 0
+                if stop_requested(stop):
+                    status = TS_ERR_INTERRUPTED
+                    break
             c = order[j]
             if <uint64_t> c >= <uint64_t> n_classes:
-                status = -1
+                status = TS_ERR_ARG
                 break
             pos = class_sizes[c]
             neg = n_docs - pos
             if pos < 0 or neg < 0:
-                status = -1
+                status = TS_ERR_ARG
                 break
             row = &class_df[c, 0]
             orow = &out[c, 0]
@@ -209,7 +237,7 @@ def bns_table(const int64_t[:, ::1] class_df,
                 fp = dfp[t] - tp
                 # one unsigned compare also catches negative counts
                 if <uint64_t> tp > <uint64_t> pos or <uint64_t> fp > <uint64_t> neg:
-                    status = -1
+                    status = TS_ERR_ARG
                     break
                 zf = zfp[fp]
                 if zf != zf:
@@ -219,7 +247,7 @@ def bns_table(const int64_t[:, ::1] class_df,
                     n_touched += 1
                 d = ztp[tp] - zf
                 orow[t] = fabs(d) * w_avg + d * w_half
-            if status != 0:
+            if status != TS_OK:
                 break
         for k in range(n_touched):
             zfp[used[k]] = NAN  # as the caller gave it
