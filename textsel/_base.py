@@ -1,10 +1,12 @@
 """What textsel's estimators share, and the hooks through which the Dask layer drives them.
 
-The mixins hold the behaviour common to a family (checked ``transform`` for the selectors,
-``decision_function`` for the linear classifiers, fits that leave the estimator as it was when
-they fail, how many terms a selector keeps).  :data:`DISTRIBUTED_HOOKS` names every method of an
-estimator that ``textsel.distributed`` may call: an estimator family that accepts a Dask array
-implements these, and the Dask handlers touch nothing else of it but its public attributes.
+Every public estimator derives from :class:`Estimator`, whose subclasses' ``fit`` and
+``partial_fit`` leave the estimator as it was when they fail, by construction.  The mixins hold
+the behaviour common to a family (checked ``transform`` for the selectors, ``decision_function``
+for the linear classifiers, how many terms a selector keeps).  :data:`DISTRIBUTED_HOOKS` names
+every method of an estimator that ``textsel.distributed`` may call: an estimator family that
+accepts a Dask array implements these, and the Dask handlers touch nothing else of it but its
+public attributes.
 """
 
 from __future__ import annotations
@@ -13,13 +15,21 @@ import functools
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import check_positive_int, check_sparse_structure, plain
 from ._dispatch import distributed_method
 
-__all__ = ["DISTRIBUTED_HOOKS", "CheckedSelectorMixin", "LinearScoresMixin", "atomic_fit", "terms_to_keep"]
+__all__ = [
+    "DISTRIBUTED_HOOKS",
+    "FITTING_METHODS",
+    "CheckedSelectorMixin",
+    "Estimator",
+    "LinearScoresMixin",
+    "terms_to_keep",
+]
 
 #: handler of ``textsel.distributed.handlers`` -> the estimator hooks it calls, each with what it
 #: is given and what it does:
@@ -74,12 +84,32 @@ class LinearScoresMixin:
         return tags
 
 
-def atomic_fit(fit):
-    """Wrap ``fit`` so that when it raises, KeyboardInterrupt included, the estimator's attributes
-    are put back as they were before the call: an unfitted estimator stays unfitted, a fitted
-    one keeps its previous model.  (Fits assign new arrays rather than writing into old ones, so
-    a shallow copy of the attributes is enough.)"""
+#: the methods that change a fitted estimator; :class:`Estimator` makes each all-or-nothing
+FITTING_METHODS = ("fit", "partial_fit")
 
+
+class Estimator(BaseEstimator):
+    """scikit-learn's ``BaseEstimator`` whose subclasses' fits are all-or-nothing.
+
+    Every method of :data:`FITTING_METHODS` a subclass defines is wrapped when the class is
+    created, so that when it raises (KeyboardInterrupt included) the estimator's attributes are
+    put back as they were before the call: an unfitted estimator stays unfitted, a fitted one
+    keeps its previous model and predicts as before, a chunk that ``partial_fit`` refused is not
+    counted.  A new estimator gets this by deriving from the class, not by remembering a decorator.
+    Fits assign new arrays rather than writing into the old ones, so a shallow copy of the
+    attributes is what is restored (``tests/test_atomic_fits.py`` checks every estimator's arrays
+    cell by cell after a failure).
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in FITTING_METHODS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_all_or_nothing", False):
+                setattr(cls, name, _all_or_nothing(method))
+
+
+def _all_or_nothing(fit):
     @functools.wraps(fit)
     def wrapper(self, *args, **kwargs):
         saved = dict(self.__dict__)
@@ -90,6 +120,7 @@ def atomic_fit(fit):
             self.__dict__.update(saved)
             raise
 
+    wrapper._all_or_nothing = True
     return wrapper
 
 

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 from sklearn.preprocessing import LabelBinarizer
@@ -28,7 +28,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
 
-from ._base import LinearScoresMixin, atomic_fit
+from ._base import Estimator, LinearScoresMixin
 from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
 from ._labels import label_repr
@@ -106,7 +106,7 @@ def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) 
     return thresholds
 
 
-class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
+class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
     """Shared fitting and prediction; subclasses say what A, D and damp are."""
 
     _fit_intercept = True
@@ -117,7 +117,6 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         weights (None: all ones) that the estimates count them by."""
         raise NotImplementedError
 
-    @atomic_fit
     @distributed_method("fit_lsqr_classifier")
     def fit(self, X, y, sample_weight=None):
         """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.

@@ -18,11 +18,12 @@ import math
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
+from ._base import Estimator
 from ._checks import as_csr, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext import pool
 from ._names import STRATEGIES
@@ -288,7 +289,7 @@ def hellinger(p, q) -> float:
     return float(np.sqrt(((np.sqrt(p) - np.sqrt(q)) ** 2).sum()))
 
 
-class SRLSClassifier(ClassifierMixin, BaseEstimator):
+class SRLSClassifier(ClassifierMixin, Estimator):
     """Sampled regularized least squares (SRLS, Dasgupta et al. 2007, Fig. 1), one-vs-rest.
 
     Terms are sampled with :func:`feature_probabilities` and :func:`sample_features`; the kept

@@ -6,11 +6,10 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
+from ._base import CheckedSelectorMixin, Estimator, terms_to_keep
 from ._checks import check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
 from .selection import top_k
@@ -65,7 +64,7 @@ def target_avl(avl_all: float, k: int, gamma: float = 0.085) -> float:
         ) from None
 
 
-class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
+class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
     """Li & Sun's (2007) scalable term selection, as a scikit-learn selector.
 
     Each term scores zeta(t; lam), the weighted harmonic mean of its discriminability
@@ -121,7 +120,6 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.pr_smoothing = pr_smoothing
         self.max_bisections = max_bisections
 
-    @atomic_fit
     @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and search lam.

@@ -7,14 +7,15 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import CheckedSelectorMixin, atomic_fit, terms_to_keep
+from ._base import CheckedSelectorMixin, Estimator, terms_to_keep
 from ._checks import check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
 from ._ext import ranking
+from ._labels import label_repr
 from ._names import MULTICLASS
 from ._parallel import effective_n_threads, run_blocks, split_groups
 from .metrics import METRICS, row_scorer, score
@@ -208,7 +209,7 @@ def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_
     return ranking.round_robin_heads([h for _, h, _ in found], [v for _, _, v in found], guesses, n_terms, k)
 
 
-class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
+class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
     """Select the k best terms by one of Forman's filter metrics.
 
     A scikit-learn feature selector: put it in a Pipeline after a vectorizer.
@@ -297,7 +298,6 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         self.n_threads = n_threads
         self.positive_only = positive_only
 
-    @atomic_fit
     @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and scores, then choose the terms.
@@ -331,7 +331,6 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
             self._n_selected(X.shape[1])
         return self._textsel_fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
-    @atomic_fit
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
 
@@ -345,7 +344,8 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         y : array-like of shape (n_docs,) or (n_docs, n_classes)
         classes : array-like, optional
             Every class of the corpus, read on the first call (later chunks' labels must be
-            among them); without it the classes are those the chunks hold.  A class with no
+            among them; given again, they must be the same); without it the classes are those
+            the chunks hold, and a chunk may bring a new one.  A class with no
             document yet takes no part in the selection until one arrives.  Not used with an
             indicator ``y``.
 
@@ -365,15 +365,23 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True, reset=first)  # fmt: skip
         indicator = np.ndim(y) == 2
+        given = None if indicator or classes is None else np.unique(classes)
         if first:
-            partial_classes = None if indicator or classes is None else np.unique(classes)
-        elif indicator != self.stats_.multilabel:
-            raise ValueError("y must be labelled like the earlier chunks (1-D labels or an indicator)")
-        # without classes given, a chunk counts the labels it holds (one class is enough) and the
-        # sum aligns them by label
-        if not first:
+            partial_classes = given
+        else:
+            if indicator != self.stats_.multilabel:
+                raise ValueError("y must be labelled like the earlier chunks (1-D labels or an indicator)")
             partial_classes = self._partial_classes
-        chunk_classes = None if indicator else partial_classes
+            known = self.stats_.classes if partial_classes is None else partial_classes
+            if given is not None and not (given.shape == known.shape and (given == known).all()):
+                shown = ", ".join(map(label_repr, known[:5])) + (", ..." if known.size > 5 else "")
+                raise ValueError(
+                    f"classes ({', '.join(map(label_repr, given[:5]))}) differ from the classes of "
+                    f"the earlier chunks ({shown})"
+                )
+        # labels outside the classes given are refused (term_stats names y); without classes, a
+        # chunk counts the labels it holds (one class is enough) and the sum aligns them by label
+        chunk_classes = None if indicator else (given if given is not None else partial_classes)
         if chunk_classes is None and not indicator:
             chunk_classes = np.unique(y)
         stats = term_stats(X, y, classes=chunk_classes, n_threads=self.n_threads)
@@ -404,7 +412,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         if scoreable_only:
             keep = (stats.class_sizes > 0) & (stats.class_sizes < stats.n_docs)
             if not keep.any():
-                raise ValueError("no class has both documents and non-documents yet; add more chunks")
+                # counted, and nothing to choose from yet (a stream sorted by class starts so):
+                # the terms are chosen once a chunk brings a second class
+                return self
             if not keep.all():
                 stats = TermStats(stats.class_df[keep], stats.df, stats.class_sizes[keep], stats.n_docs,
                                   stats.classes[keep], stats.multilabel)  # fmt: skip
@@ -483,6 +493,13 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, BaseEstimator):
         return terms_to_keep(self.k, n_terms)
 
     def _get_support_mask(self):
+        if "stats_" in self.__dict__ and "ranking_" not in self.__dict__:
+            present = ", ".join(label_repr(c) for c in self.stats_.classes[self.stats_.class_sizes > 0])
+            raise NotFittedError(
+                f"no terms are chosen yet: in the {self.stats_.n_docs} documents partial_fit has counted "
+                f"(classes {present}) no class has both documents and non-documents; the terms are "
+                "chosen once a chunk brings documents of another class"
+            )
         check_is_fitted(self, "ranking_")
         mask = np.zeros(self.n_features_in_, dtype=bool)
         mask[self.ranking_] = True

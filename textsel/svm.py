@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
@@ -15,7 +15,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._base import LinearScoresMixin, atomic_fit
+from ._base import Estimator, LinearScoresMixin
 from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import label_repr
@@ -61,7 +61,7 @@ def fit_binary(X, signs, *, C_pos, C_neg, loss="squared_hinge", tol=1e-4, max_it
     return BinaryFit(w[:n], float(b), alpha, int(n_iter), bool(converged))
 
 
-class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
+class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
     """Linear SVM trained by dual coordinate descent (Hsieh et al., ICML 2008), in C.
 
     The same problem as scikit-learn's ``LinearSVC(dual=True)`` (liblinear):
@@ -144,7 +144,6 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, BaseEstimator):
         self.newton = newton
         self.n_threads = n_threads
 
-    @atomic_fit
     def fit(self, X, y, sample_weight=None):
         """Train one binary SVM, or one per class (one-vs-rest).
 
