@@ -611,3 +611,18 @@ def test_real_corpora(client, real_corpora, name):
     np.testing.assert_array_equal(a.istop, b.istop)
     assert np.abs(a.itn - b.itn).max() <= 1
     assert relative(a.x, b.x) <= max(1e-8, relative(b.x, exact.x))
+
+
+@pytest.mark.parametrize("kind", ["in memory", "strings for integer classes", "a Dask array"])
+def test_labels_outside_the_classes_given_are_refused_naming_y(client, kind):
+    """The Dask handlers check labels by the one label check (``_labels.label_positions``), on the
+    client or in the blocks: a label outside ``classes`` is a ValueError naming y, never a
+    document silently left out."""
+    X, y = corpus()  # classes 0..3
+    classes = [0, 1, 2]
+    if kind == "strings for integer classes":
+        y = np.array(["a", "b", "c", "d"])[y]
+    elif kind == "a Dask array":
+        y = da.from_array(y, chunks=(UNEVEN,))
+    with pytest.raises(ValueError, match=r"y.*holds labels not in classes: \[.*\] \(classes: 0, 1, 2\)"):
+        textsel.term_stats(dask_matrix(X), y, classes=classes)

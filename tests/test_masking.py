@@ -270,3 +270,48 @@ def test_norm_l2_refuses_rows_that_are_not_unit_length():
     )
     unit = textsel.DualLinearSVC(random_state=0).fit(normalize(X_train), y_train)
     evaluate_subsets(unit, normalize(X_train), y_train, normalize(X_test), y_test, [1.0])  # accepted
+
+
+def test_labels_the_model_was_not_fitted_on_are_refused_naming_the_argument(task):
+    """0/1 labels for a model fitted on "neg"/"pos" used to make every training sign -1, and the
+    SV-set and exact curves came out silently wrong; every label goes through the one check."""
+    model, X_train, y_train, X_test, y_test = task
+    names = np.array(["neg", "pos"])
+    named = textsel.DualLinearSVC(loss="hinge", random_state=0, tol=1e-6).fit(X_train, names[y_train])
+    for args, argument in (
+        ((X_train, y_train, X_test, names[y_test]), "y_train"),
+        ((X_train, names[y_train], X_test, y_test), "y_test"),
+        ((X_train, np.where(y_train, "pos", "Neg"), X_test, names[y_test]), "y_train"),
+    ):
+        with pytest.raises(ValueError, match=rf"{argument} holds labels not in the model's classes_: "
+                                             rf".* \(the model's classes_: 'neg', 'pos'\)"):  # fmt: skip
+            evaluate_subsets(named, *args, [5])
+    with pytest.raises(ValueError, match="y_train holds labels not in the model's classes_"):
+        svset_scores(named, X_train, y_train, X_test, [5])
+    # the same labels as names give the curves of the integer-labelled model
+    by_name = evaluate_subsets(named, X_train, names[y_train], X_test, names[y_test], [5, 50])
+    by_index = evaluate_subsets(model, X_train, y_train, X_test, y_test, [5, 50])
+    for a, b in zip(by_name, by_index, strict=True):
+        assert a["method"] == b["method"] and a["auc"] == pytest.approx(b["auc"], abs=1e-9)
+
+
+def test_the_study_counts_refuse_labels_outside_the_classes():
+    from textsel.study.experiments import document_counts
+
+    counts = document_counts(np.array(["b", "a"]), np.array(["a", "a"]), ["b", "a"])
+    np.testing.assert_array_equal(counts.toarray(), [[0, 0, 0, 1, 1, 0], [0, 1, 0, 0, 0, 0]])
+    with pytest.raises(ValueError, match=r"y_pred holds labels not in classes: \['c'\]"):
+        document_counts(np.array(["b", "a"]), np.array(["a", "c"]), ["b", "a"])
+    with pytest.raises(ValueError, match=r"y_true holds labels not in classes: \[0, 1\]"):
+        document_counts(np.array([0, 1]), np.array(["a", "b"]), ["a", "b"])
+
+
+def test_scut_refuses_labels_that_are_not_an_indicator_of_the_scores():
+    from textsel.linear_model import scut_thresholds
+
+    scores = np.array([[0.9], [0.1], [0.5]])
+    assert scut_thresholds(scores, np.array([[1], [0], [1]])) == pytest.approx([0.3])
+    with pytest.raises(ValueError, match=r"positive must say.* got other values"):
+        scut_thresholds(scores, np.array([["pos"], ["neg"], ["pos"]]))
+    with pytest.raises(ValueError, match=r"positive must say.* got shape \(3,\)"):
+        scut_thresholds(scores, np.array([1, 0, 1]))

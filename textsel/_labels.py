@@ -113,12 +113,17 @@ def unique_labels(y: np.ndarray) -> np.ndarray:
     return np.unique(y)
 
 
-def label_positions(y: np.ndarray, classes: np.ndarray, name: str = "y") -> np.ndarray:
+def label_positions(y: np.ndarray, classes: np.ndarray, name: str = "y", of: str = "classes") -> np.ndarray:
     """The position of each label of ``y`` in ``classes`` (sorted and unique, as
-    :func:`check_classes` leaves them); a label not in ``classes`` raises ``ValueError``.
+    :func:`check_classes` leaves them); a label not in ``classes`` raises ``ValueError`` naming
+    ``name`` and what the classes are ``of`` ("classes", or a fitted model's "classes_").
 
-    Small non-negative integer labels (the usual class indices) are looked up in one table, a
-    tenth of a binary search's time on 20 Newsgroups x 16; any others are searched.
+    The one check of labels against known classes: the counts (:func:`as_labels`), a chunk of
+    ``partial_fit``, the Dask workers' blocks, and every entry point that takes labels next to a
+    fitted model (model masking, the study's per-document counts) read labels through it.
+    Labels of another kind than the classes (0/1 for a model fitted on "neg"/"pos") are labels
+    not in them.  Small non-negative integer labels (the usual class indices) are looked up in one
+    table, a tenth of a binary search's time on 20 Newsgroups x 16; any others are searched.
     """
     y_num, classes_num = y, classes
     if y.dtype.kind == "b":  # as numbers: Boolean arrays would index as masks
@@ -133,10 +138,19 @@ def label_positions(y: np.ndarray, classes: np.ndarray, name: str = "y") -> np.n
         positions = table[y_num]
         unknown = positions < 0
     else:
-        positions = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
-        unknown = classes[positions] != y
+        try:
+            positions = np.clip(np.searchsorted(classes, y), 0, classes.size - 1)
+            unknown = classes[positions] != y
+        except TypeError:  # labels numpy cannot order (None among strings): looked up one by one
+            index = {label: i for i, label in enumerate(classes.tolist())}
+            found = [index.get(label, -1) for label in y.tolist()]
+            positions = np.maximum(np.array(found, dtype=np.intp), 0)
+            unknown = np.array(found, dtype=np.intp) < 0
     if unknown.any():
-        raise ValueError(f"{name} holds labels not in classes: {np.unique(y[unknown])[:5]}")
+        strays = list(dict.fromkeys(y[unknown].tolist()))
+        raise ValueError(
+            f"{name} holds labels not in {of}: [{label_list(strays)}] ({of}: {label_list(classes)})"
+        )
     return positions
 
 
@@ -212,3 +226,9 @@ def _indicator_labels(docs, cols, n_docs, n_cols, classes, name) -> Labels:
 def label_repr(label) -> str:
     """A class label as a user wrote it (``3``, ``'earn'``), not as numpy prints it."""
     return repr(np.asarray(label).tolist())
+
+
+def label_list(labels, limit: int = 5) -> str:
+    """The first ``limit`` labels, as a user reads them, then "..." if there are more."""
+    labels = list(labels)
+    return ", ".join(label_repr(label) for label in labels[:limit]) + (", ..." if len(labels) > limit else "")

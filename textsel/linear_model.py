@@ -85,6 +85,18 @@ def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) 
     ndarray of shape (n_classes,)
         A document is assigned a class where its score is greater than the threshold.
     """
+    scores = np.asarray(scores, dtype=np.float64)
+    positive = np.asarray(positive)
+    if scores.ndim != 2 or not np.isfinite(scores).all():
+        raise ValueError(f"scores must be a finite (documents x classes) array, got shape {scores.shape}")
+    if positive.shape != scores.shape or not np.isin(positive, (0, 1)).all():
+        got = f"shape {positive.shape}" if positive.shape != scores.shape else "other values"
+        raise ValueError(
+            f"positive must say, as True/False or 1/0, which documents belong to each class (the "
+            f"shape of scores, {scores.shape}), got {got}"
+        )
+    fbr = check_real(fbr, "fbr", 0.0, 1.0)
+    positive = positive.astype(bool)
     n_docs, n_classes = scores.shape
     thresholds = np.empty(n_classes)
     for k in range(n_classes):

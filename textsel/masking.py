@@ -27,6 +27,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from ._checks import as_csr, plain
 from ._ext import curves as _curves
 from ._ext.curves import ranked_auc_f1
+from ._labels import label_positions
 from ._names import MASKING_METHODS
 from ._products import row_norms
 from ._ranked import rank_columns, top_columns
@@ -123,23 +124,19 @@ def evaluate_subsets(model, X_train, y_train, X_test, y_test, sizes, methods=MET
     for name, M in (("X_train", X_train), ("X_test", X_test)):
         if M.shape[1] != n_features:
             raise ValueError(f"{name} has {M.shape[1]} features but the model was fitted on {n_features}")
-    y_train = np.asarray(y_train)
+    signs = _training_signs(model, X_train, y_train)
     y_test = np.asarray(y_test)
-    if y_train.shape != (X_train.shape[0],) or len(model.alpha_[0]) != X_train.shape[0]:
-        raise ValueError("X_train and y_train must be the data the model was fitted on")
     if y_test.shape != (X_test.shape[0],):
         raise ValueError(f"y_test has shape {y_test.shape} but X_test has {X_test.shape[0]} documents")
     if norm == "l2":
         for name, M in (("X_train", X_train), ("X_test", X_test)):
             _check_unit_rows(M, name)
-    positive = model.classes_[1]
-    truth = y_test == positive
+    truth = _signs(model, y_test, "y_test") > 0
     if truth.min() == truth.max():
         raise ValueError("y_test must hold both classes (AUC and F1 are undefined otherwise)")
 
     rank = ranked_features(model)
     counts = subset_sizes(sizes, rank.size)
-    signs = np.where(y_train == model.classes_[1], 1.0, -1.0)
     support = np.flatnonzero(model.alpha_[0] > 0)
     w = model.coef_[0]
 
@@ -237,7 +234,7 @@ def svset_scores(model, X_train, y_train, X_test, sizes, norm="l2"):
     X_train = as_csr(X_train, "X_train")
     X_test = as_csr(X_test, "X_test")
     rank = ranked_features(model)
-    signs = np.where(np.asarray(y_train) == model.classes_[1], 1.0, -1.0)
+    signs = _training_signs(model, X_train, y_train)
     bounds = subset_sizes(sizes, rank.size)
     return _svset_curve(model, X_train, signs, _by_size(X_test, rank, bounds), rank, bounds, norm)
 
@@ -292,6 +289,21 @@ def _check_binary_model(model):
         raise TypeError("model must be a fitted textsel.DualLinearSVC")
     if model.coef_.shape[0] != 1:
         raise ValueError("model must be a binary classifier (two classes)")
+
+
+def _training_signs(model, X_train, y_train):
+    """The training documents' signs, once ``X_train`` and ``y_train`` are checked to be what the
+    model was fitted on (as many documents as it has multipliers, labels among its classes_)."""
+    y_train = np.asarray(y_train)
+    if y_train.shape != (X_train.shape[0],) or len(model.alpha_[0]) != X_train.shape[0]:
+        raise ValueError("X_train and y_train must be the data the model was fitted on")
+    return _signs(model, y_train, "y_train")
+
+
+def _signs(model, y, name):
+    """+1 for the model's positive class (``classes_[1]``), -1 for the other; labels the model
+    was not fitted on (0/1 for "neg"/"pos") are a ValueError naming ``name``."""
+    return np.where(label_positions(y, model.classes_, name, "the model's classes_") == 1, 1.0, -1.0)
 
 
 def _exact(model, X_train, signs, X_test, rank, counts, norm):

@@ -15,7 +15,7 @@ from ._base import CheckedSelectorMixin, Estimator, terms_to_keep
 from ._checks import check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
 from ._ext import ranking
-from ._labels import label_repr
+from ._labels import label_list
 from ._names import MULTICLASS
 from ._parallel import effective_n_threads, run_blocks, split_groups
 from .metrics import METRICS, row_scorer, score
@@ -374,10 +374,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
             partial_classes = self._partial_classes
             known = self.stats_.classes if partial_classes is None else partial_classes
             if given is not None and not (given.shape == known.shape and (given == known).all()):
-                shown = ", ".join(map(label_repr, known[:5])) + (", ..." if known.size > 5 else "")
                 raise ValueError(
-                    f"classes ({', '.join(map(label_repr, given[:5]))}) differ from the classes of "
-                    f"the earlier chunks ({shown})"
+                    f"classes ({label_list(given)}) differ from the classes of the earlier chunks "
+                    f"({label_list(known)})"
                 )
         # labels outside the classes given are refused (term_stats names y); without classes, a
         # chunk counts the labels it holds (one class is enough) and the sum aligns them by label
@@ -494,7 +493,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
 
     def _get_support_mask(self):
         if "stats_" in self.__dict__ and "ranking_" not in self.__dict__:
-            present = ", ".join(label_repr(c) for c in self.stats_.classes[self.stats_.class_sizes > 0])
+            present = label_list(self.stats_.classes[self.stats_.class_sizes > 0])
             raise NotFittedError(
                 f"no terms are chosen yet: in the {self.stats_.n_docs} documents partial_fit has counted "
                 f"(classes {present}) no class has both documents and non-documents; the terms are "

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
+from .._labels import label_positions
 from ..metrics import score
 from ..termstats import term_stats
 
@@ -39,7 +40,6 @@ def document_counts(y_true, y_pred, classes):
 
     Labels are class labels (one per document, ``classes`` their order) or 0/1 indicator matrices.
     """
-    from sklearn.preprocessing import label_binarize
 
     def indicator(y, name):
         if sp.issparse(y) or np.ndim(y) == 2:
@@ -53,9 +53,14 @@ def document_counts(y_true, y_pred, classes):
             )
         if classes is None:
             raise TypeError(f"classes must list the classes' order when {name} holds class labels")
-        if len(classes) == 2:  # label_binarize gives binary labels one column: keep one per class
-            return sp.csr_matrix(np.column_stack([np.asarray(y) == c for c in classes]), dtype=np.float64)
-        return sp.csr_matrix(label_binarize(y, classes=classes), dtype=np.float64)
+        # a label outside the classes (a model's classes_) is refused, naming the argument: it
+        # would count as a document of no class, its errors silently lost
+        order = np.argsort(np.asarray(classes), kind="stable")
+        if np.unique(np.asarray(classes)).size != order.size:
+            raise ValueError("classes must not repeat a class")
+        columns = order[label_positions(np.asarray(y), np.asarray(classes)[order], name)]
+        ones = np.ones(columns.size)
+        return sp.csr_matrix((ones, (np.arange(columns.size), columns)), shape=(columns.size, order.size))
 
     truth, guess = indicator(y_true, "y_true"), indicator(y_pred, "y_pred")
     if truth.shape != guess.shape:
