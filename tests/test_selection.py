@@ -455,7 +455,8 @@ def test_round_robin_scored_row_by_row_equals_ranking_the_whole_table(seed):
     k from one term to all of them (small k: heads suffice; large k: the fallback), the selection
     must be rank_terms over score()'s table, and score_table_ / scores_ (computed when asked for)
     must be score()'s table and its maximum."""
-    from textsel.selection import _SAMPLE, present_in_class
+    from textsel._ranking import _SAMPLE
+    from textsel.selection import present_in_class
 
     rng = np.random.default_rng(seed)
     n_classes = int(rng.integers(3, 9))
