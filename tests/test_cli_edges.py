@@ -221,7 +221,7 @@ def test_an_undecodable_file_names_both_ways_to_set_the_encoding(tmp_path):
 def test_an_output_that_cannot_be_written_names_the_option(tmp_path, capsys):
     path = write_csv(tmp_path / "docs.csv", rows())
     assert main(["select", str(path), "--k", "3", "--output", str(tmp_path)]) == 1
-    assert f"--output {tmp_path}: Is a directory" in one_line_error(capsys)
+    assert f"--output {tmp_path}: is a folder; give a file name" in one_line_error(capsys)
 
 
 def test_parsing_the_command_line_imports_no_numerical_library():

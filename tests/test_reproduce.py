@@ -271,22 +271,28 @@ def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro
 
 
 def test_a_failed_run_leaves_the_previous_page_and_figures(forman_report, monkeypatch):
-    """Figures are drawn into a staging folder and moved into place with the page only when the
-    run finishes: a run that fails half-way (here in its last experiment) changes nothing."""
-    from textsel.reproduce import forman
+    """``reproduce`` draws the figures and writes the page into a staging folder private to the
+    run (textsel._output) and moves them into place only when the run finishes: a run on other
+    data that fails half-way (in its last experiment, its figures already drawn) changes nothing
+    and leaves no staging folder or lock behind."""
+    from textsel.reproduce import forman, reproduce
 
     _, out = forman_report
     page = (out / "forman.md").read_text()
     figures = {p.name: p.read_bytes() for p in (out / "forman").iterdir()}
+    before = sorted(p.name for p in out.iterdir())
 
     def fail(*args, **kwargs):
         raise RuntimeError("stopped half-way")
 
+    run = forman.run
+    monkeypatch.setattr(forman, "run", lambda **kwargs: run(**kwargs, datasets={"one": _corpus(2)}))
     monkeypatch.setattr(forman, "_negative_shares", fail)
     with pytest.raises(RuntimeError, match="stopped half-way"):
-        forman.run(out=out, quick=True, n_jobs=1, datasets={"one": _corpus(2)})
+        reproduce("forman", out=out, quick=True, n_jobs=1)
     assert (out / "forman.md").read_text() == page
     assert {p.name: p.read_bytes() for p in (out / "forman").iterdir()} == figures
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 # -- Forman: each row's criterion can fail

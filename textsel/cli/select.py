@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from .._names import METRICS, MULTICLASS, OUTPUT_FORMATS
+from .._output import OutputFolder, check_folder
 from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP
 from .text import add_vectorizer_options
 
@@ -102,14 +103,28 @@ def run(args, out=None):
         raise ValueError(f"percentile must be in (0, 100], got {args.percentile}")
     if args.input != "-" and not Path(args.input).exists():
         raise FileNotFoundError(f"{args.input}: no such file or folder")
+    out = out or sys.stdout
+    if out is None and not args.output:  # started with standard output closed (``>&-``)
+        raise ValueError("standard output is closed: give --output FILE for the selection")
+    if not args.output:
+        out.write(_selection(args, k))
+        return
+    target = Path(args.output)
+    if target.is_dir():
+        raise ValueError(f"--output {target}: is a folder; give a file name")
+    check_folder(target.parent, "--output")
+    # written aside and renamed into place: a failed or interrupted run leaves an earlier file whole
+    with OutputFolder(target.parent, (target.name,), "--output") as staging:
+        text = _selection(args, k)
+        (staging / target.name).write_text(text, encoding="utf-8")  # as the input is read by default
 
+
+def _selection(args, k) -> str:
+    """The selection of ``args.input``, formatted."""
     from ..selection import TermSelector
     from .inputs import read_dataset
     from .text import column_names
 
-    out = out or sys.stdout
-    if out is None and not args.output:  # started with standard output closed (``>&-``)
-        raise ValueError("standard output is closed: give --output FILE for the selection")
     data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
     selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass,
                             positive_only=args.positive_only)  # fmt: skip
@@ -118,14 +133,7 @@ def run(args, out=None):
         terms = column_names(data.names, data.vectorizer, data.texts, selector.ranking_)
     else:
         terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
-    text = format_selection(selection_records(selector, terms, data.class_names), args.format)
-    if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")  # as the input is read by default
-        except OSError as exc:
-            raise OSError(f"--output {args.output}: {exc.strerror or exc}") from None
-    else:
-        out.write(text)
+    return format_selection(selection_records(selector, terms, data.class_names), args.format)
 
 
 def _int_option(text, name):

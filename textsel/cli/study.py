@@ -10,10 +10,15 @@ from pathlib import Path
 
 from .._names import FORMAN_KS as KS
 from .._names import METRICS
+from .._output import OutputFolder, check_folder
 from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, positive_int
 from .text import add_vectorizer_options
 
 FORMAN_KS = ",".join(map(str, KS))
+
+#: what a study writes into --out (the entries of the folder it owns and replaces)
+OUTPUTS = ("records.csv", "records.json", "summary.csv", "tolerance.csv", "best_pairs.csv", "skew.csv",
+           "f1_vs_k.png", "tolerance.png", "precision_recall_k*.png", "decision_boundaries.png")  # fmt: skip
 
 
 def add_parser(subparsers) -> None:
@@ -91,14 +96,22 @@ def _study_ks(ks, datasets):
 
 def run(args, out=None):
     """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
-    import numpy as np
+    if args.out:
+        check_folder(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
+    out = out or sys.stdout
+    if not args.out:
+        _run(args, out, None)
+        return
+    with OutputFolder(args.out, OUTPUTS, "--out", what="study") as staging:
+        written = _run(args, out, staging)
+    out.write(f"wrote {', '.join(written)} to {args.out}\n")
 
-    from .. import study
+
+def _run(args, out, folder) -> list[str]:
+    """Read the datasets and run the study (into ``folder``, the run's staging folder, if given)."""
     from ..datasets.arff import forman_set_paths
-    from ..termstats import term_stats
     from .inputs import read_dataset
 
-    out = out or sys.stdout
     paths = list(args.inputs)
     if args.forman_sets:
         try:
@@ -117,6 +130,17 @@ def run(args, out=None):
         data = read_dataset(args, path, labels=args.labels)
         datasets[name] = (data.X, data.y)
     metrics, ks = args.metrics, _study_ks(args.ks, datasets)
+    return _study(args, out, datasets, metrics, ks, plots, folder)
+
+
+def _study(args, out, datasets, metrics, ks, plots, folder) -> list[str]:
+    """Run the study, print its table and, with ``folder``, write the tables and figures there;
+    returns the names written."""
+    import numpy as np
+
+    from .. import study
+    from ..termstats import term_stats
+
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     trials = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
                           n_jobs=args.n_jobs, random_state=args.seed, progress=progress,
@@ -130,49 +154,48 @@ def run(args, out=None):
     for metric in metrics:
         values = {r["k"]: r["f1"] for r in summary if r["metric"] == metric}
         out.write(f"{metric:<8}" + "".join(f"{values.get(k, float('nan')):>8.3f}" for k in table_ks) + "\n")
-    if args.out:
-        folder = Path(args.out)
-        folder.mkdir(parents=True, exist_ok=True)
-        study.write_csv(records, folder / "records.csv")
-        study.write_json(records, folder / "records.json")
-        study.write_csv(summary, folder / "summary.csv")
-        study.write_csv(tolerance, folder / "tolerance.csv")
-        pairs = [{"measure": measure, "pair": "+".join(row["pair"]), "share": row["share"]}
-                 for measure in ("accuracy", "precision", "recall", "f1")
-                 for row in study.best_pairs(trials, measure)]  # fmt: skip
-        written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
-        if pairs:  # one metric makes no pair
-            study.write_csv(pairs, folder / "best_pairs.csv")
-            written.append("best_pairs.csv")
-        skew = study.skew_split(records)
-        if skew:
-            study.write_csv(skew, folder / "skew.csv")
-            written.append("skew.csv")
-        if plots:
-            from ..study.plots import (
-                plot_decision_boundaries,
-                plot_measure_vs_k,
-                plot_precision_recall,
-                plot_tolerance,
-            )
+    if folder is None:
+        return []
+    study.write_csv(records, folder / "records.csv")
+    study.write_json(records, folder / "records.json")
+    study.write_csv(summary, folder / "summary.csv")
+    study.write_csv(tolerance, folder / "tolerance.csv")
+    pairs = [{"measure": measure, "pair": "+".join(row["pair"]), "share": row["share"]}
+             for measure in ("accuracy", "precision", "recall", "f1")
+             for row in study.best_pairs(trials, measure)]  # fmt: skip
+    written = ["records.csv", "records.json", "summary.csv", "tolerance.csv"]
+    if pairs:  # one metric makes no pair
+        study.write_csv(pairs, folder / "best_pairs.csv")
+        written.append("best_pairs.csv")
+    skew = study.skew_split(records)
+    if skew:
+        study.write_csv(skew, folder / "skew.csv")
+        written.append("skew.csv")
+    if plots:
+        from ..study.plots import (
+            plot_decision_boundaries,
+            plot_measure_vs_k,
+            plot_precision_recall,
+            plot_tolerance,
+        )
 
-            plot_measure_vs_k(summary, folder / "f1_vs_k.png")
-            plot_tolerance(tolerance, folder / "tolerance.png")
-            pr_k = min(table_ks, key=lambda k: abs(k - 1000))  # Forman's Fig. 5 is at 1000 features
-            plot_precision_recall(summary, folder / f"precision_recall_k{pr_k}.png", pr_k)
-            # Forman's Fig. 2 over the words of the first dataset studied, for its largest task
-            # (a task of the records: both sides are non-empty)
-            name = records[0]["dataset"]
-            largest = max((r for r in records if r["dataset"] == name), key=lambda r: r["positives"])["class"]
-            X, y = datasets[name]
-            stats = term_stats(X, (np.asarray(y) == largest).astype(int), classes=[0, 1])
-            top = min(pr_k, X.shape[1])
-            title = f"{name}, class {largest}: boundaries of the top {top} words"
-            plot_decision_boundaries(stats, folder / "decision_boundaries.png", label=1, k=top, title=title)
-            written += [
-                "f1_vs_k.png",
-                "tolerance.png",
-                f"precision_recall_k{pr_k}.png",
-                "decision_boundaries.png",
-            ]
-        out.write(f"wrote {', '.join(written)} to {folder}\n")
+        plot_measure_vs_k(summary, folder / "f1_vs_k.png")
+        plot_tolerance(tolerance, folder / "tolerance.png")
+        pr_k = min(table_ks, key=lambda k: abs(k - 1000))  # Forman's Fig. 5 is at 1000 features
+        plot_precision_recall(summary, folder / f"precision_recall_k{pr_k}.png", pr_k)
+        # Forman's Fig. 2 over the words of the first dataset studied, for its largest task
+        # (a task of the records: both sides are non-empty)
+        name = records[0]["dataset"]
+        largest = max((r for r in records if r["dataset"] == name), key=lambda r: r["positives"])["class"]
+        X, y = datasets[name]
+        stats = term_stats(X, (np.asarray(y) == largest).astype(int), classes=[0, 1])
+        top = min(pr_k, X.shape[1])
+        title = f"{name}, class {largest}: boundaries of the top {top} words"
+        plot_decision_boundaries(stats, folder / "decision_boundaries.png", label=1, k=top, title=title)
+        written += [
+            "f1_vs_k.png",
+            "tolerance.png",
+            f"precision_recall_k{pr_k}.png",
+            "decision_boundaries.png",
+        ]
+    return written

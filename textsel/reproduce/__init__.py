@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 
 from .._names import REPRODUCTIONS
+from .._output import OutputFolder
 from .report import Report, Row, verdict
 
 __all__ = ["PAPERS", "Report", "Row", "reproduce", "verdict"]
@@ -20,7 +21,7 @@ PAPERS = {name: name.replace("-", "_") for name in REPRODUCTIONS}
 
 
 def reproduce(
-    paper, data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True
+    paper, data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True, *, _option="out"
 ) -> Report:
     """Run one paper's reproduction.
 
@@ -31,7 +32,11 @@ def reproduce(
     data_home : path, optional
         Where the corpora are (default: ``$TEXTSEL_DATA``, see :func:`textsel.datasets.get_data_home`).
     out : path, optional
-        Write ``<out>/<paper>.md`` and its figures (in ``<out>/<paper>/``, needs matplotlib).
+        Write ``<out>/<paper>.md`` and its figures (in ``<out>/<paper>/``, needs matplotlib).  The
+        folder is checked before any work; the page and figures are written aside and put in place
+        whole when the run succeeds (replacing an earlier run's, figures it drew that this run
+        does not included), and not at all when it fails; a second run writing the same paper
+        into the same folder meanwhile stops at once (``OutputBusyError``).
     quick : bool, default False
         One trial and fewer settings: a check that everything runs, not the page's numbers.
     n_jobs : int, optional
@@ -48,6 +53,8 @@ def reproduce(
     if not isinstance(paper, str) or paper not in PAPERS:
         raise ValueError(f"paper must be one of {tuple(PAPERS)}, got {paper!r}")
     module = importlib.import_module(f".{PAPERS[paper]}", __name__)
-    return module.run(
-        data_home=data_home, out=out, quick=quick, n_jobs=n_jobs, progress=progress, figures=figures
-    )
+    settings = dict(data_home=data_home, quick=quick, n_jobs=n_jobs, progress=progress, figures=figures)
+    if out is None:
+        return module.run(out=None, **settings)
+    with OutputFolder(out, (f"{paper}.md", paper), _option) as staging:
+        return module.run(out=staging, **settings)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import platform
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,25 +78,18 @@ class Report:
         self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text))
 
     def figure_folder(self, out, figures=True) -> Path | None:
-        """Where to draw the figures: a fresh staging folder beside ``<out>/<key>/``, which
-        :meth:`finish` moves into place with the page, so that a run that fails or is interrupted
-        leaves the previous page and figures as they were.  None without ``out`` or ``figures``."""
+        """Where to draw the figures: ``<out>/<key>/`` (``out`` is the run's private staging
+        folder, see :func:`textsel.reproduce.reproduce`); None without ``out`` or ``figures``."""
         if out is None or not figures:
             return None
-        staging = Path(out) / f".{self.key}.partial"
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        return staging
+        folder = Path(out) / self.key
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
     def finish(self, start, out=None) -> Report:
-        """Record the seconds since ``start`` (``time.perf_counter``); with ``out``, put the staged
-        figures in place and write the page."""
+        """Record the seconds since ``start`` (``time.perf_counter``); with ``out``, write the page."""
         self.seconds = time.perf_counter() - start
         if out is not None:
-            staging, final = Path(out) / f".{self.key}.partial", Path(out) / self.key
-            if staging.is_dir():
-                shutil.rmtree(final, ignore_errors=True)
-                staging.rename(final)
             self.write(out)
         return self
 
@@ -163,13 +155,11 @@ class Report:
         return "\n".join(lines) + "\n"
 
     def write(self, folder) -> Path:
-        """Write ``<folder>/<key>.md`` (the figures go to ``<folder>/<key>/``, see :meth:`finish`)."""
+        """Write ``<folder>/<key>.md`` (the figures go to ``<folder>/<key>/``)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{self.key}.md"
-        partial = folder / f".{self.key}.md.partial"
-        partial.write_text(self.markdown(), encoding="utf-8")
-        os.replace(partial, path)  # the page is replaced whole or not at all
+        path.write_text(self.markdown(), encoding="utf-8")
         return path
 
 
