@@ -35,6 +35,7 @@ typedef struct {
     double xnorm, xxnorm, z, cs2, sn2, damp, rnorm, r1norm, r2norm, arnorm;
     double t1, t2; /* this step's update x += t1 w, w = v + t2 w */
     double vscale; /* v is stored unnormalised: the LSQR vector v is vscale times what is stored */
+    double uscale; /* a ts_rowop keeps u unnormalised: the LSQR vector u is uscale times its u */
     int bexp;      /* b was scaled by 2^-bexp to keep its norm in range; x and the norms scale back */
     int64_t col; /* which right-hand side occupies this position */
     int64_t itn;
@@ -68,8 +69,11 @@ static void sym_ortho(double a, double b, double *c, double *s, double *r)
 
 typedef struct {
     const ts_csr *X;         /* the CSR operator (fused kernels below), or NULL ... */
-    const ts_linop *op;      /* ... and this one instead, through its callbacks */
-    double *in, *out;        /* the callbacks' row-major vectors: max(m, n) x K each */
+    const ts_linop *op;      /* ... and this one instead, through its callbacks, ... */
+    const ts_rowop *rop;     /* ... or this one, which keeps u (and b and the weights) itself */
+    double *in, *out;        /* the callbacks' row-major vectors: max(m, n) x K each (n x K for rop) */
+    int64_t *ids;            /* rop: the column of each running position */
+    int *exps;               /* rop: each position's bexp, as the operator is told it */
     int fit_intercept;
     int64_t m, n, active; /* n counts the intercept unknown */
     int64_t n_rhs;        /* the caller's right-hand sides: b, weights and x have n_rhs columns */
@@ -335,7 +339,7 @@ static void swap_positions(solver *S, int64_t p, int64_t q)
     if (p == q)
         return;
     for (a = 0; a < 4; a++)
-        for (i = 0; i < rows[a]; i++) {
+        for (i = 0; arrays[a] != NULL && i < rows[a]; i++) {
             double t = AT(arrays[a], rows[a], i, p);
             AT(arrays[a], rows[a], i, p) = AT(arrays[a], rows[a], i, q);
             AT(arrays[a], rows[a], i, q) = t;
@@ -445,18 +449,114 @@ static void step(solver *S, int64_t p, double ctol, double atol, double btol, in
         c->istop = 1;
 }
 
-/* Checks what both entry points share (the matrix itself is checked by each). */
-static int check_inputs(int64_t n_rows, int64_t n_rhs, const double *b, const double *weights,
-                        const double *damp, const ts_lsqr_options *o)
+/*
+ * The row operator's two calls.  It keeps u unnormalised (the LSQR vector is uscale times its
+ * u), so that one call per iteration does what the fused kernels do in two passes:
+ * u <- vscale D A v - alfa uscale u, then ||u|| and A'D u, whose normalisation follows here
+ * (A'(u / beta) = (A'u) / beta).
+ */
+static int rop_status(int status)
+{
+    return status > 0 ? TS_ERR_CALLBACK : status;
+}
+
+/* Whether the operator's norms (first P) and n x P row-major product are all finite. */
+static int rop_finite(const solver *S, int64_t P, const double *norms)
 {
     int64_t i;
-    if (n_rhs < 1 || b == NULL || damp == NULL || o == NULL)
+    for (i = 0; i < P; i++)
+        if (!isfinite(norms[i]))
+            return 0;
+    for (i = 0; i < S->n * P; i++)
+        if (!isfinite(S->out[i]))
+            return 0;
+    return 1;
+}
+
+/* beta u = D b (scaled by 2^-bexp where D b is far from 1, as the fused path does), and
+ * v = A'D u / beta into the zeroed v.  The norms of u (beta) go to norms. */
+static int rop_start(solver *S, double *norms)
+{
+    const int64_t K = S->n_rhs, n = S->n;
+    int64_t i, p;
+    int status;
+    for (p = 0; p < K; p++)
+        S->ids[p] = S->cols[p].col;
+    /* first the largest |D b| of each column, to choose its scale */
+    status = rop_status(S->rop->start(S->rop->ctx, K, S->ids, NULL, norms, NULL, NULL));
+    if (status != TS_OK)
+        return status;
+    for (p = 0; p < K; p++) {
+        if (!isfinite(norms[p])) /* D b itself overflowed */
+            return TS_ERR_NONFINITE;
+        if (norms[p] > 0x1p500 || (norms[p] > 0 && norms[p] < 0x1p-500))
+            frexp(norms[p], &S->cols[p].bexp);
+        S->exps[p] = S->cols[p].bexp;
+    }
+    status = rop_status(S->rop->start(S->rop->ctx, K, S->ids, S->exps, NULL, norms, S->out));
+    if (status != TS_OK)
+        return status;
+    if (!rop_finite(S, K, norms))
+        return TS_ERR_NONFINITE;
+    for (p = 0; p < K; p++) {
+        column *c = &S->cols[p];
+        c->beta = c->bnorm = norms[p];
+        c->uscale = c->beta > 0 ? 1 / c->beta : 1.0;
+        for (i = 0; i < n; i++)
+            AT(S->v, n, i, p) = S->out[i * K + p] * c->uscale;
+    }
+    return TS_OK;
+}
+
+/* One iteration's products: u <- vscale D A v - alfa uscale u, beta = ||u||, and
+ * v <- A'D u / beta - beta vscale v (v as it was where beta = 0).  The norms go to norms;
+ * factor and coef are scratch (K entries each). */
+static int rop_step(solver *S, double *norms, double *factor, double *coef)
+{
+    const int64_t P = S->active, n = S->n;
+    int64_t i, p;
+    int status;
+    for (p = 0; p < P; p++) {
+        const column *c = &S->cols[p];
+        S->ids[p] = c->col;
+        factor[p] = -c->alfa * c->uscale;
+        coef[p] = c->vscale;
+        for (i = 0; i < n; i++)
+            S->in[i * P + p] = AT(S->v, n, i, p);
+    }
+    status = rop_status(S->rop->step(S->rop->ctx, P, S->ids, S->in, coef, factor, norms, S->out));
+    if (status != TS_OK)
+        return status;
+    if (!rop_finite(S, P, norms))
+        return TS_ERR_NONFINITE;
+    for (p = 0; p < P; p++) {
+        column *c = &S->cols[p];
+        c->beta = norms[p];
+        if (c->beta > 0) {
+            const double vfactor = -c->beta * c->vscale;
+            c->anorm = norm2(norm2(c->anorm, c->alfa), norm2(c->beta, c->damp));
+            c->uscale = 1 / c->beta;
+            for (i = 0; i < n; i++)
+                AT(S->v, n, i, p) = vfactor * AT(S->v, n, i, p) + S->out[i * P + p] * c->uscale;
+        } else {
+            c->uscale = 1.0; /* u = 0, so A'D u = 0: v stays as it was */
+        }
+    }
+    return TS_OK;
+}
+
+/* Checks what both entry points share (the matrix itself is checked by each). */
+static int check_inputs(int64_t n_rows, int64_t n_rhs, const double *b, const double *weights,
+                        const double *damp, const ts_lsqr_options *o, int rop)
+{
+    int64_t i;
+    if (n_rhs < 1 || (b == NULL && !rop) || damp == NULL || o == NULL)
         return TS_ERR_ARG;
     if (!(o->atol >= 0) || !(o->btol >= 0) || !(o->conlim >= 0))
         return TS_ERR_ARG;
     if (n_rows > 0 && n_rhs > INT64_MAX / n_rows)
         return TS_ERR_ARG;
-    for (i = 0; i < n_rows * n_rhs; i++) {
+    for (i = 0; b != NULL && i < n_rows * n_rhs; i++) {
         if (!isfinite(b[i]) || (weights && !isfinite(weights[i])))
             return TS_ERR_NONFINITE;
         if (weights && weights[i] < 0)
@@ -479,7 +579,7 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
     solver S = *pS;
     int64_t i, p, K = n_rhs, iter_lim;
     double ctol, *norms = NULL, *factor = NULL, *vscale = NULL;
-    int status = check_inputs(n_rows, n_rhs, b, row_weights, damp, options);
+    int status = check_inputs(n_rows, n_rhs, b, row_weights, damp, options, pS->rop != NULL);
     if (status != TS_OK)
         return status;
     if (x == NULL || result == NULL)
@@ -498,16 +598,30 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
     ctol = options->conlim > 0 ? 1 / options->conlim : 0;
 
     S.cols = ts_calloc((size_t)S.K, sizeof(column));
-    S.u = ts_calloc((size_t)(S.m * S.K), sizeof(double));
+    S.u = S.rop ? NULL : ts_calloc((size_t)(S.m * S.K), sizeof(double));
     S.v = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.w = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.x = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     norms = ts_calloc((size_t)S.K, sizeof(double));
     factor = ts_calloc((size_t)S.K, sizeof(double));
     vscale = ts_calloc((size_t)S.K, sizeof(double));
-    if (!S.cols || !S.u || !S.v || !S.w || !S.x || !norms || !factor || !vscale) {
+    if (!S.cols || (!S.u && !S.rop) || !S.v || !S.w || !S.x || !norms || !factor || !vscale) {
         status = TS_ERR_NOMEM;
         goto done;
+    }
+    if (S.rop) {
+        if (S.n > 0 && S.K > INT64_MAX / S.n) {
+            status = TS_ERR_ARG;
+            goto done;
+        }
+        S.in = ts_calloc((size_t)(S.n * S.K), sizeof(double));
+        S.out = ts_calloc((size_t)(S.n * S.K), sizeof(double));
+        S.ids = ts_calloc((size_t)S.K, sizeof(int64_t));
+        S.exps = ts_calloc((size_t)S.K, sizeof(int));
+        if (!S.in || !S.out || !S.ids || !S.exps) {
+            status = TS_ERR_NOMEM;
+            goto done;
+        }
     }
     if (S.op) {
         const int64_t rows = S.m > S.n ? S.m : S.n;
@@ -529,6 +643,12 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
         S.cols[p].damp = damp[p];
         S.cols[p].cs2 = -1.0;
         S.cols[p].vscale = 1.0;
+        S.cols[p].uscale = 1.0;
+    }
+    if (S.rop) {
+        if ((status = rop_start(&S, norms)) != TS_OK)
+            goto done;
+        goto started;
     }
     for (i = 0; i < S.m; i++)
         for (p = 0; p < K; p++)
@@ -560,6 +680,7 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
     /* into the zeroed v; columns with beta = 0 have u = 0, hence v = 0, as in the paper */
     if ((status = rmatvec(&S)) != TS_OK)
         goto done;
+started:
     column_norms(S.v, S.n, K, norms);
     for (p = 0; p < K; p++)
         factor[p] = S.cols[p].beta > 0 && norms[p] > 0 ? 1 / norms[p] : 1.0;
@@ -592,24 +713,30 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
         }
         for (p = 0; p < P; p++)
             S.cols[p].itn++;
-        /* beta u = A v - alfa u */
-        if ((status = matvec_update(&S)) != TS_OK)
-            goto done;
-        column_norms(S.u, S.m, P, norms);
-        for (p = 0; p < P; p++) {
-            column *c = &S.cols[p];
-            c->beta = norms[p];
-            factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
-            if (c->beta > 0)
-                c->anorm = norm2(norm2(c->anorm, c->alfa), norm2(c->beta, c->damp));
+        if (S.rop) {
+            /* both products and the norm of u in one call of the operator, which keeps u */
+            if ((status = rop_step(&S, norms, factor, vscale)) != TS_OK)
+                goto done;
+        } else {
+            /* beta u = A v - alfa u */
+            if ((status = matvec_update(&S)) != TS_OK)
+                goto done;
+            column_norms(S.u, S.m, P, norms);
+            for (p = 0; p < P; p++) {
+                column *c = &S.cols[p];
+                c->beta = norms[p];
+                factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
+                if (c->beta > 0)
+                    c->anorm = norm2(norm2(c->anorm, c->alfa), norm2(c->beta, c->damp));
+            }
+            scale_columns(S.u, S.m, P, factor);
+            /* alfa v = A'u - beta v, where beta > 0; where beta = 0 (u = 0) v stays as it was */
+            for (p = 0; p < P; p++)
+                factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta * S.cols[p].vscale : 1.0;
+            scale_columns(S.v, S.n, P, factor);
+            if ((status = rmatvec(&S)) != TS_OK)
+                goto done;
         }
-        scale_columns(S.u, S.m, P, factor);
-        /* alfa v = A'u - beta v, where beta > 0; where beta = 0 (u = 0) v stays as it was */
-        for (p = 0; p < P; p++)
-            factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta * S.cols[p].vscale : 1.0;
-        scale_columns(S.v, S.n, P, factor);
-        if ((status = rmatvec(&S)) != TS_OK)
-            goto done;
         /* the norms of the new v (alfa) and of w (for the step) in one pass; v is not
          * rescaled: 1/alfa becomes its vscale */
         two_norms(S.v, S.w, S.n, P, factor, norms);
@@ -670,6 +797,8 @@ done:
     free(vscale);
     free(S.in);
     free(S.out);
+    free(S.ids);
+    free(S.exps);
     return status;
 }
 
@@ -699,5 +828,17 @@ int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double
     memset(&S, 0, sizeof S);
     S.op = A;
     return solve(&S, fit_intercept, A->n_rows, A->n_cols, n_rhs, b, row_weights, damp, options, x,
+                 result);
+}
+
+int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
+                  double *x, ts_lsqr_result *result)
+{
+    solver S;
+    if (A == NULL || A->start == NULL || A->step == NULL || A->n_rows < 0 || A->n_cols < 0)
+        return TS_ERR_ARG;
+    memset(&S, 0, sizeof S);
+    S.rop = A;
+    return solve(&S, A->fit_intercept, A->n_rows, A->n_cols, n_rhs, NULL, NULL, damp, options, x,
                  result);
 }

@@ -129,6 +129,43 @@ int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double
                const double *row_weights, const double *damp, const ts_lsqr_options *options,
                double *x, ts_lsqr_result *result);
 
+/*
+ * A row operator: the matrix D_k [X, 1] (fit_intercept) or D_k X, its right-hand sides b and
+ * row weights D, and LSQR's row vector u (n_rows per right-hand side) all kept by the operator
+ * itself (row blocks on other processes, u beside them), so that nothing of length n_rows
+ * passes through the solver.  Vectors are dense and row-major with n_vec columns, the columns of
+ * the problem given by cols[0..n_vec) (right-hand sides still running); the unknowns are
+ * n_cols + fit_intercept.
+ *
+ *   start(ctx, n_vec, cols, NULL, maxabs, NULL, NULL)   maxabs[p] = max |D b| of column cols[p]
+ *   start(ctx, n_vec, cols, exps, NULL, unorm, g)       u = 2^-exps[p] D b; unorm[p] = ||u||,
+ *                                                       g = A'D u (n_cols + fit_intercept rows)
+ *   step(ctx, n_vec, cols, v, vcoef, ucoef, unorm, g)   u = vcoef[p] D A v + ucoef[p] u, then
+ *                                                       unorm and g as above
+ *
+ * Each returns TS_OK or a negative status, which ts_lsqr_rowop passes on (TS_ERR_CALLBACK for a
+ * failure the caller records in ctx, positive values included); a norm or product that is not
+ * finite stops the solve with TS_ERR_NONFINITE.
+ */
+typedef struct {
+    int64_t n_rows;
+    int64_t n_cols;
+    int fit_intercept;
+    int (*start)(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
+                 double *unorm, double *g);
+    int (*step)(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
+                const double *ucoef, double *unorm, double *g);
+    void *ctx;
+} ts_rowop;
+
+/*
+ * ts_lsqr on a row operator: the same recurrences, stopping tests and reports; one call of
+ * the operator per iteration.  Arguments and returns as ts_lsqr (b and the row weights are the
+ * operator's), plus whatever status a callback returns.
+ */
+int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
+                  double *x, ts_lsqr_result *result);
+
 /* Plain products with a CSR matrix and a dense row-major n_vec-column matrix (the kernels a
  * ts_linop over row blocks runs on each block): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec)
  * and G += X' U (U: n_rows x n_vec, G: n_cols x n_vec, added to: one G serves a worker's

@@ -217,3 +217,73 @@ def test_operator_callbacks_read_views_and_write_into_the_solver():
     expected = textsel.lsqr(X, B, damp=0.1, fit_intercept=True, atol=1e-12, btol=1e-12).x
     np.testing.assert_allclose(x, expected, rtol=1e-9, atol=1e-12)
     assert seen and not any(seen)
+
+
+class NumpyRowOperator:
+    """A row operator (see ``textsel._ext.ccore.lsqr_rowop``) written with numpy over one CSR
+    matrix, the reference for the cluster's: it keeps b, the row weights and LSQR's u itself."""
+
+    def __init__(self, X, b, weights, fit_intercept):
+        self.X, self.b, self.fit_intercept = X, b, fit_intercept
+        self.weights = np.ones_like(b) if weights is None else weights
+        self.u = np.zeros_like(b)
+        self.calls = 0
+
+    def _finish(self, cols, unorm, g):
+        du = self.weights[:, cols] * self.u[:, cols]
+        unorm[:] = np.linalg.norm(self.u[:, cols], axis=0)
+        n = self.X.shape[1]
+        g[:n] = self.X.T @ du
+        if self.fit_intercept:
+            g[n] = du.sum(axis=0)
+
+    def start(self, cols, exps, maxabs, unorm, g):
+        self.calls += 1
+        Db = self.weights[:, cols] * self.b[:, cols]
+        if exps is None:
+            maxabs[:] = np.abs(Db).max(axis=0)
+            return
+        self.u[:, cols] = np.ldexp(Db, -exps)
+        self._finish(cols, unorm, g)
+
+    def step(self, cols, v, vcoef, ucoef, unorm, g):
+        self.calls += 1
+        n = self.X.shape[1]
+        Av = self.X @ v[:n] + (v[n] if self.fit_intercept else 0.0)
+        self.u[:, cols] = vcoef * (self.weights[:, cols] * Av) + ucoef * self.u[:, cols]
+        self._finish(cols, unorm, g)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_row_operator_that_keeps_u_solves_as_the_csr_solver(fit_intercept, weighted):
+    """ts_lsqr_rowop, the solver of the cluster (u, b and the weights stay with the row blocks),
+    gives the in-memory solver's solutions, stops and reports, with one operator call per
+    iteration (and two to start)."""
+    from textsel._ext.ccore import lsqr_csr, lsqr_rowop
+
+    rng = np.random.default_rng(7)
+    X = sp.random(400, 50, density=0.1, format="csr", random_state=rng)
+    b = rng.standard_normal((400, 6))
+    weights = rng.uniform(0.5, 2.0, (400, 6)) if weighted else None
+    damp = np.linspace(0.0, 0.5, 6)
+    args = (1e-12, 1e-12, 1e12, -1)
+    x, report = lsqr_csr(X.data, X.indices, X.indptr, 50, fit_intercept, b, weights, damp, *args)
+    op = NumpyRowOperator(X, b, weights, fit_intercept)
+    xr, rreport = lsqr_rowop(op, 400, 50, fit_intercept, 6, damp, *args)
+    np.testing.assert_allclose(xr, x, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(rreport["istop"], report["istop"])
+    np.testing.assert_allclose(rreport["r1norm"], report["r1norm"], rtol=1e-9)
+    assert op.calls == 2 + rreport["itn"].max()
+
+
+def test_a_row_operator_error_is_raised_as_it_was():
+    from textsel._ext.ccore import lsqr_rowop
+
+    class Failing(NumpyRowOperator):
+        def step(self, *args):
+            raise ZeroDivisionError("from the row operator")
+
+    X = sp.random(40, 5, density=0.5, format="csr", random_state=0)
+    with pytest.raises(ZeroDivisionError, match="from the row operator"):
+        lsqr_rowop(Failing(X, np.ones((40, 1)), None, True), 40, 5, True, 1, np.zeros(1), 1e-8, 1e-8, 1e8, -1)

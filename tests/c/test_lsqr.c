@@ -586,6 +586,236 @@ static void test_extreme_scales(void)
     free_problem(&P);
 }
 
+/* A row operator over one CSR matrix, as the Dask one runs over row blocks: u, b and the
+ * weights kept here (u by column of the problem), the rows in two blocks whose norms combine
+ * as (scale, sum of scaled squares) pairs; fail_at > 0 makes that call fail, nan_at poisons it. */
+typedef struct {
+    ts_csr X;
+    const double *b, *wts;
+    int64_t K;
+    int fit_intercept;
+    double *u, *tmp, *du;
+    int calls, fail_at, nan_at;
+} row_context;
+
+static double rc_weight(const row_context *c, int64_t i, int64_t col)
+{
+    return c->wts ? c->wts[i * c->K + col] : 1.0;
+}
+
+/* ||u[:, col]|| over rows [lo, hi) as (scale, ssq), combined into (*scale, *ssq). */
+static void rc_norm_part(const row_context *c, int64_t lo, int64_t hi, int64_t col, double *scale,
+                         double *ssq)
+{
+    int64_t i;
+    double big = 0, sum = 0;
+    for (i = lo; i < hi; i++)
+        big = fmax(big, fabs(c->u[i * c->K + col]));
+    if (big > 0)
+        for (i = lo; i < hi; i++) {
+            const double t = c->u[i * c->K + col] / big;
+            sum += t * t;
+        }
+    if (big > *scale) {
+        *ssq = sum + *ssq * (*scale / big) * (*scale / big);
+        *scale = big;
+    } else if (big > 0) {
+        *ssq += sum * (big / *scale) * (big / *scale);
+    }
+}
+
+/* unorm and g = A'D u for the columns cols[0..P). */
+static int rc_finish(row_context *c, int64_t P, const int64_t *cols, double *unorm, double *g)
+{
+    const int64_t m = c->X.n_rows, nx = c->X.n_cols;
+    int64_t i, p;
+    for (p = 0; p < P; p++) {
+        double scale = 0, ssq = 0;
+        rc_norm_part(c, 0, m / 2, cols[p], &scale, &ssq);
+        rc_norm_part(c, m / 2, m, cols[p], &scale, &ssq);
+        unorm[p] = scale * sqrt(ssq);
+    }
+    for (i = 0; i < m; i++)
+        for (p = 0; p < P; p++)
+            c->du[i * P + p] = rc_weight(c, i, cols[p]) * c->u[i * c->K + cols[p]];
+    memset(g, 0, sizeof(double) * (size_t)((nx + c->fit_intercept) * P));
+    if (ts_csr_rmatmat(&c->X, P, c->du, g) != TS_OK)
+        return TS_ERR_INDEX;
+    if (c->fit_intercept)
+        for (i = 0; i < m; i++)
+            for (p = 0; p < P; p++)
+                g[nx * P + p] += c->du[i * P + p];
+    if (c->calls == c->nan_at)
+        g[0] = NAN;
+    return TS_OK;
+}
+
+static int rc_start(void *ctx, int64_t P, const int64_t *cols, const int *exps, double *maxabs,
+                    double *unorm, double *g)
+{
+    row_context *c = ctx;
+    const int64_t m = c->X.n_rows;
+    int64_t i, p;
+    if (++c->calls == c->fail_at)
+        return 3; /* a positive status is a failure too */
+    if (exps == NULL) {
+        for (p = 0; p < P; p++) {
+            maxabs[p] = 0;
+            for (i = 0; i < m; i++)
+                maxabs[p] = fmax(maxabs[p], fabs(rc_weight(c, i, cols[p]) * c->b[i * c->K + cols[p]]));
+        }
+        return TS_OK;
+    }
+    for (i = 0; i < m; i++)
+        for (p = 0; p < P; p++)
+            c->u[i * c->K + cols[p]] = ldexp(rc_weight(c, i, cols[p]) * c->b[i * c->K + cols[p]], -exps[p]);
+    return rc_finish(c, P, cols, unorm, g);
+}
+
+static int rc_step(void *ctx, int64_t P, const int64_t *cols, const double *v, const double *vcoef,
+                   const double *ucoef, double *unorm, double *g)
+{
+    row_context *c = ctx;
+    const int64_t m = c->X.n_rows, nx = c->X.n_cols;
+    int64_t i, p;
+    if (++c->calls == c->fail_at)
+        return TS_ERR_CALLBACK;
+    if (ts_csr_matmat(&c->X, P, v, c->tmp) != TS_OK) /* v's first nx rows are X's unknowns */
+        return TS_ERR_INDEX;
+    for (i = 0; i < m; i++)
+        for (p = 0; p < P; p++) {
+            double *u = &c->u[i * c->K + cols[p]];
+            const double acc = c->tmp[i * P + p] + (c->fit_intercept ? v[nx * P + p] : 0.0);
+            *u = vcoef[p] * (rc_weight(c, i, cols[p]) * acc) + ucoef[p] * *u;
+        }
+    return rc_finish(c, P, cols, unorm, g);
+}
+
+static ts_rowop row_operator(row_context *c, const ts_csr *X, const double *b, const double *wts,
+                             int64_t K, int fit_intercept)
+{
+    ts_rowop A;
+    memset(c, 0, sizeof *c);
+    c->X = *X;
+    c->b = b;
+    c->wts = wts;
+    c->K = K;
+    c->fit_intercept = fit_intercept;
+    c->u = calloc((size_t)(X->n_rows * K), sizeof(double));
+    c->tmp = calloc((size_t)(X->n_rows * K), sizeof(double));
+    c->du = calloc((size_t)(X->n_rows * K), sizeof(double));
+    A.n_rows = X->n_rows;
+    A.n_cols = X->n_cols;
+    A.fit_intercept = fit_intercept;
+    A.start = rc_start;
+    A.step = rc_step;
+    A.ctx = c;
+    return A;
+}
+
+static void free_row_context(row_context *c)
+{
+    free(c->u);
+    free(c->tmp);
+    free(c->du);
+}
+
+/* The row operator gives the in-memory solve's solutions (to a tight tolerance) and its stops
+ * and iterations (at 1e-8; its u is normalised later, so rounding differs: with the intercept
+ * and weights an iteration or two more or less), with and without intercept and weights, and
+ * for right-hand sides near the ends of the double range. */
+static void test_row_operator_equals_csr(void)
+{
+    static const ts_lsqr_options MODERATE = {1e-8, 1e-8, 1e8, -1, NULL, NULL};
+    problem P = make_problem(300, 60, 11, 0.1, 12);
+    ts_csr X = csr32(&P);
+    double *b = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    int intercept, weighted, e;
+    const int exps[3] = {0, 700, -700};
+    for (e = 0; e < 3; e++)
+        for (intercept = 0; intercept <= 1; intercept++)
+            for (weighted = 0; weighted <= 1; weighted++) {
+                const int64_t n = P.n + intercept;
+                double *x = calloc((size_t)(n * P.K), sizeof(double));
+                double *xr = calloc((size_t)(n * P.K), sizeof(double));
+                ts_lsqr_result r[11], rr[11];
+                row_context c;
+                const double *w = weighted ? P.wts : NULL;
+                int64_t i, k;
+                ts_rowop A;
+                for (i = 0; i < P.m * P.K; i++)
+                    b[i] = ldexp(P.b[i], exps[e]);
+                A = row_operator(&c, &X, b, w, P.K, intercept);
+                CHECK(ts_lsqr(&X, intercept, P.K, b, w, P.damp, &MODERATE, x, r) == TS_OK);
+                CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &MODERATE, xr, rr) == TS_OK);
+                for (k = 0; k < P.K; k++) {
+                    CHECK(rr[k].istop == r[k].istop && llabs(rr[k].itn - r[k].itn) <= 2);
+                    CHECK(fabs(rr[k].r1norm - r[k].r1norm) <= 1e-8 * fabs(r[k].r1norm));
+                }
+                /* two calls to start the solve (the scales, then u), one per iteration */
+                c.calls = 0;
+                CHECK(ts_lsqr(&X, intercept, P.K, b, w, P.damp, &TIGHT, x, r) == TS_OK);
+                CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &TIGHT, xr, rr) == TS_OK);
+                for (i = 0; i < n * P.K; i++) { /* compared at b's own scale: squares of 2^700 overflow */
+                    x[i] = ldexp(x[i], -exps[e]);
+                    xr[i] = ldexp(xr[i], -exps[e]);
+                }
+                for (k = 0; k < P.K; k++) {
+                    CHECK(rr[k].istop == r[k].istop);
+                    CHECK(rel_diff(xr + k, x + k, n, P.K, P.K) < 1e-9);
+                }
+                for (k = 1; k < P.K; k++)
+                    rr[0].itn = rr[k].itn > rr[0].itn ? rr[k].itn : rr[0].itn;
+                CHECK(c.calls == 2 + rr[0].itn);
+                free_row_context(&c);
+                free(x);
+                free(xr);
+            }
+    free(b);
+    free_problem(&P);
+}
+
+/* A failing call stops the solve with its status, a non-finite norm or product with
+ * TS_ERR_NONFINITE, a missing operator with TS_ERR_ARG; each allocation failure is TS_ERR_NOMEM,
+ * nothing leaked. */
+static void test_row_operator_failures(void)
+{
+    problem P = make_problem(30, 10, 2, 0.4, 13);
+    ts_csr X = csr32(&P);
+    double x[22];
+    ts_lsqr_result r[2];
+    row_context c;
+    ts_rowop A = row_operator(&c, &X, P.b, P.wts, P.K, 1);
+    int call, failures = 0;
+    int64_t k;
+    for (call = 1; call <= 4; call++) {
+        c.calls = 0;
+        c.fail_at = call;
+        CHECK(ts_lsqr_rowop(&A, 2, P.damp, &TIGHT, x, r) == TS_ERR_CALLBACK);
+        c.fail_at = 0;
+        c.calls = 0;
+        c.nan_at = call + 1; /* the first call (the scales) has no product to poison */
+        CHECK(ts_lsqr_rowop(&A, 2, P.damp, &TIGHT, x, r) == TS_ERR_NONFINITE);
+        c.nan_at = 0;
+    }
+    for (k = 1; k <= 20; k++) {
+        int status;
+        ts_debug_fail_alloc_at(k);
+        status = ts_lsqr_rowop(&A, 2, P.damp, &TIGHT, x, r);
+        if (status == TS_ERR_NOMEM)
+            failures++;
+        else
+            CHECK(status == TS_OK);
+    }
+    ts_debug_fail_alloc_at(0);
+    CHECK(failures == 11);
+    A.step = NULL;
+    CHECK(ts_lsqr_rowop(&A, 2, P.damp, &TIGHT, x, r) == TS_ERR_ARG);
+    CHECK(ts_lsqr_rowop(NULL, 2, P.damp, &TIGHT, x, r) == TS_ERR_ARG);
+    free_row_context(&c);
+    free_problem(&P);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -602,6 +832,8 @@ int main(void)
     RUN(test_operator_equals_csr, passed, failed);
     RUN(test_operator_failures, passed, failed);
     RUN(test_operator_allocation_failure, passed, failed);
+    RUN(test_row_operator_equals_csr, passed, failed);
+    RUN(test_row_operator_failures, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -54,6 +54,19 @@ def lsqr_operator(
     iter_lim: int,
     interrupt: Interrupt | None = None,
 ) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
+def lsqr_rowop(
+    op: Any,
+    n_rows: int,
+    n_cols: int,
+    fit_intercept: bool,
+    n_rhs: int,
+    damp: NDArray[np.float64],
+    atol: float,
+    btol: float,
+    conlim: float,
+    iter_lim: int,
+    interrupt: Interrupt | None = None,
+) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
 def csr_matmat(
     data: NDArray[np.float64],
     indices: NDArray[np.int32] | NDArray[np.int64],

@@ -9,7 +9,7 @@ from libc.stdlib cimport free, malloc
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
                    ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_l2svm_newton, ts_linop,
-                   ts_lsqr, ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_nested_svm, ts_svm_options,
+                   ts_lsqr, ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
                    ts_svm_result)
 from .interrupts cimport stop_requested
 from .._errors import status_error
@@ -229,6 +229,99 @@ def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const 
     A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
     return _lsqr(NULL, &A, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
                  damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
+
+
+cdef class _RowOperator:
+    """What the row operator's C callbacks reach: the Python operator, its shape, and the call's
+    interrupt, where what it raises is recorded."""
+    cdef object op
+    cdef Interrupt interrupt
+    cdef int64_t n_unknowns
+
+
+cdef int _row_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
+                    double *unorm, double *g) noexcept with gil:
+    cdef _RowOperator c = <_RowOperator> ctx
+    try:
+        ids = np.asarray(<const int64_t[:n_vec]> cols).copy()
+        if exps == NULL:
+            c.op.start(ids, None, np.asarray(<double[:n_vec]> maxabs), None, None)
+        else:
+            scales = np.asarray(<const int[:n_vec]> exps).astype(np.int64)
+            out = np.asarray(<double[:c.n_unknowns, :n_vec]> g) if c.n_unknowns else np.zeros((0, n_vec))
+            c.op.start(ids, scales, None, np.asarray(<double[:n_vec]> unorm), out)
+        return 0
+    except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
+        if c.interrupt.error is None:
+            c.interrupt.error = exc
+        return TS_ERR_CALLBACK
+
+
+cdef int _row_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
+                   const double *ucoef, double *unorm, double *g) noexcept with gil:
+    cdef _RowOperator c = <_RowOperator> ctx
+    try:
+        ids = np.asarray(<const int64_t[:n_vec]> cols).copy()
+        if c.n_unknowns:
+            vin = np.asarray(<const double[:c.n_unknowns, :n_vec]> v)
+            out = np.asarray(<double[:c.n_unknowns, :n_vec]> g)
+        else:
+            vin, out = np.zeros((0, n_vec)), np.zeros((0, n_vec))
+        vin.flags.writeable = False
+        c.op.step(ids, vin, np.asarray(<const double[:n_vec]> vcoef).copy(),
+                  np.asarray(<const double[:n_vec]> ucoef).copy(), np.asarray(<double[:n_vec]> unorm), out)
+        return 0
+    except BaseException as exc:
+        if c.interrupt.error is None:
+            c.interrupt.error = exc
+        return TS_ERR_CALLBACK
+
+
+def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n_rhs,
+               const double[::1] damp, double atol, double btol, double conlim, int64_t iter_lim,
+               Interrupt interrupt=None):
+    """Run ts_lsqr_rowop on a Python row operator, which keeps the right-hand sides, the row
+    weights and LSQR's u (n_rows x n_rhs) itself (on a cluster, beside its row blocks):
+
+    - ``op.start(cols, None, maxabs, None, None)`` writes max |D b| of each column ``cols[p]``
+      into ``maxabs[p]``;
+    - ``op.start(cols, exps, None, unorm, g)`` sets u = 2^-exps D b for those columns and writes
+      ||u|| into ``unorm`` and A'D u into ``g`` ((n_cols + fit_intercept) x len(cols));
+    - ``op.step(cols, v, vcoef, ucoef, unorm, g)`` sets u = vcoef D A v + ucoef u, then writes
+      ``unorm`` and ``g`` as ``start`` does.
+
+    ``A`` is [X, 1] with ``fit_intercept``; the views it is given are the solver's buffers and
+    must not be kept beyond the call.  An exception raised there is raised here once the solver
+    has stopped.  Returns ``x`` ((n_cols + fit_intercept) x n_rhs) and the report, as
+    :func:`lsqr_csr`.
+    """
+    cdef ts_rowop A
+    cdef _RowOperator c = _RowOperator()
+    cdef ts_lsqr_options options
+    cdef ts_lsqr_result *res
+    cdef int status
+    cdef int64_t n_unknowns = n_cols + (1 if fit_intercept else 0)
+    if damp.shape[0] != n_rhs:
+        raise ValueError(f"damp has {damp.shape[0]} entries for {n_rhs} right-hand sides")
+    if interrupt is None:
+        interrupt = Interrupt()  # held here: the options keep only a pointer to it
+    c.op, c.interrupt, c.n_unknowns = op, interrupt, n_unknowns
+    A.n_rows, A.n_cols, A.fit_intercept = n_rows, n_cols, fit_intercept
+    A.start, A.step, A.ctx = _row_start, _row_step, <void *> c
+    options = _lsqr_options(atol, btol, conlim, iter_lim, interrupt)
+    x = np.zeros((n_unknowns, n_rhs), dtype=np.float64)
+    cdef double[:, ::1] xv = x
+    res = <ts_lsqr_result *> malloc(n_rhs * sizeof(ts_lsqr_result))
+    if res == NULL:
+        check_status(TS_ERR_NOMEM, "lsqr")
+    try:
+        with nogil:
+            status = ts_lsqr_rowop(&A, n_rhs, &damp[0], &options, &xv[0, 0] if n_unknowns else NULL, res)
+        check_status(status, "lsqr", interrupt)
+        report = _lsqr_report(res, n_rhs)
+    finally:
+        free(res)
+    return x, report
 
 
 def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V,

@@ -56,6 +56,18 @@ cdef extern from "textsel.h" nogil:
     int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
                    const double *row_weights, const double *damp, const ts_lsqr_options *options,
                    double *x, ts_lsqr_result *result)
+    ctypedef struct ts_rowop:
+        int64_t n_rows
+        int64_t n_cols
+        int fit_intercept
+        int (*start)(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
+                     double *unorm, double *g) noexcept
+        int (*step)(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
+                    const double *ucoef, double *unorm, double *g) noexcept
+        void *ctx
+
+    int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
+                      double *x, ts_lsqr_result *result)
     int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
     int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
     int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,
