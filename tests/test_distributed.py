@@ -160,8 +160,9 @@ def test_lsqr_equals_in_memory(client, intercept, weighted):
 
 
 def test_lsqr_on_a_block_matrix_with_dask_right_hand_sides(client):
-    """A BlockMatrix persists once and serves several solves; b may be a Dask array; only vectors
-    travel (the bytes counted per product are those of the vectors)."""
+    """A BlockMatrix persists once and serves several solves; b may be a Dask array.  u, b and the
+    weights stay on the workers: per iteration the client sends v once and receives one reduced
+    A'D u, 2 x 8 n K bytes and a few per right-hand side, whatever the number of documents."""
     X, y = corpus()
     A = BlockMatrix(dask_matrix(X), client)
     assert A.shape == X.shape and A.n_blocks == len(UNEVEN)
@@ -169,10 +170,12 @@ def test_lsqr_on_a_block_matrix_with_dask_right_hand_sides(client):
     first = textsel.lsqr(A, da.from_array(B, chunks=(1000, 4)), damp=1.0, atol=1e-10, btol=1e-10)
     second = textsel.lsqr(A, B, damp=1.0, atol=1e-10, btol=1e-10)
     np.testing.assert_allclose(first.x, second.x, rtol=0, atol=1e-12 * np.abs(second.x).max())
-    n_products = A.traffic["products"]
-    assert n_products == 2 * (first.itn.max() + second.itn.max()) + 2
-    # per product at most: V or U out, Y or two partial sums back (4 positions of 8 bytes)
-    assert A.traffic["sent"] <= n_products * 2 * max(X.shape) * 4 * 8
+    iterations = first.itn.max() + second.itn.max()
+    assert A.traffic["products"] == 2 * iterations
+    per_iteration = (A.traffic["sent"] + A.traffic["received"]) / iterations
+    vectors = 2 * 8 * X.shape[1] * 4  # v out, A'D u back: n terms x 4 right-hand sides (fewer
+    assert 0.9 * vectors < per_iteration <= vectors + 8 * 4 * 8  # as they stop), a few scalars each
+    assert A.traffic["setup"] == 2 * B.nbytes  # b, once per solve
 
 
 @pytest.mark.parametrize(
@@ -383,33 +386,44 @@ def test_worker_lost_while_counting_held_blocks(fragile_client, tmp_path, monkey
 
 
 def test_worker_lost_during_lsqr(fragile_client, monkeypatch):
-    """A worker killed between two LSQR products: its blocks are recomputed from the graph, the
-    product is asked again, and the solve is bitwise the one of an undisturbed run on the same
-    cluster (the sums follow the matrix's fixed groups of blocks, not where the blocks live), and
-    equals the in-memory one."""
+    """A worker killed in the middle of a solve takes its part of u with it: the solve starts
+    again from its beginning once the cluster has recomputed the lost blocks from their graph,
+    and gives bitwise the result of an undisturbed run (the sums follow the matrix's fixed groups
+    of blocks and a fixed tree over them, not where the groups run), which equals the in-memory
+    one; no state is left on the workers."""
+    from textsel.distributed import solve as cluster_solve
+    from textsel.distributed._solve_worker import _TABLE
+
     X, y = corpus()
     B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
     kw = dict(damp=0.5, fit_intercept=True, atol=1e-10, btol=1e-10)
     undisturbed = textsel.lsqr(dask_matrix(X), B, **kw)
-    calls = {"n": 0}
-    real = block_operator.BlockOperator.matvec
+    calls = {"n": 0, "starts": 0}
+    real_step, real_init = cluster_solve.ClusterRowOperator.step, cluster_solve.ClusterRowOperator.__init__
 
-    def kill_on_the_fifth(self, V, out=None):
+    def kill_on_the_fifth(self, *args):
         calls["n"] += 1
         if calls["n"] == 5:
             pids = self.client.run(os.getpid)
             os.kill(next(iter(pids.values())), signal.SIGKILL)
-        return real(self, V, out)
+        return real_step(self, *args)
 
-    monkeypatch.setattr(block_operator.BlockOperator, "matvec", kill_on_the_fifth)
+    def counted_init(self, *args):
+        calls["starts"] += 1
+        real_init(self, *args)
+
+    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "step", kill_on_the_fifth)
+    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "__init__", counted_init)
     dist = textsel.lsqr(dask_matrix(X), B, **kw)
     local = textsel.lsqr(X, B, **kw)
-    assert calls["n"] > 5
+    assert calls["starts"] == 2 and calls["n"] > 5  # started again once, and ran to the end
     np.testing.assert_array_equal(dist.x, undisturbed.x)
     np.testing.assert_array_equal(dist.itn, undisturbed.itn)
     np.testing.assert_array_equal(dist.istop, local.istop)
-    assert np.abs(dist.itn - local.itn).max() <= 1
+    assert np.abs(dist.itn - local.itn).max() <= 2
     assert relative(dist.x, local.x) <= 1e-8
+    left = fragile_client.run(lambda dask_worker: len(getattr(dask_worker, _TABLE, {})))
+    assert sum(left.values()) == 0
 
 
 def test_block_runs_are_consecutive_and_even():
@@ -584,14 +598,15 @@ def real_corpora(data_home):
 def test_real_corpora(client, real_corpora, name):
     """Reuters-21578 (90 classes, multi-label) and 20 Newsgroups in 7 uneven blocks: statistics and
     BNS selection exactly as in memory; the batched LSQR of the proximal SVM (10 classes, tol 1e-8)
-    with the same istop, itn within one, and x within 1e-8 of the in-memory x or, if more, within
-    the in-memory solve's own distance to the exact least-squares solution (a solve at tol 1e-15).
+    with the same istop, itn within three, and x within 1e-8 of the in-memory x or, if more,
+    within the in-memory solve's own distance to the exact least-squares solution (a solve at tol
+    1e-15).
 
-    Measured with the two runs of blocks this cluster gives ([0-3], [4-6]): Reuters moves 6.5e-8
-    (one column stops an iteration earlier) against an in-memory error of 1.7e-7; 20 Newsgroups
-    1.7e-9.  The iteration count is a threshold crossing: adding the same products in another
-    order moves it by up to 2-3 iterations on these corpora (permuting the rows of the in-memory
-    solve does too), so "within one" holds for the fixed order of these runs, not for every order.
+    The iteration count is a threshold crossing: adding the same products in another order moves
+    it by up to 2-3 iterations on these corpora (permuting the rows of the in-memory solve does
+    too).  The cluster's solve normalises u after its products (A'(u/beta) = (A'u)/beta) and adds
+    the groups' parts in a tree: on Reuters its columns stop 1-2 iterations before the in-memory
+    ones, at 56 against 57-58.
     """
     X, y = real_corpora[name]
     cuts = np.linspace(0, X.shape[0], 8).astype(int)
@@ -609,7 +624,7 @@ def test_real_corpora(client, real_corpora, name):
     a, b = textsel.lsqr(dX, T, atol=1e-8, btol=1e-8, **kw), textsel.lsqr(X, T, atol=1e-8, btol=1e-8, **kw)
     exact = textsel.lsqr(X, T, atol=1e-15, btol=1e-15, conlim=1e300, **kw)
     np.testing.assert_array_equal(a.istop, b.istop)
-    assert np.abs(a.itn - b.itn).max() <= 1
+    assert np.abs(a.itn - b.itn).max() <= 3
     assert relative(a.x, b.x) <= max(1e-8, relative(b.x, exact.x))
 
 

@@ -213,8 +213,10 @@ class BlockMatrix:
     groups : list of list of int
         The groups of blocks (in block order) whose sums ``A' U`` adds, in this order.
     traffic : dict
-        Bytes sent to and received from the workers by the LSQR products, and the number of
-        products, summed over every solve on this matrix.
+        Bytes of vectors sent to and received from the workers by the client during the LSQR
+        iterations (``sent``, ``received``), the number of products (two an iteration), and the
+        bytes sent once a solve to set it up (``setup``: its right-hand sides and row weights,
+        each block's straight to its worker), summed over every solve on this matrix.
     """
 
     def __init__(self, X, client=None, name: str = "X"):
@@ -248,7 +250,7 @@ class BlockMatrix:
         if self.shape[0] == 0:
             raise ValueError(f"{name} must have at least one document, got shape {self.shape}")
         self.dtype = np.dtype(np.float64)
-        self.traffic = {"sent": 0, "received": 0, "products": 0}
+        self.traffic = {"sent": 0, "received": 0, "products": 0, "setup": 0}
 
     @property
     def n_blocks(self) -> int:

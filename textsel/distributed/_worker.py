@@ -13,8 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._checks import as_csr
-from .._ext import pool
-from .._ext.ccore import csr_matmat, csr_rmatmat
+from .._ext.ccore import csr_matmat
 from .._products import row_norms
 from .._stats import BlockValueError, TermStats, count_blocks
 
@@ -23,7 +22,6 @@ __all__ = [
     "add_stats",
     "block_error",
     "block_matvec",
-    "block_rmatvec",
     "block_stats",
     "check_block",
     "checked_float64",
@@ -211,14 +209,3 @@ def unpack_stats(fields: tuple) -> TermStats:
 def block_matvec(blocks, V):
     """X_b V for each of one worker's blocks, in order."""
     return [csr_matmat(b.data, b.indices, b.indptr, b.shape[1], V) for b in blocks]
-
-
-def block_rmatvec(blocks, U_parts):
-    """Sum over one worker's blocks of X_b' U_b (``U_parts``: the rows of U each block covers)."""
-    # from the table pool: the (terms x classes) sum is the size of the (classes x terms) table a
-    # term_stats on the same labels left there, so the worker holds one such block, not two
-    G = pool.empty((blocks[0].shape[1], U_parts[0].shape[1]))
-    G.fill(0.0)
-    for b, U in zip(blocks, U_parts, strict=True):
-        csr_rmatmat(b.data, b.indices, b.indptr, b.shape[1], np.ascontiguousarray(U), G)
-    return G

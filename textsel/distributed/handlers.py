@@ -17,11 +17,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import KFold
 
-from .._ext.ccore import lsqr_operator
 from .._stats import TermStats
 from ._blocks import BlockMatrix, check_row_blocks
 from ._worker import block_error, check_block
 from .operator import BlockOperator
+from .solve import solve
 from .termstats import term_stats as _term_stats
 
 __all__ = ["fit_lsqr_classifier", "fit_selector", "lsqr", "map_row_blocks", "term_stats"]
@@ -42,7 +42,8 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
 
 
 def lsqr(X, inputs, fit_intercept):
-    """:func:`textsel.lsqr` by the C solver (``ts_lsqr_op``) on the cluster's blocks: ``(x, report)``.
+    """:func:`textsel.lsqr` on the cluster's blocks, u, b and the weights kept on the workers
+    (:func:`textsel.distributed.solve.solve`): ``(x, report)``.
 
     ``inputs(m)`` checks the right-hand sides, weights, damps and tolerances for ``m`` rows, as
     ``textsel.least_squares.prepare`` does (Dask arrays among them computed to the client).  The
@@ -50,9 +51,8 @@ def lsqr(X, inputs, fit_intercept):
     own threads.
     """
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
-    m, n = A.shape
-    B, damps, weights, tolerances, limit = inputs(m)
-    return lsqr_operator(BlockOperator(A), m, n, fit_intercept, B, weights, damps, *tolerances, limit)
+    B, damps, weights, tolerances, limit = inputs(A.shape[0])
+    return solve(A, B, weights, damps, fit_intercept, *tolerances, limit)
 
 
 def _mark_fitted(est, n_features):

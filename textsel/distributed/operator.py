@@ -1,4 +1,5 @@
-"""The LSQR products on a cluster: the C solver calls back, the blocks answer where they live."""
+"""A V on a cluster, the blocks answering where they live: the out-of-fold scores of SCut on a
+distributed fit (the solves themselves keep their vectors on the workers: ``solve``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 import numpy as np
 
 from ._blocks import place_groups
-from ._worker import block_matvec, block_rmatvec
+from ._worker import block_matvec
 
 __all__ = ["BlockOperator"]
 
@@ -16,14 +17,11 @@ RETRIES = 3
 
 
 class BlockOperator:
-    """``A`` and ``A'`` on a :class:`BlockMatrix`, for :func:`textsel._ext.ccore.lsqr_operator`.
+    """``A V`` on a :class:`BlockMatrix`.
 
     Each product runs one task per group of blocks (:attr:`BlockMatrix.groups`) on the worker
-    holding them, sends it the one vector it needs (all of ``V``, or the rows of ``U`` its blocks
-    cover; to every worker at once), runs the C block
-    kernels there, and brings back the block results (``A V``) or one partial sum per group
-    (``A' U``), added here in group order: the sums do not depend on where the blocks live.
-    Results are written straight into the solver's output buffer.  A product is stateless, so
+    holding them, sends it ``V`` (to every worker at once), runs the C block kernel there and
+    brings back the block results, written straight into ``out``.  A product is stateless, so
     one that fails because a worker was lost is simply asked again once the cluster has
     recomputed the lost blocks from their graph.
     """
@@ -81,32 +79,9 @@ class BlockOperator:
                 out[starts[i] : starts[i + 1]] = part
                 self.A.traffic["received"] += part.nbytes
 
-    def _rmatvec(self, U, out):
-        placement = self._placement()
-        starts = self.A.row_starts
-        # each group's rows of U as views, one per block: serialised as they lie, no gathered copy
-        pieces = [(w, [U[starts[i] : starts[i + 1]] for i in idx]) for w, idx in placement]
-        sent = self._send(pieces)
-        self.A.traffic["sent"] += sum(part.nbytes for _, parts in pieces for part in parts)
-        tasks = [
-            self._submit(w, block_rmatvec, idx, rows) for (w, idx), rows in zip(placement, sent, strict=True)
-        ]
-        partials = self.client.gather(tasks, direct=True)
-        out[...] = partials[0]
-        for part in partials[1:]:  # in group order, whichever worker computed each
-            out += part
-        self.A.traffic["received"] += sum(part.nbytes for part in partials)
-
     def matvec(self, V: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """A V, for V of shape (n_terms, P), written into ``out`` (n_docs, P) if given."""
         out = np.empty((self.A.shape[0], V.shape[1])) if out is None else out
         self.A.traffic["products"] += 1
         self._run(self._matvec, V, out)
-        return out
-
-    def rmatvec(self, U: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """A' U, for U of shape (n_docs, P), written into ``out`` (n_terms, P) if given."""
-        out = np.empty((self.A.shape[1], U.shape[1])) if out is None else out
-        self.A.traffic["products"] += 1
-        self._run(self._rmatvec, U, out)
         return out

@@ -1,0 +1,151 @@
+"""What runs on the workers for a solve whose row vectors stay there (``textsel.distributed.solve``).
+
+A worker keeps, for each group of row blocks it solves, the blocks, their right-hand sides b,
+their row weights and LSQR's u, for the whole solve, in a table on the worker object keyed by
+the solve and the group.  Each call of the C solver's row operator is one task per group here:
+:func:`start` and :func:`step` update u, and return the group's part of ||u|| and of A'D u,
+which :func:`combine` adds pairwise among the workers; nothing of length m (documents) leaves
+a worker.  Imports numpy and textsel's kernels only, as ``_worker`` does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._ext.ccore import csr_matmat, csr_rmatmat
+
+__all__ = ["StateLost", "combine", "release", "setup", "start", "step"]
+
+_TABLE = "_textsel_solves"
+
+
+class StateLost(RuntimeError):
+    """A group's state is not on the worker that runs its task: the worker holding it was lost
+    (or the task moved); the solve restarts from its beginning."""
+
+
+def _worker():
+    from distributed import get_worker
+
+    return get_worker()
+
+
+def _states(worker):
+    table = getattr(worker, _TABLE, None)
+    if table is None:
+        table = {}
+        setattr(worker, _TABLE, table)
+    return table
+
+
+def setup(solve, group, blocks, b_parts, weight_parts, fit_intercept) -> int:
+    """Keep the group's blocks (CSR, float64, checked), right-hand sides and row weights (None
+    for all ones) here for the solve; returns the group's number of rows."""
+    state = {
+        "blocks": list(blocks),
+        "b": [np.ascontiguousarray(b, dtype=np.float64) for b in b_parts],
+        "w": None
+        if weight_parts is None
+        else [np.ascontiguousarray(w, dtype=np.float64) for w in weight_parts],
+        "fit_intercept": bool(fit_intercept),
+    }
+    state["u"] = [np.zeros_like(b) for b in state["b"]]
+    _states(_worker())[(solve, group)] = state
+    return sum(b.shape[0] for b in state["b"])
+
+
+def release(solve, dask_worker=None) -> int:
+    """Drop every group of ``solve`` this worker holds (at the end of the solve, or when it is
+    abandoned; run by ``Client.run``, which passes ``dask_worker``); returns how many."""
+    table = _states(dask_worker if dask_worker is not None else _worker())
+    keys = [key for key in table if key[0] == solve]
+    for key in keys:
+        del table[key]
+    return len(keys)
+
+
+def _state(solve, group):
+    try:
+        return _states(_worker())[(solve, group)]
+    except KeyError:
+        raise StateLost(f"group {group} of solve {solve} is not on this worker") from None
+
+
+def _weights(state, j, cols):
+    return None if state["w"] is None else state["w"][j][:, cols]
+
+
+def start(solve, group, cols, exps):
+    """With ``exps`` None: the group's max |D b| of each column ``cols[p]`` (``("max", maxabs)``);
+    else u = 2^-exps D b for those columns and the group's part of ||u|| and A'D u."""
+    state = _state(solve, group)
+    cols = np.asarray(cols)
+    if exps is None:
+        maxabs = np.zeros(cols.size)
+        for j, b in enumerate(state["b"]):
+            Db = b[:, cols] if state["w"] is None else _weights(state, j, cols) * b[:, cols]
+            if Db.size:
+                np.maximum(maxabs, np.abs(Db).max(axis=0), out=maxabs)
+        return ("max", maxabs)
+    for j, b in enumerate(state["b"]):
+        Db = b[:, cols] if state["w"] is None else _weights(state, j, cols) * b[:, cols]
+        state["u"][j][:, cols] = np.ldexp(Db, -np.asarray(exps))
+    return _part(state, cols)
+
+
+def step(solve, group, cols, v, vcoef, ucoef):
+    """u = vcoef D A v + ucoef u for the columns ``cols`` (A = [X, 1] with the intercept), then the
+    group's part of ||u|| and A'D u."""
+    state = _state(solve, group)
+    cols = np.asarray(cols)
+    n = state["blocks"][0].shape[1] if state["blocks"] else v.shape[0] - state["fit_intercept"]
+    V = np.ascontiguousarray(v[:n])
+    for j, X in enumerate(state["blocks"]):
+        Av = csr_matmat(X.data, X.indices, X.indptr, n, V) if X.shape[0] else np.zeros((0, cols.size))
+        if state["fit_intercept"]:
+            Av += v[n]
+        w = _weights(state, j, cols)
+        u = state["u"][j]
+        u[:, cols] = vcoef * (Av if w is None else w * Av) + ucoef * u[:, cols]
+    return _part(state, cols)
+
+
+def _part(state, cols):
+    """The group's part of ||u|| as (scale, sum of squares / scale^2) per column, and of A'D u."""
+    n = state["blocks"][0].shape[1]
+    g = np.zeros((n + state["fit_intercept"], cols.size))
+    scale = np.zeros(cols.size)
+    ssq = np.zeros(cols.size)
+    for j, X in enumerate(state["blocks"]):
+        u = state["u"][j][:, cols]
+        if u.shape[0] == 0:
+            continue
+        w = _weights(state, j, cols)
+        du = np.ascontiguousarray(u if w is None else w * u)
+        csr_rmatmat(X.data, X.indices, X.indptr, n, du, g[:n] if state["fit_intercept"] else g)
+        if state["fit_intercept"]:
+            g[n] += du.sum(axis=0)
+        scale, ssq = _add_norms(scale, ssq, *_norm_part(u))
+    return ("part", scale, ssq, g)
+
+
+def _norm_part(u):
+    big = np.abs(u).max(axis=0)
+    safe = np.where(big > 0, big, 1.0)
+    return big, ((u / safe) ** 2).sum(axis=0)
+
+
+def _add_norms(scale_a, ssq_a, scale_b, ssq_b):
+    """Two (scale, scaled sum of squares) pairs as one, as LAPACK's nrm2 combines them: no square
+    of a value near the ends of the double range is ever formed."""
+    scale = np.maximum(scale_a, scale_b)
+    safe = np.where(scale > 0, scale, 1.0)
+    return scale, ssq_a * (scale_a / safe) ** 2 + ssq_b * (scale_b / safe) ** 2
+
+
+def combine(a, b):
+    """Two groups' parts as one (the pairwise step of the reduction among the workers)."""
+    if a[0] == "max":
+        return ("max", np.maximum(a[1], b[1]))
+    scale, ssq = _add_norms(a[1], a[2], b[1], b[2])
+    return ("part", scale, ssq, a[3] + b[3])
