@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from distributed import Client, LocalCluster, wait  # noqa: E402
 from joblib import parallel_backend  # noqa: E402
 
 import textsel  # noqa: E402
@@ -319,8 +319,6 @@ def test_worker_lost_during_term_stats(fragile_client, tmp_path):
 
 def persisted(X, chunks=UNEVEN):
     """X as a Dask array the cluster holds (persisted and computed)."""
-    from distributed import wait
-
     dX = dask_matrix(X, chunks).persist()
     wait(dX)
     return dX
@@ -641,3 +639,22 @@ def test_labels_outside_the_classes_given_are_refused_naming_y(client, kind):
         y = da.from_array(y, chunks=(UNEVEN,))
     with pytest.raises(ValueError, match=r"y.*holds labels not in classes: \[.*\] \(classes: 0, 1, 2\)"):
         textsel.term_stats(dask_matrix(X), y, classes=classes)
+
+
+def test_term_stats_on_many_workers_adds_the_tables_among_them():
+    """Beyond two workers the (classes x terms) tables are added pairwise on the workers (one add
+    task fewer than workers) and one table reaches the client: the same TermStats, exactly."""
+    from distributed import get_task_stream
+
+    X, y = corpus()
+    cluster = LocalCluster(n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with cluster, Client(cluster) as client:
+        client.wait_for_workers(4)
+        dX = dask_matrix(X, (750, 750, 750, 750)).persist()
+        wait(dX)
+        with get_task_stream(client) as stream:
+            stats = textsel.term_stats(dX, y)
+        adds = {t["key"] for t in stream.data if str(t["key"]).startswith("add_packed")}
+        workers = {w for ws in client.who_has(dX).values() for w in ws}
+    assert stats == textsel.term_stats(X, y)
+    assert len(adds) == len(workers) - 1 >= 2

@@ -19,6 +19,7 @@ from .._stats import BlockValueError, TermStats, count_blocks
 
 __all__ = [
     "accumulate",
+    "add_packed",
     "add_stats",
     "block_error",
     "block_matvec",
@@ -199,6 +200,12 @@ def pack_stats(stats: TermStats) -> tuple:
     class_df = stats.class_df.astype(np.min_scalar_type(int(stats.class_sizes.max(initial=0))))
     df = stats.df.astype(np.min_scalar_type(stats.n_docs))
     return (class_df, df, stats.class_sizes, stats.n_docs, stats.classes, stats.multilabel)
+
+
+def add_packed(a: tuple, b: tuple) -> tuple:
+    """Two tables :func:`pack_stats` packed, added (in int64) and packed again: a step of the
+    reduction among the workers."""
+    return pack_stats(accumulate(unpack_stats(a), b))
 
 
 def unpack_stats(fields: tuple) -> TermStats:

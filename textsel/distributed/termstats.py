@@ -21,12 +21,16 @@ from ._blocks import (
     persisted_futures,
     place_blocks,
 )
-from ._worker import accumulate, add_stats, block_stats, held_stats, unpack_stats, worker_stats
+from ._worker import accumulate, add_packed, add_stats, block_stats, held_stats, unpack_stats, worker_stats
 
 __all__ = ["term_stats"]
 
 #: how many tables one reduction task adds
 SPLIT_EVERY = 8
+
+#: up to this many workers, each sends its table to the client (one message each way, the
+#: quickest); beyond, the tables are added pairwise among the workers and one reaches the client
+IN_PLACE_UP_TO = 2
 
 
 def _classes(y, classes):
@@ -51,10 +55,11 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     Each block is counted by the in-memory kernel on the worker that holds it, with ``n_threads``
     threads (default 1: the cluster's workers are the parallelism); only (classes x terms)
     tables travel.  A persisted array on the active dask.distributed Client is counted where it
-    lies: each worker counts the blocks it holds in one pass and sends back one table, asked by
-    ``Client.run`` (a task when a block is not where the scheduler said, so that Dask recomputes
-    what a lost worker held); any other array, on any scheduler, by a task per block with the
-    tables added ``SPLIT_EVERY`` at a time.
+    lies: each worker counts the blocks it holds in one pass; up to :data:`IN_PLACE_UP_TO`
+    workers each sends back its table, asked by ``Client.run`` (a task when a block is not where
+    the scheduler said, so that Dask recomputes what a lost worker held), beyond that the tables
+    are added pairwise among the workers and one reaches the client.  Any other array, on any
+    scheduler, by a task per block with the tables added ``SPLIT_EVERY`` at a time.
     """
     check_row_blocks(X)
     keys = list(flatten(X.__dask_keys__()))  # enough to find a persisted array's blocks
@@ -101,6 +106,8 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
     if any(not isinstance(p, np.ndarray) and not sp.issparse(p) for p in y_parts):
         y_parts = list(dask.compute(*y_parts))
     placement = place_blocks(client, futures)
+    if len(placement) > IN_PLACE_UP_TO:
+        return unpack_stats(_in_tree(client, placement, futures, y_parts, n_terms, classes, n_threads))
     tables = _in_place(client, placement, futures, y_parts, n_terms, classes, n_threads)
     if tables is None:
         tables = _by_tasks(client, placement, futures, y_parts, n_terms, classes, n_threads)
@@ -145,22 +152,32 @@ def _in_place(client, placement, futures, y_parts, n_terms, classes, n_threads):
 def _by_tasks(client, placement, futures, y_parts, n_terms, classes, n_threads):
     """Each worker's table by one task over the blocks placed with it (Dask recomputes any that
     was lost)."""
-    tasks = [
-        client.submit(
-            worker_stats,
-            [futures[i] for i in idx],
-            [y_parts[i] for i in idx],
-            idx,
-            n_terms,
-            classes,
-            n_threads,
-            workers=[w],
-            allow_other_workers=True,
-            pure=False,
-        )  # fmt: skip
+    return client.gather(
+        _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads), direct=True
+    )
+
+
+def _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads):
+    """One :func:`worker_stats` task per worker, over the blocks placed with it."""
+    where = dict(allow_other_workers=True, pure=False)  # a lost block is recomputed elsewhere
+    return [
+        client.submit(worker_stats, [futures[i] for i in idx], [y_parts[i] for i in idx], idx, n_terms,
+                      classes, n_threads, workers=[w], **where)
         for w, idx in placement
-    ]
-    return client.gather(tasks, direct=True)
+    ]  # fmt: skip
+
+
+def _in_tree(client, placement, futures, y_parts, n_terms, classes, n_threads):
+    """Each worker's table by one task, the tables added pairwise among the workers (a fixed
+    tree over the placement's order); the client receives one table, whatever the number of
+    workers."""
+    parts = _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads)
+    while len(parts) > 1:
+        pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
+        parts = [
+            pair[0] if len(pair) == 1 else client.submit(add_packed, *pair, pure=False) for pair in pairs
+        ]
+    return client.gather(parts[0], direct=True)
 
 
 def _in_graph(blocks, y_parts, n_terms, classes, n_threads):
