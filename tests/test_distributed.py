@@ -658,3 +658,21 @@ def test_term_stats_on_many_workers_adds_the_tables_among_them():
         workers = {w for ws in client.who_has(dX).values() for w in ws}
     assert stats == textsel.term_stats(X, y)
     assert len(adds) == len(workers) - 1 >= 2
+
+
+def test_the_workers_norm_parts_stay_exact_near_the_ends_of_the_double_range():
+    """Each group returns ||u|| as (scale, scaled sum of squares), added pairwise as BLAS nrm2
+    adds them: columns of 1e-200 or 1e200 (whose squares leave the double range), ordinary
+    columns and zeros give the norm of the stacked column to rounding."""
+    from textsel.distributed._solve_worker import _add_norms, _norm_part
+
+    rng = np.random.default_rng(3)
+    parts = [rng.standard_normal((50, 4)) * np.array([1e-200, 1e200, 1.0, 0.0]) for _ in range(3)]
+    scale, ssq = np.zeros(4), np.zeros(4)
+    for u in parts:
+        scale, ssq = _add_norms(scale, ssq, *_norm_part(u))
+    stacked = np.vstack(parts)
+    big = np.abs(stacked).max(axis=0)
+    expected = big * np.sqrt(((stacked / np.where(big > 0, big, 1.0)) ** 2).sum(axis=0))
+    np.testing.assert_allclose(scale * np.sqrt(ssq), expected, rtol=1e-14)
+    assert expected[0] > 0 and np.isfinite(expected[1])

@@ -72,6 +72,7 @@ def _state(solve, group):
 
 
 def _weights(state, j, cols):
+    # a copy only for a subset of the columns (``cols`` a slice: a view)
     return None if state["w"] is None else state["w"][j][:, cols]
 
 
@@ -95,44 +96,88 @@ def start(solve, group, cols, exps):
 
 def step(solve, group, cols, v, vcoef, ucoef):
     """u = vcoef D A v + ucoef u for the columns ``cols`` (A = [X, 1] with the intercept), then the
-    group's part of ||u|| and A'D u."""
+    group's part of ||u|| and A'D u; each block's two products one after the other, while its
+    rows are in cache."""
     state = _state(solve, group)
     cols = np.asarray(cols)
-    n = state["blocks"][0].shape[1] if state["blocks"] else v.shape[0] - state["fit_intercept"]
+    every = _every_column(cols, state)
+    n = state["blocks"][0].shape[1]
     V = np.ascontiguousarray(v[:n])
+    g, scale, ssq = (
+        np.zeros((n + state["fit_intercept"], cols.size)),
+        np.zeros(cols.size),
+        np.zeros(cols.size),
+    )
     for j, X in enumerate(state["blocks"]):
-        Av = csr_matmat(X.data, X.indices, X.indptr, n, V) if X.shape[0] else np.zeros((0, cols.size))
+        if X.shape[0] == 0:
+            continue
+        Au = csr_matmat(X.data, X.indices, X.indptr, n, V)
         if state["fit_intercept"]:
-            Av += v[n]
-        w = _weights(state, j, cols)
-        u = state["u"][j]
-        u[:, cols] = vcoef * (Av if w is None else w * Av) + ucoef * u[:, cols]
-    return _part(state, cols)
+            Au += v[n]
+        w = _weights(state, j, every)
+        if w is not None:
+            Au *= w
+        Au *= vcoef
+        if isinstance(every, slice):  # every column, in order: u updated in place, no copy
+            u = state["u"][j]
+            u *= ucoef
+            u += Au
+        else:
+            u = Au
+            u += ucoef * state["u"][j][:, cols]
+            state["u"][j][:, cols] = u
+        scale, ssq = _block_part(X, u, w, n, state["fit_intercept"], g, scale, ssq)
+    return ("part", scale, ssq, g)
+
+
+def _every_column(cols, state):
+    """``slice(None)`` when ``cols`` is every column in order (views instead of copies), else ``cols``."""
+    K = state["b"][0].shape[1] if state["b"] else cols.size
+    return slice(None) if cols.size == K and (cols == np.arange(K)).all() else cols
 
 
 def _part(state, cols):
     """The group's part of ||u|| as (scale, sum of squares / scale^2) per column, and of A'D u."""
     n = state["blocks"][0].shape[1]
-    g = np.zeros((n + state["fit_intercept"], cols.size))
-    scale = np.zeros(cols.size)
-    ssq = np.zeros(cols.size)
+    every = _every_column(cols, state)
+    g, scale, ssq = (
+        np.zeros((n + state["fit_intercept"], cols.size)),
+        np.zeros(cols.size),
+        np.zeros(cols.size),
+    )
     for j, X in enumerate(state["blocks"]):
-        u = state["u"][j][:, cols]
-        if u.shape[0] == 0:
-            continue
-        w = _weights(state, j, cols)
-        du = np.ascontiguousarray(u if w is None else w * u)
-        csr_rmatmat(X.data, X.indices, X.indptr, n, du, g[:n] if state["fit_intercept"] else g)
-        if state["fit_intercept"]:
-            g[n] += du.sum(axis=0)
-        scale, ssq = _add_norms(scale, ssq, *_norm_part(u))
+        if X.shape[0]:
+            u = state["u"][j][:, every]
+            scale, ssq = _block_part(
+                X, u, _weights(state, j, every), n, state["fit_intercept"], g, scale, ssq
+            )
     return ("part", scale, ssq, g)
 
 
+def _block_part(X, u, w, n, fit_intercept, g, scale, ssq):
+    """Add one block's A'D u into ``g`` and its ||u|| into (scale, ssq)."""
+    du = np.ascontiguousarray(u if w is None else w * u)
+    csr_rmatmat(X.data, X.indices, X.indptr, n, du, g[:n] if fit_intercept else g)
+    if fit_intercept:
+        g[n] += du.sum(axis=0)
+    return _add_norms(scale, ssq, *_norm_part(u))
+
+
 def _norm_part(u):
-    big = np.abs(u).max(axis=0)
-    safe = np.where(big > 0, big, 1.0)
-    return big, ((u / safe) ** 2).sum(axis=0)
+    """(scale, sum of (u / scale)^2) per column: scale 1 where the plain sum of squares is inside
+    the double range (one pass), the largest magnitude elsewhere (as BLAS nrm2 does)."""
+    ssq = np.einsum("ij,ij->j", u, u)
+    scale = np.ones_like(ssq)
+    bad = ~((ssq >= _TINY) & (ssq <= _HUGE))
+    if bad.any():
+        big = np.abs(u[:, bad]).max(axis=0)
+        safe = np.where(big > 0, big, 1.0)
+        scale[bad] = big
+        ssq[bad] = ((u[:, bad] / safe) ** 2).sum(axis=0)
+    return scale, ssq
+
+
+_TINY, _HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
 
 
 def _add_norms(scale_a, ssq_a, scale_b, ssq_b):
