@@ -676,3 +676,28 @@ def test_the_workers_norm_parts_stay_exact_near_the_ends_of_the_double_range():
     expected = big * np.sqrt(((stacked / np.where(big > 0, big, 1.0)) ** 2).sum(axis=0))
     np.testing.assert_allclose(scale * np.sqrt(ssq), expected, rtol=1e-14)
     assert expected[0] > 0 and np.isfinite(expected[1])
+
+
+def test_lsqr_on_four_workers_sends_v_down_a_tree_and_adds_among_them():
+    """On four workers v goes from the first down a binary tree (3 forwards an iteration, no
+    worker sending it more than twice) and the parts are added among the workers (3 additions):
+    the client still sends v once and receives one sum, and the solve equals the in-memory one."""
+    from distributed import get_task_stream
+
+    X, y = corpus()
+    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+    kw = dict(damp=0.5, fit_intercept=True, atol=1e-10, btol=1e-10)
+    cluster = LocalCluster(n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with cluster, Client(cluster) as client:
+        client.wait_for_workers(4)
+        A = BlockMatrix(dask_matrix(X, (750, 750, 750, 750)), client)
+        with get_task_stream(client) as stream:
+            dist = textsel.lsqr(A, B, **kw)
+        names = [str(t["key"]).split("-")[0] for t in stream.data]
+    local = textsel.lsqr(X, B, **kw)
+    iterations = int(dist.itn.max())
+    assert names.count("forward") == 3 * iterations and names.count("combine") == 3 * (iterations + 2)
+    per_iteration = (A.traffic["sent"] + A.traffic["received"]) / iterations
+    assert per_iteration <= 2 * 8 * (X.shape[1] + 1) * 4 + 8 * 4 * 8
+    np.testing.assert_array_equal(dist.istop, local.istop)
+    assert relative(dist.x, local.x) <= 1e-8

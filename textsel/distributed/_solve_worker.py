@@ -14,7 +14,7 @@ import numpy as np
 
 from .._ext.ccore import csr_matmat, csr_rmatmat
 
-__all__ = ["StateLost", "combine", "release", "setup", "start", "step"]
+__all__ = ["StateLost", "combine", "forward", "release", "setup", "start", "step"]
 
 _TABLE = "_textsel_solves"
 
@@ -186,6 +186,11 @@ def _add_norms(scale_a, ssq_a, scale_b, ssq_b):
     scale = np.maximum(scale_a, scale_b)
     safe = np.where(scale > 0, scale, 1.0)
     return scale, ssq_a * (scale_a / safe) ** 2 + ssq_b * (scale_b / safe) ** 2
+
+
+def forward(v):
+    """v, held here once this task has fetched it: a step of v's broadcast down a tree."""
+    return v
 
 
 def combine(a, b):

@@ -6,7 +6,7 @@ vectors of the unknowns' length (n terms x K right-hand sides): v, w and x.  Its
 LSQR's u on the worker holding the blocks for the whole solve (``_solve_worker``).  Per
 iteration:
 
-- v goes out once, to one worker; the others fetch it from there (worker to worker);
+- v goes out once, to one worker, and down a binary tree among the workers from there;
 - one task per group updates its u, and returns its part of ||u|| and of A'D u;
 - the parts are added pairwise among the workers, in a fixed binary tree over the groups (the
   sum does not depend on where the groups run), and only the total, n x K, comes back.
@@ -28,7 +28,7 @@ import numpy as np
 
 from .._ext.ccore import lsqr_rowop
 from ._blocks import place_groups
-from ._solve_worker import StateLost, combine, release, setup, start, step
+from ._solve_worker import StateLost, combine, forward, release, setup, start, step
 
 __all__ = ["RESTARTS", "ClusterRowOperator", "solve"]
 
@@ -113,13 +113,14 @@ class ClusterRowOperator:
 
     def _step(self, cols, v, vcoef, ucoef, unorm, g):
         self._iterating = True
-        # v once to the first group's worker; the other tasks fetch it from there
+        # v once to the first group's worker, and from there to the others down a tree
         sent = self.client.scatter(
             np.ascontiguousarray(v), workers=[self.workers[0]], direct=True, hash=False
         )
         self.A.traffic["sent"] += v.nbytes + vcoef.nbytes + ucoef.nbytes + cols.nbytes
+        held = self._broadcast(sent)
         parts = [
-            self._submit(w, step, self.solve_id, group, cols, sent, vcoef, ucoef)
+            self._submit(w, step, self.solve_id, group, cols, held[w], vcoef, ucoef)
             for group, w in enumerate(self.workers)
         ]
         self._unpack(self._wait([self._reduce(parts)])[0], unorm, g)
@@ -130,6 +131,22 @@ class ClusterRowOperator:
     def _submit(self, worker, func, *args):
         # pinned: the group's state is on that worker and nowhere else
         return self.client.submit(func, *args, workers=[worker], allow_other_workers=False, pure=False)
+
+    def _broadcast(self, sent):
+        """v on every worker of the solve: from the first, down a binary tree (each worker that
+        has it passes it to one more, log2 W rounds), so that no worker sends it W - 1 times.
+        Up to two workers the second fetches it directly.  Returns {worker: future}."""
+        order = list(dict.fromkeys(self.workers))
+        if len(order) <= 2:
+            return dict.fromkeys(order, sent)
+        held, waiting = {order[0]: sent}, order[1:]
+        while waiting:
+            for source in list(held):
+                if not waiting:
+                    break
+                target = waiting.pop(0)
+                held[target] = self._submit(target, forward, held[source])
+        return held
 
     def _reduce(self, parts):
         """The parts added pairwise, level by level, in group order, among the workers."""
