@@ -143,9 +143,9 @@ def label_positions(y: np.ndarray, classes: np.ndarray, name: str = "y", of: str
             unknown = classes[positions] != y
         except TypeError:  # labels numpy cannot order (None among strings): looked up one by one
             index = {label: i for i, label in enumerate(classes.tolist())}
-            found = [index.get(label, -1) for label in y.tolist()]
-            positions = np.maximum(np.array(found, dtype=np.intp), 0)
-            unknown = np.array(found, dtype=np.intp) < 0
+            found = np.array([index.get(label, -1) for label in y.tolist()], dtype=np.intp)
+            unknown = found < 0
+            positions = np.maximum(found, 0)
     if unknown.any():
         strays = list(dict.fromkeys(y[unknown].tolist()))
         raise ValueError(

@@ -19,6 +19,15 @@ cdef enum:
     # cells scored between two interrupt checks (a few milliseconds)
     _CHECK_EVERY = 1 << 20
 
+cdef inline bint _stopped(void *stop, int64_t *work, Py_ssize_t cells) noexcept nogil:
+    # the interrupt check, once ``cells`` more cells bring the work since the last one to _CHECK_EVERY
+    work[0] += cells
+    if stop == NULL or work[0] < _CHECK_EVERY:
+        return False
+    work[0] = 0
+    return stop_requested(stop) != 0
+
+
 # Metric codes shared with textsel/metrics.py (_CODES).
 cdef enum:
     ACC = 0
@@ -115,12 +124,9 @@ def score_table(int metric,
     cdef int64_t work = 0
     with nogil:
         for c in range(n_classes):
-            work += n_terms
-            if stop != NULL and work >= _CHECK_EVERY:
-                work = 0
-                if stop_requested(stop):
-                    status = TS_ERR_INTERRUPTED
-                    break
+            if _stopped(stop, &work, n_terms):
+                status = TS_ERR_INTERRUPTED
+                break
             pos = <double> class_sizes[c]
             neg = <double> (n_docs - class_sizes[c])
             for t in range(n_terms):
@@ -207,12 +213,9 @@ def bns_table(const int64_t[:, ::1] class_df,
     ztp, zfp = &z[0], &z[width]
     with nogil:
         for j in range(order.shape[0]):
-            work += n_terms
-            if stop != NULL and work >= _CHECK_EVERY:
-                work = 0
-                if stop_requested(stop):
-                    status = TS_ERR_INTERRUPTED
-                    break
+            if _stopped(stop, &work, n_terms):
+                status = TS_ERR_INTERRUPTED
+                break
             c = order[j]
             if <uint64_t> c >= <uint64_t> n_classes:
                 status = TS_ERR_ARG
