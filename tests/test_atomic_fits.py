@@ -71,7 +71,7 @@ CASES = {
     "RLSClassifier": (
         lambda: textsel.RLSClassifier(threshold="scut", cv=2),
         {"fbr": 2.0},  # checked after the labels are encoded (classes_ set)
-        ("textsel.linear_model", "lsqr", 2),  # after coef_ is set, in SCut's first fold
+        ("textsel.least_squares", "lsqr", 2),  # after coef_ is set, in SCut's first fold
     ),
     "ProximalSVC": (
         lambda: textsel.ProximalSVC(threshold="scut", cv=2),
@@ -81,7 +81,7 @@ CASES = {
     "WeightedProximalSVC": (
         lambda: textsel.WeightedProximalSVC(threshold="scut", cv=2),
         {"tol": -1.0},  # checked by the solve, after the weights are estimated
-        ("textsel.linear_model", "lsqr", 1),
+        ("textsel.least_squares", "lsqr", 1),
     ),
     "SRLSClassifier": (
         lambda: textsel.SRLSClassifier(r=30, strategy="ws", random_state=0),

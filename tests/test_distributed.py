@@ -79,11 +79,12 @@ def test_submodules_are_attributes_loaded_on_first_use():
 
 
 def test_worker_kernels_import_neither_sklearn_nor_dask():
-    """What a worker unpickles for term_stats and the LSQR products keeps the worker small: no
-    scikit-learn (50 MB a process) and no Dask array code; and ``import textsel`` itself loads
-    neither scikit-learn nor the estimators until one is used."""
+    """What a worker unpickles for term_stats, the solves and the classifiers' labels keeps the
+    worker small: no scikit-learn (50 MB a process) and no Dask array code; and ``import textsel``
+    itself loads neither scikit-learn nor the estimators until one is used."""
     code = (
-        "import sys, textsel.distributed._worker, textsel; "
+        "import sys, textsel.distributed._worker, textsel.distributed._solve_worker, "
+        "textsel.distributed._rows_worker, textsel; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'dask'}) "
         "+ sorted(m for m in ('textsel.proximal', 'textsel.selection') if m in sys.modules))"
     )

@@ -37,15 +37,16 @@ __all__ = [
 #: - ``_textsel_check_params()``: refuse bad parameters before any pass over the blocks.
 #: - ``_textsel_fit_stats(stats)``: fit a selector from the corpus's :class:`textsel.TermStats`
 #:   (counted on the cluster); returns the estimator.
-#: - ``_textsel_fit_checked(X, y, row_norms, held_out_scores, sample_weight)``: fit a
-#:   least-squares classifier on a checked ``X`` that only its solver reads (an in-memory CSR
-#:   matrix or a ``BlockMatrix``), ``row_norms()`` giving the documents' norms and
-#:   ``held_out_scores(X, T, n_folds, weights, damp)`` SCut's out-of-fold scores; returns it.
-#: - ``_textsel_solve(X, T, weights, damp)``: one batched weighted solve of the fitted
+#: - ``_textsel_fit_rows(X, rows, held_out_scores)``: fit a least-squares classifier on a
+#:   checked ``X`` that only its solver reads (an in-memory CSR matrix or a ``BlockMatrix``) and
+#:   its documents' ``rows`` (``textsel._rows.DocumentRows`` or, on a cluster,
+#:   ``textsel.distributed.rows.BlockRows``: the label recipe, the sums, ``lsqr``), with
+#:   ``held_out_scores(X, rows, n_folds, delta, damp)`` SCut's out-of-fold scores; returns it.
+#: - ``_textsel_solve(X, rows, delta, damp)``: one batched weighted solve of the fitted
 #:   family's problem, ``(coef, intercept, n_iter)``.
 DISTRIBUTED_HOOKS = {
     "fit_selector": ("_textsel_check_params", "_textsel_fit_stats"),
-    "fit_lsqr_classifier": ("_textsel_fit_checked", "_textsel_solve"),
+    "fit_lsqr_classifier": ("_textsel_fit_rows", "_textsel_solve"),
 }
 
 

@@ -132,7 +132,6 @@ def prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim):
     with ``B`` (m, K), ``weights`` None or (m, K), ``limit`` -1 for the default."""
     B = _float_matrix(b, "b", m)
     K = B.shape[1]
-    damps = _per_column(damp, "damp", K)
     weights = None
     if row_weights is not None:
         weights = _float_matrix(row_weights, "row_weights", m)
@@ -142,11 +141,18 @@ def prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim):
             raise ValueError("row_weights must be >= 0")
         if weights.shape[1] != K:
             weights = np.ascontiguousarray(np.broadcast_to(weights, (m, K)))
+    return (B, *prepare_options(K, damp, atol, btol, conlim, iter_lim, weights))
+
+
+def prepare_options(K, damp, atol, btol, conlim, iter_lim, weights=None):
+    """Check lsqr's options for ``K`` right-hand sides: ``(damps, weights, tolerances, limit)``,
+    ``weights`` as given, ``limit`` -1 for the default."""
+    damps = _per_column(damp, "damp", K)
     tolerances = [
         check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
     ]
     limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
-    return B, damps, weights, tolerances, limit
+    return damps, weights, tolerances, limit
 
 
 def result(x, report, b_ndim) -> LSQRResult:

@@ -18,22 +18,17 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
-from sklearn.preprocessing import LabelBinarizer
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, column_or_1d, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._base import Estimator, LinearScoresMixin
-from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
+from ._checks import check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
-from ._labels import label_repr
 from ._products import row_norms as _row_norms
-from .least_squares import lsqr
+from ._rows import DocumentRows, delta_from_counts
 
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 
@@ -57,9 +52,7 @@ def proximal_weights(T: np.ndarray, sample_weight=None) -> np.ndarray:
     ``delta=1 + (N-/N+ - 1) / 2``.
     """
     s = np.ones(T.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    n_pos = s @ (T > 0)
-    n_neg = s.sum() - n_pos
-    return 1.0 + (np.sqrt(n_neg / n_pos) - 1.0) / 2.0
+    return delta_from_counts(s @ (T > 0), s.sum())
 
 
 def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) -> np.ndarray:
@@ -123,10 +116,9 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
 
     _fit_intercept = True
 
-    def _weights_and_damp(self, row_norms, T, s=None):
-        """Row weights (documents x columns, or None) and the damp of each column; ``row_norms()``
-        gives the documents' Euclidean norms where an estimate needs them, ``s`` the documents'
-        weights (None: all ones) that the estimates count them by."""
+    def _delta_and_damp(self, rows):
+        """The weight of each column's positives (None: 1) and the damp of each column, from the
+        documents' :class:`textsel._rows.DocumentRows` (or their blocks on a cluster)."""
         raise NotImplementedError
 
     @distributed_method("fit_lsqr_classifier")
@@ -141,8 +133,9 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         X : {sparse matrix, array-like} of shape (n_docs, n_terms), or a Dask array
             A Dask array of CSR row blocks (or a :class:`textsel.distributed.BlockMatrix`)
             is fitted on its cluster through the distributed LSQR.
-        y : array-like of shape (n_docs,) or (n_docs, n_classes)
-            Binary or multi-class labels, or a multi-label 0/1 indicator matrix.
+        y : array-like of shape (n_docs,) or (n_docs, n_classes), or a Dask array
+            Binary or multi-class labels, or a multi-label 0/1 indicator matrix.  With a Dask
+            ``X``, a Dask array chunked like ``X``'s rows keeps the labels on the cluster.
         sample_weight : array-like of shape (n_docs,), optional
             Non-negative weight of each document's squared error (a weight of 2 is the document
             twice, 0 leaves it out), multiplied by ``class_weight``'s; the "auto" estimates of v
@@ -160,55 +153,39 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        return self._textsel_fit_checked(X, y, lambda: _row_norms(X), self._out_of_fold_scores, sample_weight)
+        rows = DocumentRows(y, sample_weight, self.class_weight, type(self).__name__, lambda: _row_norms(X))
+        return self._textsel_fit_rows(X, rows, self._out_of_fold_scores)
 
-    def _textsel_fit_checked(self, X, y, row_norms, out_of_fold_scores, sample_weight=None):
-        """The fit on a checked ``X`` (in memory or on a cluster; a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``): targets, weights, one batched solve, then the SCut
-        thresholds from ``out_of_fold_scores(X, T, n_folds, weights, damp)``."""
-        T = self._targets(y)
-        s = self._document_weights(y, sample_weight, X.shape[0])
+    def _textsel_fit_rows(self, X, rows, out_of_fold_scores):
+        """The fit on a checked ``X`` and its documents' rows (in memory or on a cluster; a hook of
+        ``textsel._base.DISTRIBUTED_HOOKS``): the estimates, one batched solve, then the SCut
+        thresholds from ``out_of_fold_scores(X, rows, n_folds, delta, damp)``."""
+        self.classes_ = rows.recipe.classes
+        self._multilabel = rows.recipe.multilabel
         if self.threshold not in (None, "scut"):
             raise ValueError(f"threshold must be None or 'scut', got {plain(self.threshold)!r}")
         if self.threshold == "scut":
-            n_folds = check_positive_int(self.cv, "cv", 2, X.shape[0])
+            n_folds = check_positive_int(self.cv, "cv", 2, rows.n_docs)
             fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
-        weights, damp = self._weights_and_damp(row_norms, T, s)
-        if s is not None:  # each document's squared error counts s times: row weight sqrt(s)
-            root = np.sqrt(s)[:, None]
-            weights = np.ascontiguousarray(
-                np.broadcast_to(root, T.shape) if weights is None else weights * root
-            )
-        self.coef_, self.intercept_, self.n_iter_ = self._textsel_solve(X, T, weights, damp)
-        self.thresholds_ = np.zeros(T.shape[1])
-        if self.threshold == "scut" and (self._multilabel or T.shape[1] == 1):
+        delta, damp = self._delta_and_damp(rows)
+        self.coef_, self.intercept_, self.n_iter_ = self._textsel_solve(X, rows, delta, damp)
+        n_columns = rows.recipe.n_columns
+        self.thresholds_ = np.zeros(n_columns)
+        if self.threshold == "scut" and (self._multilabel or n_columns == 1):
             # the folds' models keep the weights and damp estimated on all the training data:
             # a fold may hold no positive of a rare class, where the estimates are undefined
-            scores = out_of_fold_scores(X, T, n_folds, weights, damp)
-            self.thresholds_ = scut_thresholds(scores, T > 0, fbr)
+            scores = out_of_fold_scores(X, rows, n_folds, delta, damp)
+            self.thresholds_ = scut_thresholds(scores, rows.positive(), fbr)
         return self
 
-    def _document_weights(self, y, sample_weight, n_docs):
-        """sample_weight times class_weight's weight of each document, or None for all ones."""
-        s = None
-        if sample_weight is not None:
-            s = _check_sample_weight(sample_weight, np.empty((n_docs, 0)), dtype=np.float64,
-                                     ensure_non_negative=True)  # fmt: skip
-        if self.class_weight is not None:
-            by_class = compute_sample_weight(check_class_weight(self.class_weight, type(self).__name__), y)
-            s = by_class if s is None else s * by_class
-        if s is not None and not (s > 0).any():
-            raise ValueError("sample_weight: every document has weight 0")
-        return s
-
-    def _textsel_solve(self, X, T, weights, damp):
+    def _textsel_solve(self, X, rows, delta, damp):
         """One batched weighted solve: ``(coef, intercept, n_iter)`` (a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``)."""
+        ``textsel._base.DISTRIBUTED_HOOKS``); ``rows`` gives the targets and row weights."""
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
         tol = check_real(self.tol, "tol", 0.0, None)
-        result = lsqr(
-            X, T, damp=damp, row_weights=weights, fit_intercept=self._fit_intercept,
-            atol=tol, btol=tol, iter_lim=max_iter, n_threads=self.n_threads,
+        result = rows.lsqr(
+            X, delta, damp=damp, fit_intercept=self._fit_intercept, atol=tol, btol=tol, iter_lim=max_iter,
+            n_threads=self.n_threads,
         )  # fmt: skip
         stopped = np.atleast_1d(result.istop) == 7  # LSQR's "iteration limit reached"
         if stopped.any():
@@ -221,47 +198,17 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
             )
         n_terms = X.shape[1]
         coef = np.ascontiguousarray(result.x[:n_terms].T)
-        intercept = result.x[n_terms] if self._fit_intercept else np.zeros(T.shape[1])
+        intercept = result.x[n_terms] if self._fit_intercept else np.zeros(rows.recipe.n_columns)
         self.damp_ = damp
         return coef, intercept, result.itn
 
-    def _out_of_fold_scores(self, X, T, n_folds, weights, damp):
+    def _out_of_fold_scores(self, X, rows, n_folds, delta, damp):
         """Scores of each training document by the model fitted without its fold."""
-        scores = np.empty_like(T)
+        scores = np.empty((rows.n_docs, rows.recipe.n_columns))
         for train, held_out in KFold(n_folds).split(X):
-            coef, intercept, _ = self._textsel_solve(
-                X[train], T[train], None if weights is None else weights[train], damp
-            )
+            coef, intercept, _ = self._textsel_solve(X[train], rows.subset(train), delta, damp)
             scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept
         return scores
-
-    def _targets(self, y):
-        if not sp.issparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
-            y = column_or_1d(y, warn=True)
-        kind = type_of_target(y, input_name="y")
-        if kind == "multilabel-indicator":
-            Y = y.toarray() if sp.issparse(y) else np.asarray(y)
-            self.classes_ = np.arange(Y.shape[1])
-            self._multilabel = True
-            T = np.where(Y > 0, 1.0, -1.0)
-        elif kind in ("binary", "multiclass"):
-            self._multilabel = False
-            binarizer = LabelBinarizer(neg_label=-1, pos_label=1)
-            T = binarizer.fit_transform(y).astype(np.float64)
-            self.classes_ = binarizer.classes_
-            if self.classes_.size < 2:
-                only = label_repr(self.classes_[0])
-                raise ValueError(f"y has 1 class ({only}); a classifier needs at least 2")
-        else:
-            raise ValueError(f"Unknown label type: y must hold class labels, got target type {kind!r}")
-        positives = (T > 0).sum(axis=0)
-        bad = np.flatnonzero((positives == 0) | (positives == T.shape[0]))
-        if bad.size:
-            raise ValueError(
-                f"y: class column {bad[0]} has {'no' if positives[bad[0]] == 0 else 'every'} "
-                "document; one-vs-rest needs both positives and negatives"
-            )
-        return np.ascontiguousarray(T)
 
     @distributed_method("map_row_blocks")
     def predict(self, X):
@@ -357,9 +304,9 @@ class RLSClassifier(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, row_norms, T, s=None):
+    def _delta_and_damp(self, rows):
         alpha = check_real(self.alpha, "alpha", 0.0, None)
-        return None, np.full(T.shape[1], np.sqrt(alpha))
+        return None, np.full(rows.recipe.n_columns, np.sqrt(alpha))
 
 
 class ProximalSVC(_LSQRLinearClassifier):
@@ -394,11 +341,12 @@ class ProximalSVC(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, row_norms, T, s=None):
+    def _delta_and_damp(self, rows):
         v = _positive_or_auto(self.v, "v")
-        if v is None:
-            v = 2.0 * np.average(row_norms(), weights=s)
-        self.v_ = np.full(T.shape[1], v)
+        if v is None:  # 2 x the documents' mean norm, each counted by its weight
+            sums = rows.norm_sums()
+            v = 2.0 * sums.norms / sums.total
+        self.v_ = np.full(rows.recipe.n_columns, v)
         return None, np.sqrt(self.v_)
 
 
@@ -441,29 +389,29 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         self.cv = cv
         self.fbr = fbr
 
-    def _weights_and_damp(self, row_norms, T, s=None):
+    def _delta_and_damp(self, rows):
+        n_columns = rows.recipe.n_columns
         if isinstance(self.delta, str) and self.delta == "auto":
-            weighted_positives = (T > 0).sum(axis=0) if s is None else s @ (T > 0)
-            empty = np.flatnonzero(weighted_positives == 0)
+            empty = np.flatnonzero(rows.sums.positives == 0)
             if empty.size:
                 raise ValueError(
                     f"WeightedProximalSVC: sample_weight and class_weight leave class column {empty[0]} no "
                     "positive document of weight > 0, and its delta (from N- / N+) is undefined; give its "
                     "positives a weight, or fix delta"
                 )
-            delta = proximal_weights(T, s)
+            delta = delta_from_counts(rows.sums.positives, rows.sums.total)
         else:
             delta = np.asarray(self.delta, dtype=np.float64)
-            if delta.ndim > 1 or (delta.ndim == 1 and delta.shape[0] != T.shape[1]):
-                raise ValueError(f"delta must be 'auto', a number or {T.shape[1]} numbers (one per class)")
-            delta = np.broadcast_to(delta, (T.shape[1],)).copy()
+            if delta.ndim > 1 or (delta.ndim == 1 and delta.shape[0] != n_columns):
+                raise ValueError(f"delta must be 'auto', a number or {n_columns} numbers (one per class)")
+            delta = np.broadcast_to(delta, (n_columns,)).copy()
             if not np.isfinite(delta).all() or (delta <= 0).any():
                 raise ValueError("delta must be 'auto' or positive numbers, one per class column")
-        W = np.where(T > 0, delta, 1.0)
         v = _positive_or_auto(self.v, "v")
-        if v is None:
-            self.v_ = 2.0 * np.average(W * row_norms()[:, None], axis=0, weights=s)
+        if v is None:  # 2 x the mean of delta_i ||x_i|| per column, each document counted by its weight
+            sums = rows.norm_sums()
+            self.v_ = 2.0 * (sums.norms + (delta - 1.0) * sums.positive_norms) / sums.total
         else:
-            self.v_ = np.full(T.shape[1], v)
+            self.v_ = np.full(n_columns, v)
         self.delta_ = delta
-        return np.ascontiguousarray(W), np.sqrt(self.v_)
+        return delta, np.sqrt(self.v_)

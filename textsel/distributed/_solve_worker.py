@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._ext.ccore import csr_matmat, csr_rmatmat
+from .._rows import block_row_weights, block_targets, document_weights
+from ._worker import local_labels
 
 __all__ = ["StateLost", "combine", "forward", "release", "setup", "start", "step"]
 
@@ -38,20 +40,44 @@ def _states(worker):
     return table
 
 
-def setup(solve, group, blocks, b_parts, weight_parts, fit_intercept) -> int:
-    """Keep the group's blocks (CSR, float64, checked), right-hand sides and row weights (None
-    for all ones) here for the solve; returns the group's number of rows."""
+def setup(solve, group, blocks, rows, fit_intercept) -> int:
+    """Keep the group's blocks (CSR, float64, checked), right-hand sides and row weights here for
+    the solve; returns the group's number of rows.
+
+    ``rows`` is ``("arrays", b_parts, weight_parts)``, the blocks' rows of b and of the weights
+    (None: all ones) as given, or ``("labels", y_parts, s_parts, recipe, delta, held_out)``: the
+    blocks' labels and sample weights, from which b and the weights are built here as in memory
+    (:mod:`textsel._rows`), 0 on the rows ``held_out[j]`` of block j (a slice, or None).
+    """
+    if rows[0] == "arrays":
+        _, b_parts, weight_parts = rows
+    else:
+        b_parts, weight_parts = _from_labels(*rows[1:])
     state = {
         "blocks": list(blocks),
         "b": [np.ascontiguousarray(b, dtype=np.float64) for b in b_parts],
         "w": None
-        if weight_parts is None
+        if weight_parts is None or all(w is None for w in weight_parts)
         else [np.ascontiguousarray(w, dtype=np.float64) for w in weight_parts],
         "fit_intercept": bool(fit_intercept),
     }
     state["u"] = [np.zeros_like(b) for b in state["b"]]
     _states(_worker())[(solve, group)] = state
     return sum(b.shape[0] for b in state["b"])
+
+
+def _from_labels(y_parts, s_parts, recipe, delta, held_out):
+    """The blocks' targets and row weights from their labels (the weights None when all are 1)."""
+    b_parts, w_parts = [], []
+    for j, y in enumerate(y_parts):
+        y = local_labels(y)
+        T = block_targets(y, recipe)
+        s = document_weights(y, None if s_parts is None else s_parts[j], recipe)
+        b_parts.append(T)
+        w_parts.append(block_row_weights(T, s, delta, held_out[j]))
+    if any(w is None for w in w_parts) and not all(w is None for w in w_parts):
+        w_parts = [np.ones_like(T) if w is None else w for T, w in zip(b_parts, w_parts, strict=True)]
+    return b_parts, w_parts
 
 
 def release(solve, dask_worker=None) -> int:

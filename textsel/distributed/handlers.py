@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import functools
 
-import dask.array as da
 import numpy as np
 import scipy.sparse as sp
-from sklearn.model_selection import KFold
 
 from .._stats import TermStats
 from ._blocks import BlockMatrix, check_row_blocks
 from ._worker import block_error, check_block
 from .operator import BlockOperator
-from .solve import solve
+from .rows import BlockRows, fold_bounds
+from .solve import ArrayRows, solve
 from .termstats import term_stats as _term_stats
 
 __all__ = ["fit_lsqr_classifier", "fit_selector", "lsqr", "map_row_blocks", "term_stats"]
@@ -30,11 +29,6 @@ __all__ = ["fit_lsqr_classifier", "fit_selector", "lsqr", "map_row_blocks", "ter
 def _array(X):
     """The Dask array behind ``X`` (a BlockMatrix keeps the one it was built from)."""
     return X.array if isinstance(X, BlockMatrix) else X
-
-
-def _local(value):
-    """A Dask array computed to the client; anything else as it is."""
-    return value.compute() if isinstance(value, da.Array) else value
 
 
 def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
@@ -52,7 +46,7 @@ def lsqr(X, inputs, fit_intercept):
     """
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
     B, damps, weights, tolerances, limit = inputs(A.shape[0])
-    return solve(A, B, weights, damps, fit_intercept, *tolerances, limit)
+    return solve(A, ArrayRows(A, B, weights), damps, fit_intercept, *tolerances, limit)
 
 
 def _mark_fitted(est, n_features):
@@ -70,31 +64,24 @@ def fit_selector(est, fit, X, y):
 
 
 def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
-    """The least-squares classifiers' ``fit`` with every pass over ``X`` on the cluster."""
+    """The least-squares classifiers' ``fit`` with every pass over ``X`` and over the documents'
+    labels and weights on the cluster (:class:`textsel.distributed.rows.BlockRows`)."""
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
-    y = _local(y)
-    y = y if sp.issparse(y) else np.asarray(y)  # _targets reads a sparse indicator as it is
-    if y.shape[0] != A.shape[0]:
-        raise ValueError(f"y has {y.shape[0]} entries but X has {A.shape[0]} documents")
-    if sample_weight is not None:
-        sample_weight = _local(sample_weight)
-    est._textsel_fit_checked(A, y, A.row_norms, functools.partial(_out_of_fold_scores, est), sample_weight)
+    rows = BlockRows(A, y, sample_weight, est.class_weight, type(est).__name__)
+    est._textsel_fit_rows(A, rows, functools.partial(_out_of_fold_scores, est))
     _mark_fitted(est, A.shape[1])
     return est
 
 
-def _out_of_fold_scores(est, A, T, n_folds, weights, damp):
+def _out_of_fold_scores(est, A, rows, n_folds, delta, damp):
     """SCut's held-out scores on the cluster: each fold's model is the weighted solve with the
     held-out documents' weights set to zero (the same least-squares problem as on the training
     rows alone, without slicing the blocks), scored by one product."""
     operator = BlockOperator(A)
-    full = np.ones_like(T) if weights is None else weights
-    scores = np.empty_like(T)
-    for _, held_out in KFold(n_folds).split(T):
-        fold = full.copy()
-        fold[held_out] = 0.0
-        coef, intercept, _ = est._textsel_solve(A, T, fold, damp)
-        scores[held_out] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[held_out]
+    scores = np.empty((rows.n_docs, rows.n_columns))
+    for start, stop in fold_bounds(rows.n_docs, n_folds):
+        coef, intercept, _ = est._textsel_solve(A, rows.holding_out(start, stop), delta, damp)
+        scores[start:stop] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[start:stop]
     return scores
 
 

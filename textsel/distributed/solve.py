@@ -30,7 +30,7 @@ from .._ext.ccore import lsqr_rowop
 from ._blocks import place_groups
 from ._solve_worker import StateLost, combine, forward, release, setup, start, step
 
-__all__ = ["RESTARTS", "ClusterRowOperator", "solve"]
+__all__ = ["RESTARTS", "ArrayRows", "ClusterRowOperator", "solve"]
 
 #: how many times a solve starts again after a worker was lost
 RESTARTS = 3
@@ -58,7 +58,7 @@ class ClusterRowOperator:
     Built by :func:`solve`; its ``start`` and ``step`` are called by the C solver.
     """
 
-    def __init__(self, A, b, weights, fit_intercept):
+    def __init__(self, A, rows, fit_intercept):
         self.A = A
         self.client = A.client
         self.fit_intercept = bool(fit_intercept)
@@ -66,26 +66,20 @@ class ClusterRowOperator:
         self._pending, self.workers = [], []
         try:
             with _lost_workers():
-                self._setup(A, b, weights)
+                self._setup(A, rows)
         except BaseException:
             self.close()  # what the groups set up so far
             raise
 
-    def _setup(self, A, b, weights):
+    def _setup(self, A, rows):
         self.placement = place_groups(self.client, A.futures, A.groups)
         self.workers = [w for w, _ in self.placement]
-        starts = A.row_starts
         pending = []
         for group, (worker, idx) in enumerate(self.placement):
-            b_parts = [b[starts[i] : starts[i + 1]] for i in idx]
-            w_parts = None if weights is None else [weights[starts[i] : starts[i + 1]] for i in idx]
-            # the group's vectors go straight to its worker, once for the whole solve
-            sent = self.client.scatter([b_parts, w_parts], workers=[worker], direct=True, hash=False)
-            self.A.traffic["setup"] += sum(p.nbytes for p in b_parts) + sum(p.nbytes for p in w_parts or ())
             blocks = [A.futures[i] for i in idx]
-            pending.append(
-                self._submit(worker, setup, self.solve_id, group, blocks, *sent, self.fit_intercept)
-            )
+            group_rows = rows.group(idx, worker)
+            task = (setup, self.solve_id, group, blocks, group_rows, self.fit_intercept)
+            pending.append(self._submit(worker, *task))
         self._wait(pending)
 
     # -- the two calls of the C solver -------------------------------------------------------
@@ -189,16 +183,40 @@ class ClusterRowOperator:
             pass
 
 
-def solve(A, b, weights, damp, fit_intercept, atol, btol, conlim, iter_lim):
+class ArrayRows:
+    """The right-hand sides b (n_docs x K) and row weights (the same shape, or None) of a solve
+    given as arrays on the client (:func:`textsel.lsqr` on a Dask array): each group's rows go
+    straight to its worker, once a solve."""
+
+    def __init__(self, A, b, weights):
+        self.A, self.b, self.weights = A, b, weights
+        self.n_columns = b.shape[1]
+
+    def group(self, idx, worker):
+        """The ``rows`` argument of :func:`_solve_worker.setup` for the blocks ``idx`` on ``worker``."""
+        starts = self.A.row_starts
+        b_parts = [self.b[starts[i] : starts[i + 1]] for i in idx]
+        w_parts = None if self.weights is None else [self.weights[starts[i] : starts[i + 1]] for i in idx]
+        sent = self.A.client.scatter([b_parts, w_parts], workers=[worker], direct=True, hash=False)
+        self.A.traffic["setup"] += sum(p.nbytes for p in b_parts) + sum(p.nbytes for p in w_parts or ())
+        return ("arrays", *sent)
+
+    def refresh(self):
+        """Nothing to do before a restart: the arrays are here."""
+
+
+def solve(A, rows, damp, fit_intercept, atol, btol, conlim, iter_lim):
     """:func:`textsel.lsqr` on a :class:`BlockMatrix` with u, b and the weights on the workers:
-    ``(x, report)`` as :func:`textsel._ext.ccore.lsqr_rowop` returns them.  A solve that loses a
-    worker starts again from its beginning, at most :data:`RESTARTS` times."""
+    ``(x, report)`` as :func:`textsel._ext.ccore.lsqr_rowop` returns them.  ``rows`` gives b and the
+    weights of each group (:class:`ArrayRows`, or ``textsel.distributed.rows.BlockRows`` bound to a
+    solve).  A solve that loses a worker starts again from its beginning, at most
+    :data:`RESTARTS` times."""
     m, n = A.shape
-    K = b.shape[1]
+    K = rows.n_columns
     for attempt in range(RESTARTS + 1):
         op = None
         try:
-            op = ClusterRowOperator(A, b, weights, fit_intercept)
+            op = ClusterRowOperator(A, rows, fit_intercept)
             return lsqr_rowop(op, m, n, fit_intercept, K, damp, atol, btol, conlim, iter_lim)
         except StateLost as exc:
             if attempt == RESTARTS:
@@ -207,6 +225,7 @@ def solve(A, b, weights, damp, fit_intercept, atol, btol, conlim, iter_lim):
                     "nothing is returned"
                 ) from exc
             A.client.wait_for_workers(1, timeout=60)
+            rows.refresh()  # what was sent from here and lost with the worker, sent again
         finally:
             if op is not None:
                 op.close()

@@ -1,0 +1,192 @@
+"""The documents' labels and weights of a classifier's fit on a cluster, kept beside the row blocks.
+
+:class:`BlockRows` is the cluster's :class:`textsel._rows.DocumentRows`: the labels (and sample
+weights) of each row block are placed once on the worker that solves the block, and everything of
+the documents' length is built there from them by the same block functions as in memory: the
+label summaries that fix the classes, the weighted class sizes and norm sums the estimates read,
+and, for each solve, the targets and row weights (``_solve_worker.setup``).  The client holds the
+labels only when it was given them as an array (8 bytes a document for integer labels), and a Dask
+array of labels chunked like ``X``'s rows never reaches it; no documents x classes array is built
+here, except SCut's held-out scores and their positives (:meth:`BlockRows.positive`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import dask.array as da
+import numpy as np
+
+from .._rows import check_weighted, merge_summaries, resolve
+from ..least_squares import prepare_options, result
+from ._blocks import as_label_array, label_blocks, place_groups
+from ._rows_worker import group_sums, label_summary, positive
+from .solve import solve
+
+__all__ = ["BlockRows", "fold_bounds"]
+
+
+class BlockRows:
+    """The labels and weights of a :class:`textsel.distributed.BlockMatrix`'s documents, per block
+    on the workers: what a least-squares classifier's fit reads of them, as
+    :class:`textsel._rows.DocumentRows` gives it in memory.
+
+    Parameters
+    ----------
+    A : BlockMatrix
+    y : array-like, sparse matrix or Dask array
+        Labels; a Dask array is chunked like ``A``'s rows.
+    sample_weight : array-like, Dask array, scalar or None
+    class_weight : dict, list of dicts, "balanced" or None
+    owner : str
+        The estimator's name, for errors.
+    """
+
+    def __init__(self, A, y, sample_weight, class_weight, owner):
+        self.A = A
+        self.client = A.client
+        self._y_pieces = self._pieces(y, "y")
+        self._s_pieces = None
+        if sample_weight is not None:
+            scalar = not isinstance(sample_weight, da.Array) and np.ndim(sample_weight) == 0
+            self._s_pieces = (
+                [sample_weight] * A.n_blocks if scalar else self._pieces(sample_weight, "sample_weight")
+            )
+        self.refresh()
+        sizes = np.diff(A.row_starts)
+        summaries = self.client.gather(
+            [self._submit(i, label_summary, self._y[i], i, int(sizes[i])) for i in range(A.n_blocks)]
+        )
+        self.recipe = resolve(merge_summaries(summaries), class_weight, owner)
+        self.sums = self._sums(norms=False)
+        check_weighted(self.sums)
+        self._norm_sums = None
+        self.held_out = None  # (start, stop): rows whose weights are 0, for a fold's model
+
+    @property
+    def n_docs(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def n_columns(self) -> int:
+        return self.recipe.n_columns
+
+    # -- placing the labels ----------------------------------------------------------------
+
+    def _pieces(self, values, name):
+        """``values`` cut like the blocks' rows: ndarray pieces (views of the array given) or, for a
+        Dask array, its Delayed blocks."""
+        if isinstance(values, da.Array):
+            sizes = tuple(int(n) for n in np.diff(self.A.row_starts))
+            known = not any(math.isnan(c) for c in values.chunks[0])
+            same_length = values.ndim in (1, 2) and values.shape[0] == self.n_docs
+            if known and same_length and values.chunks[0] != sizes:
+                values = values.rechunk({0: sizes})  # cut like the blocks: a piece beside each
+            return label_blocks(values, self.A.array, name)
+        arr = as_label_array(values)
+        if arr.ndim == 0 or arr.shape[0] != self.n_docs:
+            got = "a scalar" if arr.ndim == 0 else f"{arr.shape[0]} entries"
+            raise ValueError(f"{name} has {got} but X has {self.n_docs} documents")
+        starts = self.A.row_starts
+        return [arr[starts[i] : starts[i + 1]] for i in range(self.A.n_blocks)]
+
+    def _place(self, pieces):
+        """Each block's piece on the worker solving the block: scattered from here (an array's), or
+        computed there (a Dask array's, recomputed from its graph if its worker is lost)."""
+        if pieces is None:
+            return None
+        if not hasattr(pieces[0], "dask") and np.ndim(pieces[0]) == 0:
+            return list(pieces)  # one scalar weight, passed as it is
+        placed = [None] * len(pieces)
+        for worker, idx in self.placement:
+            chunk = [pieces[i] for i in idx]
+            if hasattr(chunk[0], "dask"):
+                futures = self.client.compute(chunk, workers=[worker], allow_other_workers=True)
+            else:
+                futures = self.client.scatter(chunk, workers=[worker], direct=True, hash=False)
+                self.A.traffic["setup"] += sum(getattr(p, "nbytes", 0) for p in chunk)
+            for i, future in zip(idx, futures, strict=True):
+                placed[i] = future
+        return placed
+
+    def refresh(self):
+        """Place the pieces (again, after a lost worker took some of those scattered from here, on
+        the workers holding the blocks now)."""
+        self.placement = place_groups(self.client, self.A.futures, self.A.groups)
+        self._y = self._place(self._y_pieces)
+        self._s = self._place(self._s_pieces)
+
+    def _submit(self, i, func, *args):
+        worker = next(w for w, idx in self.placement if i in idx)
+        return self.client.submit(func, *args, workers=[worker], allow_other_workers=True, pure=False)
+
+    # -- what the estimators read ----------------------------------------------------------
+
+    def _sums(self, norms):
+        parts = []
+        for worker, idx in self.placement:
+            s = None if self._s is None else [self._s[i] for i in idx]
+            blocks = [self.A.futures[i] for i in idx] if norms else None
+            args = (idx, [self._y[i] for i in idx], s, self.recipe, blocks)
+            parts.append(
+                self.client.submit(group_sums, *args, workers=[worker], allow_other_workers=True, pure=False)
+            )
+        total = None
+        for part in self.client.gather(parts):  # added in group order: the same sum every time
+            total = part if total is None else total + part
+        return total
+
+    def norm_sums(self):
+        """:class:`textsel._rows.RowSums` with the documents' norms (one pass over the blocks)."""
+        if self._norm_sums is None:
+            self._norm_sums = self._sums(norms=True)
+        return self._norm_sums
+
+    def positive(self) -> np.ndarray:
+        """Which documents belong to each column (documents x columns, bool), here: for SCut."""
+        parts = [self._submit(i, positive, self._y[i], self.recipe) for i in range(self.A.n_blocks)]
+        return np.concatenate(self.client.gather(parts))
+
+    def holding_out(self, start, stop) -> BlockRows:
+        """These rows with the documents ``start:stop`` weighted 0 (a fold's model)."""
+        fold = object.__new__(BlockRows)
+        fold.__dict__.update(self.__dict__)
+        fold.held_out = (int(start), int(stop))
+        return fold
+
+    def lsqr(self, A, delta, *, damp, fit_intercept, atol, btol, iter_lim, n_threads=None):
+        """:func:`textsel.lsqr` of ``A`` against the targets, row weights ``delta`` on each column's
+        positives (None: 1), on the cluster (``n_threads`` has no say: each worker uses its own)."""
+        damps, _, tolerances, limit = prepare_options(self.n_columns, damp, atol, btol, 1e8, iter_lim)
+        x, report = solve(A, _SolveRows(self, delta), damps, fit_intercept, *tolerances, limit)
+        return result(x, report, 2)
+
+
+class _SolveRows:
+    """:class:`BlockRows` bound to one solve's ``delta``: the ``rows`` of ``solve.solve``."""
+
+    def __init__(self, rows, delta):
+        self.rows, self.delta = rows, None if delta is None else np.asarray(delta, dtype=np.float64)
+        self.n_columns = rows.n_columns
+
+    def group(self, idx, worker):
+        rows = self.rows
+        starts = rows.A.row_starts
+        held = [None] * len(idx)
+        if rows.held_out is not None:
+            a, b = rows.held_out
+            held = [slice(max(a - starts[i], 0), max(min(b, starts[i + 1]) - starts[i], 0)) for i in idx]
+        s = None if rows._s is None else [rows._s[i] for i in idx]
+        return ("labels", [rows._y[i] for i in idx], s, rows.recipe, self.delta, held)
+
+    def refresh(self):
+        self.rows.refresh()
+
+
+def fold_bounds(n_docs: int, n_folds: int) -> list[tuple[int, int]]:
+    """The (start, stop) rows of each fold of ``KFold(n_folds)`` (unshuffled, so contiguous): the
+    first ``n_docs % n_folds`` folds one row longer."""
+    sizes = np.full(n_folds, n_docs // n_folds)
+    sizes[: n_docs % n_folds] += 1
+    stops = np.cumsum(sizes)
+    return [(int(stop - size), int(stop)) for size, stop in zip(sizes, stops, strict=True)]
