@@ -5,18 +5,24 @@ so both should be flat.
 A synthetic corpus with the shape of 20 Newsgroups' rows (each document's distinct terms
 log-normal in number, median 60 as in 20 Newsgroups' tf-idf rows, drawn from a Zipf law over the
 vocabulary, values 1 + log of a count) of ``--docs`` documents, in ``--blocks`` row blocks built
-on the workers (the client never holds the matrix); each
-configuration in a fresh process on a LocalCluster of W worker processes, one thread each.  The
-solve is ``textsel.lsqr`` on a :class:`~textsel.distributed.BlockMatrix` with K = ``--rhs``
-right-hand sides (random signs, built on the client: an m x K array) and ``--iterations``
-iterations; time on a 2-core machine with 8 workers means nothing, bytes do.
+on the workers (the client never holds the matrix), with ``--rhs`` classes; each configuration in
+a fresh process on a LocalCluster of W worker processes, one thread each (the scheduler runs in
+the client's process, and its memory is counted with the client's).  Two calls, ``--call``:
 
-Reported per configuration: the bytes the client sent and received per iteration (the vectors:
-v out, the reduced A'D u back; ``BlockMatrix.traffic``), the bytes sent once to set the solve up
-(b, each block's rows straight to its worker), 2 x 8 n K for comparison, and the client's peak
-resident memory (VmHWM) over the whole run.
+- ``wpsvm`` (default): ``WeightedProximalSVC(max_iter=--iterations).fit(X, y)`` with the labels a
+  Dask array built on the workers beside the blocks: the client holds neither the matrix nor the
+  labels, and builds nothing of the documents' length.
+- ``lsqr``: ``textsel.lsqr`` on a :class:`~textsel.distributed.BlockMatrix` with K right-hand
+  sides given as an array on the client (random signs, m x K: the caller's own array, sent once).
 
-    python benchmarks/bench_dask_bytes.py [--workers 2,4,8] [--docs 100000] [--terms 2000] [--rhs 20]
+Time on a 2-core machine with 8 workers means nothing; bytes and memory do.  Reported per
+configuration: the bytes the client sent and received per iteration (the vectors: v out, the
+reduced A'D u back; ``BlockMatrix.traffic``), the bytes sent once (the right-hand sides or
+labels given on the client), 2 x 8 n K for comparison, and the client's peak resident memory
+(VmHWM) over the whole run.
+
+    python benchmarks/bench_dask_bytes.py [--workers 2,4,8] [--docs 100000,2000000] [--call wpsvm|lsqr]
+        [--terms 2000] [--rhs 20]
 """
 
 from __future__ import annotations
@@ -50,7 +56,17 @@ def _block(seed, n_docs, n_terms):
     return X
 
 
+def _labels(seed, n_docs, n_classes):
+    """One block's labels, made on the worker beside its rows: Zipf-sized classes, every class
+    present in a block of a few hundred documents."""
+    rng = np.random.default_rng(10**6 + seed)
+    sizes = 1.0 / np.arange(1, n_classes + 1)
+    return rng.choice(n_classes, size=n_docs, p=sizes / sizes.sum())
+
+
 def child(args) -> dict:
+    import warnings
+
     import dask
     import dask.array as da
     import scipy.sparse as sp
@@ -75,14 +91,25 @@ def child(args) -> dict:
             ]
         )
         A = BlockMatrix(dX, client)
-        B = np.sign(np.random.default_rng(0).standard_normal((A.shape[0], args.rhs)))
-        result = textsel.lsqr(A, B, atol=0, btol=0, iter_lim=args.iterations)
-        iterations = int(result.itn.max())
+        if args.call == "lsqr":
+            B = np.sign(np.random.default_rng(0).standard_normal((A.shape[0], args.rhs)))
+            iterations = int(textsel.lsqr(A, B, atol=0, btol=0, iter_lim=args.iterations).itn.max())
+        else:
+            y = da.concatenate(
+                [
+                    da.from_delayed(dask.delayed(_labels)(i, n, args.rhs), shape=(n,), dtype=np.int64)
+                    for i, n in enumerate(sizes)
+                ]
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the iteration limit is the point here
+                model = textsel.WeightedProximalSVC(tol=0, max_iter=args.iterations).fit(A, y)
+            iterations = int(model.n_iter_.max())
         return dict(
-            workers=args.run, docs=A.shape[0], terms=A.shape[1], rhs=args.rhs, iterations=iterations,
-            sent_per_iteration=A.traffic["sent"] / iterations,
+            call=args.call, workers=args.run, docs=A.shape[0], terms=A.shape[1], rhs=args.rhs,
+            iterations=iterations, sent_per_iteration=A.traffic["sent"] / iterations,
             received_per_iteration=A.traffic["received"] / iterations,
-            setup_bytes=A.traffic["setup"], bound=2 * 8 * A.shape[1] * args.rhs,
+            setup_bytes=A.traffic["setup"], bound=2 * 8 * (A.shape[1] + 1) * args.rhs,
             client_mb=peak_rss_mb(),
         )  # fmt: skip
 
@@ -90,7 +117,8 @@ def child(args) -> dict:
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", default="2,4,8")
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--docs", default="100000")
+    parser.add_argument("--call", choices=("wpsvm", "lsqr"), default="wpsvm")
     parser.add_argument("--terms", type=int, default=2_000)
     parser.add_argument("--rhs", type=int, default=20)
     parser.add_argument("--blocks", type=int, default=16)
@@ -98,21 +126,25 @@ def main():
     parser.add_argument("--run", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
+        args.docs = int(args.docs)
         print("RESULT " + json.dumps(child(args)))
         return
-    print("workers  documents  iterations  sent/iter  received/iter  2x8nK      setup (once)  client peak")
+    print(f"call: {args.call}, {args.terms} terms, K = {args.rhs}, {args.blocks} blocks")
+    print("workers  documents  iterations  sent/iter  received/iter  2x8(n+1)K  sent once     client peak")
     for w in args.workers.split(","):
-        options = ["--docs", args.docs, "--terms", args.terms, "--rhs", args.rhs, "--blocks", args.blocks,
-                   "--iterations", args.iterations]  # fmt: skip
-        cmd = [sys.executable, __file__, "--run", w, *map(str, options)]
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
-        if done.returncode or not line:
-            sys.exit(f"W={w} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
-        r = json.loads(line[0][7:])
-        print(f"{r['workers']:>7}  {r['docs']:>9,}  {r['iterations']:>10}  {r['sent_per_iteration']:>9,.0f}  "
-              f"{r['received_per_iteration']:>13,.0f}  {r['bound']:>9,}  {r['setup_bytes']:>12,}  "
-              f"{r['client_mb']:>8.0f} MB")  # fmt: skip
+        for docs in args.docs.split(","):
+            options = ["--docs", docs, "--call", args.call, "--terms", args.terms, "--rhs", args.rhs,
+                       "--blocks", args.blocks, "--iterations", args.iterations]  # fmt: skip
+            cmd = [sys.executable, __file__, "--run", w, *map(str, options)]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+            if done.returncode or not line:
+                sys.exit(f"W={w} failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+            r = json.loads(line[0][7:])
+            print(f"{r['workers']:>7}  {r['docs']:>9,}  {r['iterations']:>10}  "
+                  f"{r['sent_per_iteration']:>9,.0f}  {r['received_per_iteration']:>13,.0f}  "
+                  f"{r['bound']:>9,}  {r['setup_bytes']:>12,}  {r['client_mb']:>8.0f} MB",
+                  flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

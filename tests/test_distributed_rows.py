@@ -65,8 +65,11 @@ def sizes(value):
 
 def test_nothing_of_the_documents_length_reaches_the_client(client, monkeypatch):
     """With the labels and sample weights as Dask arrays, every array the client gathers from the
-    workers or scatters to them during a WPSVM fit is smaller than the number of documents (the
-    largest are v and A'D u, terms x classes); the model is the in-memory one."""
+    workers, scatters to them or exchanges with them in the solve's direct calls during a WPSVM
+    fit is smaller than the number of documents (the largest is v, terms x classes); the model is
+    the in-memory one."""
+    from textsel.distributed import solve as cluster_solve
+
     X, y = corpus()
     w = np.random.default_rng(1).random(X.shape[0]) + 0.5
     seen = []
@@ -81,8 +84,16 @@ def test_nothing_of_the_documents_length_reaches_the_client(client, monkeypatch)
         seen.extend(sizes(data))
         return scatter(self, data, *args, **kwargs)
 
+    def recorded_call(self, kind, cols, v=None, **request):  # the iterations' direct calls
+        seen.extend(sizes(v))
+        result = call(self, kind, cols, v, **request)
+        seen.extend(sizes(result))
+        return result
+
+    call = cluster_solve.ClusterRowOperator._call
     monkeypatch.setattr(Client, "gather", recorded_gather)
     monkeypatch.setattr(Client, "scatter", recorded_scatter)
+    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "_call", recorded_call)
     model = textsel.WeightedProximalSVC(**TIGHT).fit(
         dask_matrix(X), da.from_array(y, chunks=1000), sample_weight=da.from_array(w, chunks=UNEVEN)
     )

@@ -216,7 +216,8 @@ class BlockMatrix:
         Bytes of vectors sent to and received from the workers by the client during the LSQR
         iterations (``sent``, ``received``), the number of products (two an iteration), and the
         bytes sent once a solve to set it up (``setup``: its right-hand sides and row weights,
-        each block's straight to its worker), summed over every solve on this matrix.
+        or the labels, each block's straight to its worker), and the bytes the workers sent each
+        other during the iterations (``peers``), summed over every solve on this matrix.
     """
 
     def __init__(self, X, client=None, name: str = "X"):
@@ -250,7 +251,7 @@ class BlockMatrix:
         if self.shape[0] == 0:
             raise ValueError(f"{name} must have at least one document, got shape {self.shape}")
         self.dtype = np.dtype(np.float64)
-        self.traffic = {"sent": 0, "received": 0, "products": 0, "setup": 0}
+        self.traffic = {"sent": 0, "received": 0, "products": 0, "setup": 0, "peers": 0}
 
     @property
     def n_blocks(self) -> int:

@@ -3,32 +3,37 @@
 The C solver runs here on the client (:func:`textsel._ext.ccore.lsqr_rowop`) and holds only
 vectors of the unknowns' length (n terms x K right-hand sides): v, w and x.  Its row operator,
 :class:`ClusterRowOperator`, keeps each group of row blocks' right-hand sides, row weights and
-LSQR's u on the worker holding the blocks for the whole solve (``_solve_worker``).  Per
-iteration:
+LSQR's u on the worker holding the blocks for the whole solve (``_solve_worker``), set up by one
+task per group.  The iterations then bypass the scheduler, as Dask's peer-to-peer shuffle does:
+the client calls each of the P workers of the solve directly, once an iteration, and the workers
+exchange among themselves:
 
-- v goes out once, to one worker, and down a binary tree among the workers from there;
-- one task per group updates its u, and returns its part of ||u|| and of A'D u;
-- the parts are added pairwise among the workers, in a fixed binary tree over the groups (the
-  sum does not depend on where the groups run), and only the total, n x K, comes back.
+- v goes to the first worker, which deals it out in P chunks of rows; each worker passes its
+  chunk to every other (an all-gather);
+- each worker updates its groups' u, and computes their parts of ||u|| and of A'D u;
+- each worker receives every other worker's parts of its own chunk of rows and adds them in group
+  order (a reduce-scatter: the sum does not depend on where the groups run), and returns that
+  chunk; the client receives the P chunks of the n x K total.
 
-So the bytes through the client per iteration are 2 x 8 n K plus a few per right-hand side,
-whatever the number of workers or documents.  A worker lost during a solve takes its groups'
-state with it: the solve starts again from its beginning (not from a checkpoint) once the
-cluster has recomputed the lost blocks, at most :data:`RESTARTS` times; Ctrl-C cancels the
-tasks in flight and drops the state.
+So the bytes through the client per iteration are 2 x 8 n K plus a few per right-hand side, and
+each worker sends and receives about 2 x 8 n K, whatever the number of workers or documents; no
+task runs per iteration.  A worker lost during a solve takes its groups' state with it: the solve
+starts again from its beginning (not from a checkpoint) once the cluster has recomputed the lost
+blocks, at most :data:`RESTARTS` times; Ctrl-C abandons the solve on every worker.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import itertools
 import uuid
 
 import numpy as np
+from distributed.diagnostics.plugin import WorkerPlugin
 
 from .._ext.ccore import lsqr_rowop
 from ._blocks import place_groups
-from ._solve_worker import StateLost, combine, forward, release, setup, start, step
+from ._solve_worker import StateLost, add_norms, install, release, setup
 
 __all__ = ["RESTARTS", "ArrayRows", "ClusterRowOperator", "solve"]
 
@@ -49,6 +54,21 @@ def _lost_workers():
         raise
     except Exception as exc:
         raise StateLost(f"a worker was lost during the solve ({exc!r})") from exc
+
+
+class SolveHandlers(WorkerPlugin):
+    """Installs the solve's handlers (``_solve_worker.install``) on each worker, and on every worker
+    that joins later."""
+
+    idempotent = True  # registering it again changes nothing
+    name = "textsel-solve"
+
+    def setup(self, worker):
+        install(worker)
+
+
+def _install(client):
+    client.register_plugin(SolveHandlers(), name=SolveHandlers.name)
 
 
 class ClusterRowOperator:
@@ -72,8 +92,14 @@ class ClusterRowOperator:
             raise
 
     def _setup(self, A, rows):
+        _install(self.client)
         self.placement = place_groups(self.client, A.futures, A.groups)
         self.workers = [w for w, _ in self.placement]
+        self.peers = list(dict.fromkeys(self.workers))
+        self.groups_of = [[g for g, w in enumerate(self.workers) if w == peer] for peer in self.peers]
+        n_rows, P = A.shape[1] + self.fit_intercept, len(self.peers)
+        self.bounds = [n_rows * p // P for p in range(P + 1)]  # the rows of A'D u each peer adds
+        self.iteration = 0
         pending = []
         for group, (worker, idx) in enumerate(self.placement):
             blocks = [A.futures[i] for i in idx]
@@ -86,75 +112,73 @@ class ClusterRowOperator:
 
     def start(self, cols, exps, maxabs, unorm, g):
         with _lost_workers():
-            self._start(cols, exps, maxabs, unorm, g)
+            if exps is None:
+                maxabs[:] = np.max([m for r in self._call("max", cols) for m in r["max"]], axis=0)
+            else:
+                self._unpack(self._call("start", cols, exps=[int(e) for e in exps]), unorm, g)
 
     def step(self, cols, v, vcoef, ucoef, unorm, g):
         with _lost_workers():
-            self._step(cols, v, vcoef, ucoef, unorm, g)
-
-    def _start(self, cols, exps, maxabs, unorm, g):
-        exps = None if exps is None else [int(e) for e in exps]
-        parts = [
-            self._submit(w, start, self.solve_id, group, cols, exps) for group, w in enumerate(self.workers)
-        ]
-        total = self._wait([self._reduce(parts)])[0]
-        if exps is None:
-            maxabs[:] = total[1]
-        else:
-            self._unpack(total, unorm, g)
-
-    _iterating = False  # the bytes of start() are counted with the setup's
-
-    def _step(self, cols, v, vcoef, ucoef, unorm, g):
-        self._iterating = True
-        # v once to the first group's worker, and from there to the others down a tree
-        sent = self.client.scatter(
-            np.ascontiguousarray(v), workers=[self.workers[0]], direct=True, hash=False
-        )
-        self.A.traffic["sent"] += v.nbytes + vcoef.nbytes + ucoef.nbytes + cols.nbytes
-        held = self._broadcast(sent)
-        parts = [
-            self._submit(w, step, self.solve_id, group, cols, held[w], vcoef, ucoef)
-            for group, w in enumerate(self.workers)
-        ]
-        self._unpack(self._wait([self._reduce(parts)])[0], unorm, g)
-        self.A.traffic["products"] += 2
+            v = np.ascontiguousarray(v)
+            results = self._call("step", cols, v=v, vcoef=vcoef.tolist(), ucoef=ucoef.tolist())
+            self.A.traffic["sent"] += v.nbytes + vcoef.nbytes + ucoef.nbytes + cols.nbytes
+            self._unpack(results, unorm, g, count=True)
+            self.A.traffic["products"] += 2
 
     # -- the plumbing --------------------------------------------------------------------------
+
+    def _call(self, kind, cols, v=None, **request):
+        """``kind`` on every worker of the solve at once, straight to them (no task): their
+        results in peer order.  If one fails, the others are told to stop waiting for it."""
+        from distributed.protocol import to_serialize
+
+        self.iteration += 1
+        common = dict(solve=self.solve_id, kind=kind, iteration=self.iteration, peers=self.peers,
+                      bounds=self.bounds, cols=np.asarray(cols).tolist(), **request)  # fmt: skip
+
+        async def run():
+            calls = [
+                asyncio.ensure_future(
+                    self.client.rpc(peer).textsel_solve_call(
+                        me=p,
+                        groups=self.groups_of[p],
+                        v=to_serialize(v) if p == 0 and v is not None else None,
+                        **common,
+                    )  # fmt: skip
+                )
+                for p, peer in enumerate(self.peers)
+            ]
+            done, pending = await asyncio.wait(calls, return_when=asyncio.FIRST_EXCEPTION)
+            failed = next((c.exception() for c in done if c.exception() is not None), None)
+            if failed is None:
+                return [c.result() for c in calls]
+            for peer in self.peers:  # the others stop waiting for the one that failed
+                with contextlib.suppress(Exception):
+                    await self.client.rpc(peer).textsel_solve_abort(solve=self.solve_id)
+            if pending:
+                await asyncio.wait(pending, timeout=POLL * 20)
+            for c in calls:  # every exception retrieved: none is reported as lost
+                if c.done() and not c.cancelled():
+                    c.exception()
+            raise failed
+
+        return self.client.sync(run)
+
+    def _unpack(self, results, unorm, g, count=False):
+        """The peers' chunks of A'D u stacked into ``g``, and their groups' norm parts added in
+        group order into ``unorm``."""
+        norms = sorted((n for r in results for n in r["norms"]), key=lambda n: n[0])
+        scale, ssq = add_norms([(sc, sq) for _, sc, sq in norms])
+        unorm[:] = scale * np.sqrt(ssq)
+        for p, r in enumerate(results):
+            g[self.bounds[p] : self.bounds[p + 1]] = r["g"]
+        if count:
+            self.A.traffic["received"] += sum(r["g"].nbytes for r in results) + scale.nbytes + ssq.nbytes
+            self.A.traffic["peers"] += sum(r["sent"] for r in results)
 
     def _submit(self, worker, func, *args):
         # pinned: the group's state is on that worker and nowhere else
         return self.client.submit(func, *args, workers=[worker], allow_other_workers=False, pure=False)
-
-    def _broadcast(self, sent):
-        """v on every worker of the solve: from the first, down a binary tree (each worker that
-        has it passes it to one more, log2 W rounds), so that no worker sends it W - 1 times.
-        Up to two workers the second fetches it directly.  Returns {worker: future}."""
-        order = list(dict.fromkeys(self.workers))
-        if len(order) <= 2:
-            return dict.fromkeys(order, sent)
-        held, waiting = {order[0]: sent}, order[1:]
-        while waiting:
-            for source in list(held):
-                if not waiting:
-                    break
-                target = waiting.pop(0)
-                held[target] = self._submit(target, forward, held[source])
-        return held
-
-    def _reduce(self, parts):
-        """The parts added pairwise, level by level, in group order, among the workers."""
-        while len(parts) > 1:
-            pairs = itertools.zip_longest(parts[0::2], parts[1::2])
-            parts = [a if b is None else self.client.submit(combine, a, b, pure=False) for a, b in pairs]
-        return parts[0]
-
-    def _unpack(self, total, unorm, g):
-        _, scale, ssq, G = total
-        unorm[:] = scale * np.sqrt(ssq)
-        g[...] = G
-        if self._iterating:
-            self.A.traffic["received"] += G.nbytes + scale.nbytes + ssq.nbytes
 
     def _wait(self, futures):
         """The futures' results; a worker holding a group's state found gone is StateLost (its
