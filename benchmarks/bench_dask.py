@@ -69,12 +69,27 @@ def base_corpus(data_home, shuffle=True):
     from textsel.datasets import load_20newsgroups
 
     news = load_20newsgroups(data_home)
-    X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(news.data_train).tocsr()
+    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
+    X = vectorizer.fit_transform(news.data_train).tocsr()
     y = np.asarray(news.target_train)
     if shuffle:
         order = np.random.default_rng(0).permutation(X.shape[0])
         X, y = X[order], y[order]
     return X, y
+
+
+def test_f1(data_home, model):
+    """The model's micro-F1 on the 20 Newsgroups bydate test split (vectorized as the training
+    split was: the vocabulary and idf of the training documents)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics import f1_score
+
+    from textsel.datasets import load_20newsgroups
+
+    news = load_20newsgroups(data_home)
+    vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2).fit(news.data_train)
+    predicted = model.predict(vectorizer.transform(news.data_test))
+    return float(f1_score(news.target_test, predicted, average="micro"))
 
 
 def block_bounds(n_base, replicas, blocks):
@@ -131,11 +146,15 @@ def run_memory(args, out):
     start = time.perf_counter()
     model = textsel.WeightedProximalSVC().fit(X, y)
     t_fit = time.perf_counter() - start
+    start = time.perf_counter()
+    textsel.WeightedProximalSVC(n_threads=1).fit(X, y)
+    t_fit_one = time.perf_counter() - start
     np.savez(out, class_df=stats.class_df, coef=model.coef_, n_iter=model.n_iter_)
     return dict(
         config="in memory", docs=X.shape[0], nnz=int(X.nnz), terms=X.shape[1], stats_s=t_stats,
-        counts_s=t_counts, counts_median_s=t_counts_median, fit_s=t_fit, itn=int(model.n_iter_.max()),
-        client_mb=peak_rss_mb(), worker_mb=[],
+        counts_s=t_counts, counts_median_s=t_counts_median, fit_s=t_fit, fit_one_thread_s=t_fit_one,
+        itn=int(model.n_iter_.max()), client_mb=peak_rss_mb(), worker_mb=[],
+        f1=test_f1(args.data_home, model),
     )  # fmt: skip
 
 
@@ -210,7 +229,8 @@ def run_cluster(args, n_workers, reference):
         client_mb=peak_rss_mb(), worker_mb=workers, held_mb=held, blocks=len(bounds),
         stats_equal=bool(np.array_equal(stats.class_df, ref["class_df"])),
         coef_rel=float(np.abs(model.coef_ - ref["coef"]).max() / np.abs(ref["coef"]).max()),
-        itn_diff=int(np.abs(model.n_iter_ - ref["n_iter"]).max()),
+        itn_diff=int(np.abs(model.n_iter_ - ref["n_iter"]).max()), f1=test_f1(args.data_home, model),
+        peer_bytes_per_iteration=A.traffic["peers"] / max(1, A.traffic["products"] / 2),
     )  # fmt: skip
 
 
@@ -348,6 +368,21 @@ def main():
             rounds.append(rows)
     if len(rounds) > 1 and len(rounds[0]) == 5:
         summary(rounds)
+    if len(rounds) > 1:
+        fit_summary(rounds)
+
+
+def fit_summary(rounds):
+    """The WPSVM fit on the largest cluster against the in-memory fit on two threads and on one,
+    each round's configurations minutes apart: medians and ranges over the rounds."""
+    ratios = {"2 threads": [], "1 thread": []}
+    for rows in rounds:
+        mem, cluster = rows[0], [r for r in rows if r["config"].endswith("workers")][-1]
+        ratios["2 threads"].append(cluster["fit_s"] / mem["fit_s"])
+        ratios["1 thread"].append(cluster["fit_s"] / mem["fit_one_thread_s"])
+    print(f"WPSVM fit, {cluster['config']} / in memory, over {len(rounds)} rounds (median, range):")
+    for key, values in ratios.items():
+        print(f"  against {key}: {np.median(values):.2f}x ({min(values):.2f}x - {max(values):.2f}x)")
 
 
 def summary(rounds):
@@ -411,6 +446,15 @@ def report(rows):
         print(f"distributed WPSVM (2 workers) / in memory: {two['fit_s'] / mem['fit_s']:.2f}x wall time")
         print(f"largest worker peak / in-memory peak: {max(two['worker_mb']) / mem['client_mb']:.1%} "
               f"(2 workers), {max(one['worker_mb']) / mem['client_mb']:.1%} (1 worker)")  # fmt: skip
+    fitted = rows[: len(rows) - len(extra)]
+    for r in fitted:
+        among = r.get("peer_bytes_per_iteration")
+        among = f", {among / 1e6:.1f} MB/iteration among the workers" if among is not None else ""
+        print(f"{r['config']}: WPSVM test micro-F1 {r['f1']:.4f}{among}")
+    print(f"in memory on one thread: WPSVM fit {mem['fit_one_thread_s']:.2f}s")
+    for r in fitted[1:]:
+        print(f"{r['config']} / in memory: {r['fit_s'] / mem['fit_one_thread_s']:.2f}x one thread, "
+              f"{r['fit_s'] / mem['fit_s']:.2f}x two threads")  # fmt: skip
     if pair:
         print(f"term_stats side by side (a 1-worker and a 2-worker cluster, calls alternated): "
               f"1 worker best {pair['one_best']:.3f}s, median {pair['one_median']:.3f}s; 2 workers best "

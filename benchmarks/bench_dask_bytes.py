@@ -15,11 +15,13 @@ the client's process, and its memory is counted with the client's).  Two calls, 
 - ``lsqr``: ``textsel.lsqr`` on a :class:`~textsel.distributed.BlockMatrix` with K right-hand
   sides given as an array on the client (random signs, m x K: the caller's own array, sent once).
 
-Time on a 2-core machine with 8 workers means nothing; bytes and memory do.  Reported per
-configuration: the bytes the client sent and received per iteration (the vectors: v out, the
-reduced A'D u back; ``BlockMatrix.traffic``), the bytes sent once (the right-hand sides or
-labels given on the client), 2 x 8 n K for comparison, and the client's peak resident memory
-(VmHWM) over the whole run.
+Time on a 2-core machine with 8 workers means little (the seconds per iteration, the whole
+call's time over its iterations, are an upper bound of the per-iteration overhead on a tiny
+problem); bytes and memory do.  Reported per configuration: the bytes the client sent and
+received per iteration (the vectors: v out, the reduced A'D u back; ``BlockMatrix.traffic``),
+the bytes sent once (the right-hand sides or labels given on the client), 2 x 8 n K for
+comparison, the client's peak resident memory (VmHWM) over the whole run, and the bytes the
+workers sent each other per iteration (v's all-gather and A'D u's reduce-scatter).
 
     python benchmarks/bench_dask_bytes.py [--workers 2,4,8] [--docs 100000,2000000] [--call wpsvm|lsqr]
         [--terms 2000] [--rhs 20]
@@ -31,6 +33,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 
 import numpy as np
 
@@ -91,6 +94,7 @@ def child(args) -> dict:
             ]
         )
         A = BlockMatrix(dX, client)
+        start = time.perf_counter()
         if args.call == "lsqr":
             B = np.sign(np.random.default_rng(0).standard_normal((A.shape[0], args.rhs)))
             iterations = int(textsel.lsqr(A, B, atol=0, btol=0, iter_lim=args.iterations).itn.max())
@@ -105,12 +109,14 @@ def child(args) -> dict:
                 warnings.simplefilter("ignore")  # the iteration limit is the point here
                 model = textsel.WeightedProximalSVC(tol=0, max_iter=args.iterations).fit(A, y)
             iterations = int(model.n_iter_.max())
+        seconds = time.perf_counter() - start
         return dict(
             call=args.call, workers=args.run, docs=A.shape[0], terms=A.shape[1], rhs=args.rhs,
             iterations=iterations, sent_per_iteration=A.traffic["sent"] / iterations,
             received_per_iteration=A.traffic["received"] / iterations,
             setup_bytes=A.traffic["setup"], bound=2 * 8 * (A.shape[1] + 1) * args.rhs,
-            client_mb=peak_rss_mb(),
+            client_mb=peak_rss_mb(), peers_per_iteration=A.traffic["peers"] / iterations,
+            seconds_per_iteration=seconds / iterations,
         )  # fmt: skip
 
 
@@ -130,7 +136,8 @@ def main():
         print("RESULT " + json.dumps(child(args)))
         return
     print(f"call: {args.call}, {args.terms} terms, K = {args.rhs}, {args.blocks} blocks")
-    print("workers  documents  iterations  sent/iter  received/iter  2x8(n+1)K  sent once     client peak")
+    print("workers  documents  iterations  sent/iter  received/iter  2x8(n+1)K  sent once     client peak"
+          "  among workers/iter  s/iter (whole call)")  # fmt: skip
     for w in args.workers.split(","):
         for docs in args.docs.split(","):
             options = ["--docs", docs, "--call", args.call, "--terms", args.terms, "--rhs", args.rhs,
@@ -143,7 +150,8 @@ def main():
             r = json.loads(line[0][7:])
             print(f"{r['workers']:>7}  {r['docs']:>9,}  {r['iterations']:>10}  "
                   f"{r['sent_per_iteration']:>9,.0f}  {r['received_per_iteration']:>13,.0f}  "
-                  f"{r['bound']:>9,}  {r['setup_bytes']:>12,}  {r['client_mb']:>8.0f} MB",
+                  f"{r['bound']:>9,}  {r['setup_bytes']:>12,}  {r['client_mb']:>8.0f} MB"
+                  f"  {r['peers_per_iteration']:>18,.0f}  {r['seconds_per_iteration']:>8.3f}",
                   flush=True)  # fmt: skip
 
 

@@ -162,7 +162,7 @@ def test_the_cluster_builds_the_in_memory_problem(client, estimator, labels, wei
         ("one class", r"y has 1 class \(3\)"),
         ("short dask y", "y has 5999 entries but X has 6000 documents|y block"),
         ("negative weight", "sample_weight block 2: Negative values in data passed to `sample_weight`"),
-        ("all weights zero", "sample_weight: every document has weight zero"),
+        ("all weights zero", "at least one non-zero number: every document has weight zero"),
         ("continuous", "Unknown label type.*continuous"),
     ],
 )

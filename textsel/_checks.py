@@ -155,3 +155,26 @@ def plain(value):
     """A numpy scalar as the Python value it holds, so that messages show ``0.5``, not
     ``np.float64(0.5)``."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+def check_lsqr_options(K, damp, atol, btol, conlim, iter_lim, weights=None):
+    """lsqr's options checked for ``K`` right-hand sides: ``(damps, weights, tolerances, limit)``,
+    ``weights`` as given, ``limit`` -1 for the default (in memory and on a cluster alike)."""
+    damps = _per_column(damp, "damp", K)
+    tolerances = [
+        check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
+    ]
+    limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
+    return damps, weights, tolerances, limit
+
+
+def _per_column(value, name, K):
+    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, str) else None
+    if arr is None or arr.ndim > 1:
+        raise TypeError(f"{name} must be a number or a 1-D array")
+    arr = np.ascontiguousarray(np.broadcast_to(arr, (K,)) if arr.ndim == 0 else arr)
+    if arr.shape != (K,):
+        raise ValueError(f"{name} has {arr.shape[0]} values but b has {K} columns")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError(f"{name} must be finite and >= 0")
+    return arr

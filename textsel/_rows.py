@@ -288,7 +288,9 @@ def delta_from_counts(n_pos, total) -> np.ndarray:
 def check_weighted(sums: RowSums) -> None:
     """Refuse document weights that leave no document counted."""
     if sums.n_weighted == 0:
-        raise ValueError("sample_weight: every document has weight zero")
+        raise ValueError(
+            "sample_weight must contain at least one non-zero number: every document has weight zero"
+        )
 
 
 class DocumentRows:
@@ -305,9 +307,11 @@ class DocumentRows:
         The estimator's name, for errors.
     row_norms : callable
         Gives the documents' Euclidean norms, when an estimate needs them.
+    solver : callable
+        :func:`textsel.lsqr` (given by the estimator: this module stays below the solvers).
     """
 
-    def __init__(self, y, sample_weight, class_weight, owner, row_norms):
+    def __init__(self, y, sample_weight, class_weight, owner, row_norms, solver):
         from sklearn.utils.validation import column_or_1d
 
         if not sp.issparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
@@ -317,7 +321,7 @@ class DocumentRows:
         self.weights = document_weights(y, sample_weight, self.recipe)
         self.sums = block_sums(self.targets, self.weights)
         check_weighted(self.sums)
-        self._row_norms = row_norms
+        self._row_norms, self._solver = row_norms, solver
 
     @property
     def n_docs(self) -> int:
@@ -337,14 +341,12 @@ class DocumentRows:
         part.targets = np.ascontiguousarray(self.targets[rows])
         part.weights = None if self.weights is None else self.weights[rows]
         part.sums = block_sums(part.targets, part.weights)
-        part._row_norms = None
+        part._row_norms, part._solver = None, self._solver
         return part
 
     def lsqr(self, X, delta, **options):
         """:func:`textsel.lsqr` of ``X`` against the targets with the row weights of ``delta``."""
-        from .least_squares import lsqr
-
-        return lsqr(X, self.targets, row_weights=self.row_weights(delta), **options)
+        return self._solver(X, self.targets, row_weights=self.row_weights(delta), **options)
 
     def positive(self) -> np.ndarray:
         """Which documents belong to each column (documents x columns, bool)."""

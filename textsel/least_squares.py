@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_csr, check_positive_int, check_real
+from ._checks import as_csr, check_lsqr_options
 from ._dispatch import handler, is_distributed
 from ._ext.ccore import Interrupt, lsqr_csr
 from ._parallel import effective_n_threads, run_blocks
@@ -141,18 +141,7 @@ def prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim):
             raise ValueError("row_weights must be >= 0")
         if weights.shape[1] != K:
             weights = np.ascontiguousarray(np.broadcast_to(weights, (m, K)))
-    return (B, *prepare_options(K, damp, atol, btol, conlim, iter_lim, weights))
-
-
-def prepare_options(K, damp, atol, btol, conlim, iter_lim, weights=None):
-    """Check lsqr's options for ``K`` right-hand sides: ``(damps, weights, tolerances, limit)``,
-    ``weights`` as given, ``limit`` -1 for the default."""
-    damps = _per_column(damp, "damp", K)
-    tolerances = [
-        check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
-    ]
-    limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
-    return damps, weights, tolerances, limit
+    return (B, *check_lsqr_options(K, damp, atol, btol, conlim, iter_lim, weights))
 
 
 def result(x, report, b_ndim) -> LSQRResult:
@@ -177,16 +166,4 @@ def _float_matrix(value, name, m):
     arr = np.ascontiguousarray(arr, dtype=np.float64)
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity")
-    return arr
-
-
-def _per_column(value, name, K):
-    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, str) else None
-    if arr is None or arr.ndim > 1:
-        raise TypeError(f"{name} must be a number or a 1-D array")
-    arr = np.ascontiguousarray(np.broadcast_to(arr, (K,)) if arr.ndim == 0 else arr)
-    if arr.shape != (K,):
-        raise ValueError(f"{name} has {arr.shape[0]} values but b has {K} columns")
-    if not np.isfinite(arr).all() or (arr < 0).any():
-        raise ValueError(f"{name} must be finite and >= 0")
     return arr

@@ -24,6 +24,7 @@ from sklearn.model_selection import KFold
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
 
+from . import least_squares
 from ._base import Estimator, LinearScoresMixin
 from ._checks import check_positive_int, check_real, check_sparse_structure, plain
 from ._dispatch import distributed_method
@@ -153,7 +154,14 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
             dtype=(np.float64, np.float32),
             multi_output=True,
         )
-        rows = DocumentRows(y, sample_weight, self.class_weight, type(self).__name__, lambda: _row_norms(X))
+        rows = DocumentRows(
+            y,
+            sample_weight,
+            self.class_weight,
+            type(self).__name__,
+            lambda: _row_norms(X),
+            least_squares.lsqr,
+        )
         return self._textsel_fit_rows(X, rows, self._out_of_fold_scores)
 
     def _textsel_fit_rows(self, X, rows, out_of_fold_scores):

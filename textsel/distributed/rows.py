@@ -13,12 +13,13 @@ here, except SCut's held-out scores and their positives (:meth:`BlockRows.positi
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import dask.array as da
 import numpy as np
 
+from .._checks import check_lsqr_options
 from .._rows import check_weighted, merge_summaries, resolve
-from ..least_squares import prepare_options, result
 from ._blocks import as_label_array, label_blocks, place_groups
 from ._rows_worker import group_sums, label_summary, positive
 from .solve import solve
@@ -155,11 +156,12 @@ class BlockRows:
         return fold
 
     def lsqr(self, A, delta, *, damp, fit_intercept, atol, btol, iter_lim, n_threads=None):
-        """:func:`textsel.lsqr` of ``A`` against the targets, row weights ``delta`` on each column's
-        positives (None: 1), on the cluster (``n_threads`` has no say: each worker uses its own)."""
-        damps, _, tolerances, limit = prepare_options(self.n_columns, damp, atol, btol, 1e8, iter_lim)
+        """LSQR of ``A`` against the targets, row weights ``delta`` on each column's positives (None:
+        1), on the cluster (``n_threads`` has no say: each worker uses its own): an object with
+        :class:`textsel.LSQRResult`'s fields."""
+        damps, _, tolerances, limit = check_lsqr_options(self.n_columns, damp, atol, btol, 1e8, iter_lim)
         x, report = solve(A, _SolveRows(self, delta), damps, fit_intercept, *tolerances, limit)
-        return result(x, report, 2)
+        return SimpleNamespace(x=x, **report)
 
 
 class _SolveRows:
