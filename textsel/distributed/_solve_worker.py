@@ -1,23 +1,11 @@
-"""What runs on the workers for a solve whose row vectors stay there (``textsel.distributed.solve``).
+"""What the workers compute for a solve whose row vectors stay there (``textsel.distributed.solve``).
 
 A worker keeps, for each group of row blocks it solves, the blocks, their right-hand sides b,
 their row weights and LSQR's u, for the whole solve, in a table on the worker object keyed by
-the solve and the group.  The groups' state is set up by a task (:func:`setup`); the iterations
-run outside the task graph, as Dask's own peer-to-peer shuffle does: the client calls each worker
-of the solve directly (the ``textsel_solve_call`` handler, installed by :func:`install`), and the
-workers exchange v and the parts of A'D u among themselves (``textsel_solve_put``), so that an
-iteration costs the scheduler nothing:
-
-- v reaches the first worker whole, which deals its rows out in P chunks, one per worker; each
-  worker passes its chunk to every other (an all-gather);
-- each worker updates its groups' u, and computes their parts of ||u|| and of A'D u;
-- each worker sends every other worker that worker's rows of its groups' parts, and adds the
-  parts of its own rows in group order (a reduce-scatter); the client receives each worker's
-  rows of the total and the norms' parts.
-
-Each worker sends and receives about 2 x 8 n K bytes an iteration, whatever the number of
-workers.  Imports numpy and textsel's kernels only, as ``_worker`` does (and ``distributed``,
-already loaded in a worker, inside the handlers).
+the solve and the group, set up by a task (:func:`setup`).  :func:`compute` is one call of the C
+solver's row operator on one group: its max |D b|, or u updated and the group's parts of ||u||
+and of A'D u, which ``_collective`` adds among the workers; nothing of length m (documents)
+leaves a worker.  Imports numpy and textsel's kernels only, as ``_worker`` does.
 """
 
 from __future__ import annotations
@@ -28,7 +16,7 @@ from .._ext.ccore import csr_matmat, csr_rmatmat
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
-__all__ = ["Mailbox", "StateLost", "add_norms", "install", "release", "setup"]
+__all__ = ["StateLost", "add_norms", "compute", "setup", "state_of", "states"]
 
 _TABLE = "_textsel_solves"
 
@@ -44,7 +32,7 @@ def _worker():
     return get_worker()
 
 
-def _states(worker):
+def states(worker):
     table = getattr(worker, _TABLE, None)
     if table is None:
         table = {}
@@ -74,7 +62,7 @@ def setup(solve, group, blocks, rows, fit_intercept) -> int:
         "fit_intercept": bool(fit_intercept),
     }
     state["u"] = [np.zeros_like(b) for b in state["b"]]
-    _states(_worker())[(solve, group)] = state
+    states(_worker())[(solve, group)] = state
     return sum(b.shape[0] for b in state["b"])
 
 
@@ -90,21 +78,6 @@ def _from_labels(y_parts, s_parts, recipe, delta, held_out):
     if any(w is None for w in w_parts) and not all(w is None for w in w_parts):
         w_parts = [np.ones_like(T) if w is None else w for T, w in zip(b_parts, w_parts, strict=True)]
     return b_parts, w_parts
-
-
-def release(solve, dask_worker=None) -> int:
-    """Drop every group of ``solve`` this worker holds and abandon its messages (at the end of the
-    solve, or when it is abandoned: calls still waiting for a peer raise StateLost; run by
-    ``Client.run`` on the worker's event loop, which passes ``dask_worker``); returns how many."""
-    worker = dask_worker if dask_worker is not None else _worker()
-    box = getattr(worker, _MAILBOX, None)
-    if box is not None:
-        box.close(solve)
-    table = _states(worker)
-    keys = [key for key in table if key[0] == solve]
-    for key in keys:
-        del table[key]
-    return len(keys)
 
 
 def _weights(state, j, cols):
@@ -220,184 +193,29 @@ def _add_norms(scale_a, ssq_a, scale_b, ssq_b):
     return scale, ssq_a * (scale_a / safe) ** 2 + ssq_b * (scale_b / safe) ** 2
 
 
+def compute(state, kind, cols, exps=None, v=None, vcoef=None, ucoef=None):
+    """One call of the row operator on one group's ``state``: ``kind`` "max" (max |D b| of each
+    column ``cols[p]``), "start" (u = 2^-exps D b) or "step" (u = vcoef D A v + ucoef u); the two
+    latter return the group's (scale, ssq, A'D u)."""
+    cols = np.asarray(cols)
+    if kind == "max":
+        return _start(state, cols, None)
+    if kind == "start":
+        return _start(state, cols, exps)
+    return _step(state, cols, v, np.asarray(vcoef), np.asarray(ucoef))
+
+
+def state_of(worker, solve, group):
+    """The group's state on ``worker``, or StateLost."""
+    try:
+        return states(worker)[(solve, group)]
+    except KeyError:
+        raise StateLost(f"group {group} of solve {solve} is not on this worker") from None
+
+
 def add_norms(parts):
     """The groups' (scale, ssq) pairs, in group order, as one."""
     scale, ssq = parts[0]
     for other in parts[1:]:
         scale, ssq = _add_norms(scale, ssq, *other)
     return scale, ssq
-
-
-# -- the exchanges among the workers, outside the task graph ------------------------------------
-
-#: seconds a worker waits for a peer's message before it gives the solve up as lost
-PATIENCE = 600.0
-
-_MAILBOX = "_textsel_mailbox"
-
-
-class Mailbox:
-    """A worker's messages from its peers, by (solve, tag); used on the worker's event loop only."""
-
-    def __init__(self):
-        self.slots, self.closed = {}, set()
-
-    def _slot(self, key):
-        import asyncio
-
-        if key not in self.slots:
-            self.slots[key] = asyncio.get_running_loop().create_future()
-        return self.slots[key]
-
-    def put(self, solve, tag, data):
-        if solve in self.closed:  # a message of an abandoned solve
-            return
-        slot = self._slot((solve, tag))
-        if not slot.done():
-            slot.set_result(data)
-
-    async def take(self, solve, tags):
-        import asyncio
-
-        if solve in self.closed:
-            raise StateLost(f"solve {solve} was abandoned")
-        slots = [self._slot((solve, tag)) for tag in tags]
-        try:
-            values = await asyncio.wait_for(asyncio.gather(*slots), PATIENCE)
-        except TimeoutError:
-            raise StateLost(f"a peer of solve {solve} sent nothing for {PATIENCE:.0f} s") from None
-        for tag in tags:
-            del self.slots[(solve, tag)]
-        return values
-
-    def close(self, solve):
-        """Abandon ``solve``: its waiting calls raise StateLost, its messages are dropped."""
-        self.closed.add(solve)
-        for key in [k for k in self.slots if k[0] == solve]:
-            slot = self.slots.pop(key)
-            if not slot.done():
-                slot.set_exception(StateLost(f"solve {solve} was abandoned"))
-
-
-def install(worker):
-    """Give ``worker`` a mailbox and the solve's handlers (a worker plugin's setup: again on every
-    worker that joins later; a second install keeps the mailbox)."""
-    if getattr(worker, _MAILBOX, None) is None:
-        setattr(worker, _MAILBOX, Mailbox())
-
-    async def put(solve, tag, data):
-        getattr(worker, _MAILBOX).put(solve, tuple(tag), data)
-        return "OK"
-
-    async def call(**request):
-        return await _call(worker, **request)
-
-    async def abort(solve):
-        getattr(worker, _MAILBOX).close(solve)
-        return "OK"
-
-    worker.handlers["textsel_solve_put"] = put
-    worker.handlers["textsel_solve_call"] = call
-    worker.handlers["textsel_solve_abort"] = abort
-
-
-async def _send(worker, messages):
-    """Each (peer, solve, tag, data) to its peer, all at once; to this worker itself, straight."""
-    import asyncio
-
-    from distributed.protocol import to_serialize
-
-    box = getattr(worker, _MAILBOX)
-    remote = []
-    for peer, solve, tag, data in messages:
-        if peer == worker.address:
-            box.put(solve, tag, data)
-        else:
-            remote.append(
-                worker.rpc(peer).textsel_solve_put(solve=solve, tag=list(tag), data=to_serialize(data))
-            )
-    await asyncio.gather(*remote)
-    return sum(_nbytes(m[3]) for m in messages if m[0] != worker.address)
-
-
-def _nbytes(data):
-    if isinstance(data, np.ndarray):
-        return data.nbytes
-    return sum(_nbytes(d) for d in data) if isinstance(data, (list, tuple)) else 0
-
-
-async def _call(worker, solve, kind, iteration, me, peers, bounds, groups, cols, exps=None, v=None,
-                vcoef=None, ucoef=None):  # fmt: skip
-    """One call of the C solver's row operator on this worker's ``groups``: ``kind`` "max" (the
-    groups' max |D b|), "start" (u = 2^-exps D b) or "step" (v in, u updated).  This worker is
-    ``peers[me]`` and owns the rows ``bounds[me]:bounds[me + 1]`` of A'D u.  Returns the groups'
-    norm parts and this worker's rows of the total (summed over every group, in group order), and
-    the bytes it sent to its peers."""
-    import asyncio
-
-    from distributed.protocol import to_serialize
-
-    box = getattr(worker, _MAILBOX)
-    loop = asyncio.get_running_loop()
-    cols = np.asarray(cols)
-    states = [_state_of(worker, solve, group) for group in groups]
-    sent = 0
-    if kind == "max":
-        parts = await loop.run_in_executor(None, lambda: [_start(s, cols, None) for s in states])
-        return {"max": to_serialize(parts), "sent": 0}
-    if kind == "step":
-        v, sent = await _all_gather(worker, box, solve, iteration, me, peers, bounds, v)
-        parts = await loop.run_in_executor(None, lambda: [_step(s, cols, v, vcoef, ucoef) for s in states])
-    else:
-        parts = await loop.run_in_executor(None, lambda: [_start(s, cols, exps) for s in states])
-    # reduce-scatter: each peer's rows of every group's part to that peer
-    rows = [(bounds[p], bounds[p + 1]) for p in range(len(peers))]
-    out = [
-        (
-            peer,
-            solve,
-            ("g", iteration, me),
-            [(group, g[a:b]) for group, (_, _, g) in zip(groups, parts, strict=True)],
-        )
-        for peer, (a, b) in zip(peers, rows, strict=True)
-    ]
-    sent += await _send(worker, out)
-    received = await box.take(solve, [("g", iteration, p) for p in range(len(peers))])
-    chunks = sorted((pair for message in received for pair in message), key=lambda pair: pair[0])
-    total = await loop.run_in_executor(None, _sum_in_order, [c for _, c in chunks])
-    norms = [(group, scale, ssq) for group, (scale, ssq, _) in zip(groups, parts, strict=True)]
-    return {"norms": to_serialize(norms), "g": to_serialize(total), "sent": sent}
-
-
-def _sum_in_order(chunks):
-    total = chunks[0].copy()
-    for chunk in chunks[1:]:
-        total += chunk
-    return total
-
-
-async def _all_gather(worker, box, solve, iteration, me, peers, bounds, v):
-    """v on every worker: the first deals its P chunks out, each worker passes its own to every
-    other.  Returns (v, bytes sent)."""
-    P = len(peers)
-    if P == 1:
-        return v, 0
-    tag = ("v", iteration)
-    if me == 0:
-        chunks = [v[bounds[p] : bounds[p + 1]] for p in range(P)]
-        deal = [(peers[p], solve, (*tag, p, "own"), chunks[p]) for p in range(1, P)]
-        share = [(peers[p], solve, (*tag, 0), chunks[0]) for p in range(1, P)]
-        return v, await _send(worker, deal + share)
-    (own,) = await box.take(solve, [(*tag, me, "own")])
-    share = [(peers[p], solve, (*tag, me), own) for p in range(1, P) if p != me]
-    sent = await _send(worker, share)
-    others = await box.take(solve, [(*tag, p) for p in range(P) if p != me])
-    others.insert(me, own)
-    return np.ascontiguousarray(np.vstack(others)), sent
-
-
-def _state_of(worker, solve, group):
-    try:
-        return _states(worker)[(solve, group)]
-    except KeyError:
-        raise StateLost(f"group {group} of solve {solve} is not on this worker") from None

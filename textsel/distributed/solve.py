@@ -4,27 +4,21 @@ The C solver runs here on the client (:func:`textsel._ext.ccore.lsqr_rowop`) and
 vectors of the unknowns' length (n terms x K right-hand sides): v, w and x.  Its row operator,
 :class:`ClusterRowOperator`, keeps each group of row blocks' right-hand sides, row weights and
 LSQR's u on the worker holding the blocks for the whole solve (``_solve_worker``), set up by one
-task per group.  The iterations then bypass the scheduler, as Dask's peer-to-peer shuffle does:
-the client calls each of the P workers of the solve directly, once an iteration, and the workers
-exchange among themselves:
-
-- v goes to the first worker, which deals it out in P chunks of rows; each worker passes its
-  chunk to every other (an all-gather);
-- each worker updates its groups' u, and computes their parts of ||u|| and of A'D u;
-- each worker receives every other worker's parts of its own chunk of rows and adds them in group
-  order (a reduce-scatter: the sum does not depend on where the groups run), and returns that
-  chunk; the client receives the P chunks of the n x K total.
+task per group.  The iterations then bypass the scheduler, as Dask's peer-to-peer shuffle does
+(``_collective``): once an iteration the client sends v to the worker of the first group and
+receives the n x K total of A'D u from it, and the groups' workers deal v out, gather it, and
+reduce-scatter and gather the parts among themselves in O(log G) rounds, the sums in one fixed
+order over the groups wherever they run.
 
 So the bytes through the client per iteration are 2 x 8 n K plus a few per right-hand side, and
-each worker sends and receives about 2 x 8 n K, whatever the number of workers or documents; no
-task runs per iteration.  A worker lost during a solve takes its groups' state with it: the solve
+no worker moves much more than 3 x 8 n K, whatever the number of workers or documents; no task
+runs per iteration.  A worker lost during a solve takes its groups' state with it: the solve
 starts again from its beginning (not from a checkpoint) once the cluster has recomputed the lost
 blocks, at most :data:`RESTARTS` times; Ctrl-C abandons the solve on every worker.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import uuid
 
@@ -33,7 +27,8 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from .._ext.ccore import lsqr_rowop
 from ._blocks import place_groups
-from ._solve_worker import StateLost, add_norms, install, release, setup
+from ._collective import install, release, split
+from ._solve_worker import StateLost, add_norms, setup
 
 __all__ = ["RESTARTS", "ArrayRows", "ClusterRowOperator", "solve"]
 
@@ -95,10 +90,8 @@ class ClusterRowOperator:
         _install(self.client)
         self.placement = place_groups(self.client, A.futures, A.groups)
         self.workers = [w for w, _ in self.placement]
-        self.peers = list(dict.fromkeys(self.workers))
-        self.groups_of = [[g for g, w in enumerate(self.workers) if w == peer] for peer in self.peers]
-        n_rows, P = A.shape[1] + self.fit_intercept, len(self.peers)
-        self.bounds = [n_rows * p // P for p in range(P + 1)]  # the rows of A'D u each peer adds
+        n_rows, P = A.shape[1] + self.fit_intercept, split(len(self.workers))
+        self.bounds = [n_rows * p // P for p in range(P + 1)]  # the rows of A'D u rank p adds up
         self.iteration = 0
         pending = []
         for group, (worker, idx) in enumerate(self.placement):
@@ -113,68 +106,54 @@ class ClusterRowOperator:
     def start(self, cols, exps, maxabs, unorm, g):
         with _lost_workers():
             if exps is None:
-                maxabs[:] = np.max([m for r in self._call("max", cols) for m in r["max"]], axis=0)
+                small = self._call("max", cols)["small"]
+                maxabs[:] = np.max([small[group] for group in range(len(self.workers))], axis=0)
             else:
                 self._unpack(self._call("start", cols, exps=[int(e) for e in exps]), unorm, g)
 
     def step(self, cols, v, vcoef, ucoef, unorm, g):
         with _lost_workers():
             v = np.ascontiguousarray(v)
-            results = self._call("step", cols, v=v, vcoef=vcoef.tolist(), ucoef=ucoef.tolist())
+            result = self._call("step", cols, v=v, vcoef=vcoef.tolist(), ucoef=ucoef.tolist())
             self.A.traffic["sent"] += v.nbytes + vcoef.nbytes + ucoef.nbytes + cols.nbytes
-            self._unpack(results, unorm, g, count=True)
+            self._unpack(result, unorm, g, count=True)
             self.A.traffic["products"] += 2
 
     # -- the plumbing --------------------------------------------------------------------------
 
     def _call(self, kind, cols, v=None, **request):
-        """``kind`` on every worker of the solve at once, straight to them (no task): their
-        results in peer order.  If one fails, the others are told to stop waiting for it."""
+        """``kind`` on the solve's groups: the client calls the first group's worker, which starts
+        the others (``_collective``), and waits for its answer.  If it fails, every worker is told
+        to abandon the solve (a worker waiting for a peer stops waiting)."""
         from distributed.protocol import to_serialize
 
         self.iteration += 1
-        common = dict(solve=self.solve_id, kind=kind, iteration=self.iteration, peers=self.peers,
-                      bounds=self.bounds, cols=np.asarray(cols).tolist(), **request)  # fmt: skip
+        call = dict(kind=kind, iteration=self.iteration, hosts=self.workers, bounds=self.bounds,
+                    cols=np.asarray(cols).tolist(), **request)  # fmt: skip
 
         async def run():
-            calls = [
-                asyncio.ensure_future(
-                    self.client.rpc(peer).textsel_solve_call(
-                        me=p,
-                        groups=self.groups_of[p],
-                        v=to_serialize(v) if p == 0 and v is not None else None,
-                        **common,
-                    )  # fmt: skip
+            try:
+                return await self.client.rpc(self.workers[0]).textsel_solve_call(
+                    solve=self.solve_id, call=call, v=None if v is None else to_serialize(v)
                 )
-                for p, peer in enumerate(self.peers)
-            ]
-            done, pending = await asyncio.wait(calls, return_when=asyncio.FIRST_EXCEPTION)
-            failed = next((c.exception() for c in done if c.exception() is not None), None)
-            if failed is None:
-                return [c.result() for c in calls]
-            for peer in self.peers:  # the others stop waiting for the one that failed
-                with contextlib.suppress(Exception):
-                    await self.client.rpc(peer).textsel_solve_abort(solve=self.solve_id)
-            if pending:
-                await asyncio.wait(pending, timeout=POLL * 20)
-            for c in calls:  # every exception retrieved: none is reported as lost
-                if c.done() and not c.cancelled():
-                    c.exception()
-            raise failed
+            except BaseException:
+                for host in dict.fromkeys(self.workers):  # the others stop waiting
+                    with contextlib.suppress(Exception):
+                        await self.client.rpc(host).textsel_solve_abort(solve=self.solve_id)
+                raise
 
         return self.client.sync(run)
 
-    def _unpack(self, results, unorm, g, count=False):
-        """The peers' chunks of A'D u stacked into ``g``, and their groups' norm parts added in
-        group order into ``unorm``."""
-        norms = sorted((n for r in results for n in r["norms"]), key=lambda n: n[0])
-        scale, ssq = add_norms([(sc, sq) for _, sc, sq in norms])
+    def _unpack(self, result, unorm, g, count=False):
+        """The total of A'D u into ``g``, and the groups' norm parts added in group order into
+        ``unorm``."""
+        small = result["small"]
+        scale, ssq = add_norms([small[group] for group in range(len(self.workers))])
         unorm[:] = scale * np.sqrt(ssq)
-        for p, r in enumerate(results):
-            g[self.bounds[p] : self.bounds[p + 1]] = r["g"]
+        g[...] = result["g"]
         if count:
-            self.A.traffic["received"] += sum(r["g"].nbytes for r in results) + scale.nbytes + ssq.nbytes
-            self.A.traffic["peers"] += sum(r["sent"] for r in results)
+            self.A.traffic["received"] += result["g"].nbytes + scale.nbytes + ssq.nbytes
+            self.A.traffic["peers"] += small["sent"]
 
     def _submit(self, worker, func, *args):
         # pinned: the group's state is on that worker and nowhere else
