@@ -84,6 +84,7 @@ def test_worker_kernels_import_neither_sklearn_nor_dask():
     itself loads neither scikit-learn nor the estimators until one is used."""
     code = (
         "import sys, textsel.distributed._worker, textsel.distributed._solve_worker, "
+        "textsel.distributed._collective, "
         "textsel.distributed._rows_worker, textsel; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'dask'}) "
         "+ sorted(m for m in ('textsel.proximal', 'textsel.selection') if m in sys.modules))"
