@@ -605,8 +605,8 @@ def test_real_corpora(client, real_corpora, name):
     The iteration count is a threshold crossing: adding the same products in another order moves
     it by up to 2-3 iterations on these corpora (permuting the rows of the in-memory solve does
     too).  The cluster's solve normalises u after its products (A'(u/beta) = (A'u)/beta) and adds
-    the groups' parts in a tree: on Reuters its columns stop 1-2 iterations before the in-memory
-    ones, at 56 against 57-58.
+    the groups' parts in the rounds of its exchanges: on Reuters its columns stop 1-3 iterations
+    before the in-memory ones, at 55-56 against 57-58.
     """
     X, y = real_corpora[name]
     cuts = np.linspace(0, X.shape[0], 8).astype(int)

@@ -190,8 +190,9 @@ class BlockMatrix:
     The blocks are cut once into ``groups``, each computed on one worker: for an array the
     cluster already holds (persisted), the blocks each worker holds then, so that no block moves;
     for any other, runs of consecutive blocks, one per worker present.  A product ``A' U`` adds
-    each group's blocks in order on the worker holding them and then the groups' sums in group
-    order, so that a solve on this matrix is bitwise the same wherever its blocks later live
+    each group's blocks in order on the worker holding them and then the groups' sums in one
+    fixed order over the groups (the rounds of the solve's exchanges, the groups their ranks),
+    so that a solve on this matrix is bitwise the same wherever its blocks later live
     (after a lost worker's blocks were recomputed elsewhere, for one), and the same job run again
     on the same number of workers repeats it bitwise (for a persisted array: as long as the
     blocks are placed alike).
