@@ -48,6 +48,8 @@ KERNELS = {
         "csrc/primal_newton.c",
         "csrc/dense.c",
     ],
+    # the distributed solve's step on a worker's row blocks
+    "rowblocks": ["csrc/csr.c", "csrc/rowblocks.c"],
     "counting": [],
     "dealing": [],
     "scoring": [],

@@ -5,16 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* The dense products' inner loops run along a row of the dense matrix; compiled once for the
- * x86-64 baseline (SSE2), they use 2 of the 4 or 8 doubles an AVX2 or AVX-512 unit takes.
- * GCC and Clang on x86-64 Linux build extra copies for those and pick one at load time;
- * elsewhere (MSVC, other CPUs) the plain build is used. */
-#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
-#define TS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TS_VECTOR_CLONES
-#endif
-
 #ifdef TS_TESTING
 /* Test builds only: a process-wide counter is fine in the single-threaded C tests, and
  * release builds (where threads call the core at once) have no such state. */

@@ -11,6 +11,30 @@
 #define IDX(X, k) ((X)->indices32 ? (int64_t)(X)->indices32[k] : (X)->indices64[k])
 #define PTR(X, i) ((X)->indptr32 ? (int64_t)(X)->indptr32[i] : (X)->indptr64[i])
 
+/* The dense products' inner loops run along a row of the dense matrix; compiled once for the
+ * x86-64 baseline (SSE2), they use 2 of the 4 or 8 doubles an AVX2 or AVX-512 unit takes.
+ * GCC and Clang on x86-64 Linux build extra copies for those and pick one at load time;
+ * elsewhere (MSVC, other CPUs) the plain build is used. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+#define TS_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TS_VECTOR_CLONES
+#endif
+
+/* Right-hand sides taken together by the many-column kernels: a lane block of 8 doubles is one
+ * cache line per stored value. */
+#define TS_LANES 8
+
+/* STMT for each lane q = 0..TS_LANES-1, written out: straight-line code that compilers turn
+ * into vector instructions where a loop over q was left scalar. */
+#define TS_EACH_LANE(STMT)                                                                     \
+    do {                                                                                       \
+        { const int q = 0; STMT; } { const int q = 1; STMT; }                                 \
+        { const int q = 2; STMT; } { const int q = 3; STMT; }                                 \
+        { const int q = 4; STMT; } { const int q = 5; STMT; }                                 \
+        { const int q = 6; STMT; } { const int q = 7; STMT; }                                 \
+    } while (0)
+
 /* calloc that refuses overflowing sizes and, in -DTS_TESTING builds, fails on request. */
 void *ts_calloc(size_t n, size_t size);
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BLOCK 8
+#define BLOCK TS_LANES
 /* Element (i, p) of a block-major array of `rows` rows. */
 #define AT(a, rows, i, p) ((a)[((p) / BLOCK * (rows) + (i)) * BLOCK + (p) % BLOCK])
 
@@ -97,16 +97,6 @@ static double weight(const solver *S, int64_t i, int64_t p)
  * RMATVEC: v[:, p] += (D_p A)' u[:, p] for the running positions (accumulated into v, which
  * the caller has scaled by -beta beforehand: no separate product vector, no extra pass).
  */
-/* STMT for each lane q = 0..BLOCK-1, written out: straight-line code that compilers turn
- * into vector instructions where a loop over q was left scalar. */
-#define LANES(STMT)                                                                            \
-    do {                                                                                       \
-        { const int q = 0; STMT; } { const int q = 1; STMT; }                                 \
-        { const int q = 2; STMT; } { const int q = 3; STMT; }                                 \
-        { const int q = 4; STMT; } { const int q = 5; STMT; }                                 \
-        { const int q = 6; STMT; } { const int q = 7; STMT; }                                 \
-    } while (0)
-
 #define DEFINE_PRODUCTS(SUFFIX, ITYPE)                                                         \
     static void matvec_##SUFFIX(solver *S, const ITYPE *indptr, const ITYPE *indices)         \
     {                                                                                          \
@@ -125,7 +115,7 @@ static double weight(const solver *S, int64_t i, int64_t p)
                 for (k = indptr[i]; k < indptr[i + 1]; k++) {                                  \
                     const double xv = data[k];                                                 \
                     const double *vj = vb + (int64_t)indices[k] * BLOCK;                       \
-                    LANES(acc[q] += xv * vj[q]);                                               \
+                    TS_EACH_LANE(acc[q] += xv * vj[q]);                                               \
                 }                                                                              \
                 for (q = 0; q < width; q++)                                                    \
                     ub[i * BLOCK + q] = weight(S, i, p0 + q) * (acc[q] * S->cols[p0 + q].vscale) \
@@ -149,7 +139,7 @@ static double weight(const solver *S, int64_t i, int64_t p)
                 for (k = indptr[i]; k < indptr[i + 1]; k++) {                                  \
                     const double xv = data[k];                                                 \
                     double *vj = vb + (int64_t)indices[k] * BLOCK;                             \
-                    LANES(vj[q] += xv * du[q]);                                                \
+                    TS_EACH_LANE(vj[q] += xv * du[q]);                                                \
                 }                                                                              \
                 if (S->fit_intercept)                                                          \
                     for (q = 0; q < BLOCK; q++)                                                \
@@ -286,7 +276,7 @@ static void column_norms(const double *a, int64_t rows, int64_t P, double *out)
         const double *ab = a + p0 * rows;
         for (i = 0; i < rows; i++) {
             const double *r = ab + i * BLOCK;
-            LANES(sq[q] += r[q] * r[q]);
+            TS_EACH_LANE(sq[q] += r[q] * r[q]);
         }
         for (q = 0; q < BLOCK; q++)
             out[p0 + q] = p0 + q < P && out_of_range(sq[q]) ? scaled_norm(ab, rows, (int)q)
@@ -305,7 +295,7 @@ static void scale_columns(double *a, int64_t rows, int64_t P, const double *fact
             f[q] = p0 + q < P ? factor[p0 + q] : 1.0;
         for (i = 0; i < rows; i++) {
             double *r = ab + i * BLOCK;
-            LANES(r[q] *= f[q]);
+            TS_EACH_LANE(r[q] *= f[q]);
         }
     }
 }
@@ -320,7 +310,7 @@ static void two_norms(const double *a, const double *b, int64_t rows, int64_t P,
         const double *ab = a + p0 * rows, *bb = b + p0 * rows;
         for (i = 0; i < rows; i++) {
             const double *ra = ab + i * BLOCK, *rb = bb + i * BLOCK;
-            LANES(sa[q] += ra[q] * ra[q]; sb[q] += rb[q] * rb[q]);
+            TS_EACH_LANE(sa[q] += ra[q] * ra[q]; sb[q] += rb[q] * rb[q]);
         }
         for (q = 0; q < BLOCK; q++) {
             const int live = p0 + q < P;
@@ -766,7 +756,7 @@ started:
             for (i = 0; i < S.n; i++) {
                 double *xr = xb + i * BLOCK, *wr = wb + i * BLOCK;
                 const double *vr = vb + i * BLOCK;
-                LANES(xr[q] += t1[q] * wr[q]; wr[q] = vs[q] * vr[q] + t2[q] * wr[q]);
+                TS_EACH_LANE(xr[q] += t1[q] * wr[q]; wr[q] = vs[q] * vr[q] + t2[q] * wr[q]);
             }
         }
         /* from the back: a position that finishes trades places with the last running one,

@@ -166,6 +166,41 @@ typedef struct {
 int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
                   double *x, ts_lsqr_result *result);
 
+/*
+ * Row blocks of a ts_rowop kept together by one process (the worker of a distributed solve),
+ * and the operator's step on them.  A block holds its rows X (every block the same n_cols), its
+ * row weights D (n_rows x n_rhs row-major, NULL: all 1) and LSQR's u (n_rows x n_rhs row-major,
+ * unnormalised), for every right-hand side.
+ */
+typedef struct {
+    ts_csr X;
+    const double *weights;
+    double *u;
+} ts_row_block;
+
+/*
+ * For each running column c = cols[p] (p < n_vec, distinct, below n_rhs) and A = [X, 1]
+ * (fit_intercept) or X:
+ *
+ *   u[:, c] <- vcoef[p] D A v[:, p] + ucoef[p] u[:, c]   on every block (v: n_cols +
+ *                                                        fit_intercept rows x n_vec; v NULL:
+ *                                                        u as it is, vcoef and ucoef unused)
+ *   scale[p], ssq[p]                                     the blocks' ||u[:, c]|| as
+ *                                                        scale sqrt(ssq): scale 1 unless the
+ *                                                        plain sum of squares leaves the double
+ *                                                        range, then the largest |u| (as BLAS
+ *                                                        nrm2 scales)
+ *   g = A'D u                                            n_cols + fit_intercept rows x n_vec,
+ *                                                        overwritten
+ *
+ * in one pass over each block's stored values per TS_LANES columns, sums in block and row order.
+ * Returns TS_OK, TS_ERR_ARG, TS_ERR_INDEX (a block's CSR arrays) or TS_ERR_NOMEM; a NaN in u
+ * gives a NaN ssq.
+ */
+int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int fit_intercept,
+                      int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
+                      const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g);
+
 /* Plain products with a CSR matrix and a dense row-major n_vec-column matrix (the kernels a
  * ts_linop over row blocks runs on each block): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec)
  * and G += X' U (U: n_rows x n_vec, G: n_cols x n_vec, added to: one G serves a worker's

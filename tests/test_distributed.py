@@ -663,16 +663,23 @@ def test_term_stats_on_many_workers_adds_the_tables_among_them():
 
 
 def test_the_workers_norm_parts_stay_exact_near_the_ends_of_the_double_range():
-    """Each group returns ||u|| as (scale, scaled sum of squares), added pairwise as BLAS nrm2
-    adds them: columns of 1e-200 or 1e200 (whose squares leave the double range), ordinary
-    columns and zeros give the norm of the stacked column to rounding."""
-    from textsel.distributed._solve_worker import _add_norms, _norm_part
+    """Each group returns ||u|| as (scale, scaled sum of squares) from the C step, added pairwise
+    as BLAS nrm2 adds them: columns of 1e-200 or 1e200 (whose squares leave the double range),
+    ordinary columns and zeros give the norm of the stacked column to rounding; the step leaves u
+    as it is without v, and its A'u is scipy's."""
+    from textsel._ext.rowblocks import rowblocks_step
+    from textsel.distributed._solve_worker import _add_norms
 
     rng = np.random.default_rng(3)
     parts = [rng.standard_normal((50, 4)) * np.array([1e-200, 1e200, 1.0, 0.0]) for _ in range(3)]
+    blocks = [sp.random(50, 7, density=0.3, format="csr", random_state=rng) for _ in parts]
     scale, ssq = np.zeros(4), np.zeros(4)
-    for u in parts:
-        scale, ssq = _add_norms(scale, ssq, *_norm_part(u))
+    for X, u in zip(blocks, parts, strict=True):
+        kept = u.copy()
+        part_scale, part_ssq, g = rowblocks_step([X], [u], None, 7, True, np.arange(4))
+        np.testing.assert_array_equal(u, kept)
+        np.testing.assert_allclose(g, np.vstack([X.T @ u, u.sum(axis=0)]), rtol=1e-13, atol=0)
+        scale, ssq = _add_norms(scale, ssq, part_scale, part_ssq)
     stacked = np.vstack(parts)
     big = np.abs(stacked).max(axis=0)
     expected = big * np.sqrt(((stacked / np.where(big > 0, big, 1.0)) ** 2).sum(axis=0))

@@ -53,10 +53,6 @@ def check_status(int code, str where, interrupt=None, *, array=None, position=No
 
 cdef class _Buffers:
     """Holds the typed views whose pointers a ts_csr borrows, for as long as it is used."""
-    cdef const int32_t[::1] ind32, ptr32
-    cdef const int64_t[::1] ind64, ptr64
-    cdef const double[::1] data
-    cdef double dummy
 
 
 cdef _Buffers _fill_csr(ts_csr *X, const double[::1] data, indices, indptr, int64_t n_rows,

@@ -68,6 +68,14 @@ cdef extern from "textsel.h" nogil:
 
     int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
                       double *x, ts_lsqr_result *result)
+    ctypedef struct ts_row_block:
+        ts_csr X
+        const double *weights
+        double *u
+
+    int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int fit_intercept,
+                          int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
+                          const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g)
     int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
     int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
     int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,

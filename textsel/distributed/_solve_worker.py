@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._ext.ccore import csr_matmat, csr_rmatmat
+from .._ext.rowblocks import rowblocks_step
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
@@ -103,86 +103,18 @@ def _start(state, cols, exps):
 
 def _step(state, cols, v, vcoef, ucoef):
     """u = vcoef D A v + ucoef u for the columns ``cols`` (A = [X, 1] with the intercept), then the
-    group's part of ||u|| and A'D u; each block's two products one after the other, while its
-    rows are in cache."""
-    every = _every_column(cols, state)
-    n = state["blocks"][0].shape[1]
-    V = np.ascontiguousarray(v[:n])
-    g, scale, ssq = (
-        np.zeros((n + state["fit_intercept"], cols.size)),
-        np.zeros(cols.size),
-        np.zeros(cols.size),
-    )
-    for j, X in enumerate(state["blocks"]):
-        if X.shape[0] == 0:
-            continue
-        Au = csr_matmat(X.data, X.indices, X.indptr, n, V)
-        if state["fit_intercept"]:
-            Au += v[n]
-        w = _weights(state, j, every)
-        if w is not None:
-            Au *= w
-        Au *= vcoef
-        if isinstance(every, slice):  # every column, in order: u updated in place, no copy
-            u = state["u"][j]
-            u *= ucoef
-            u += Au
-        else:
-            u = Au
-            u += ucoef * state["u"][j][:, cols]
-            state["u"][j][:, cols] = u
-        scale, ssq = _block_part(X, u, w, n, state["fit_intercept"], g, scale, ssq)
-    return scale, ssq, g
-
-
-def _every_column(cols, state):
-    """``slice(None)`` when ``cols`` is every column in order (views instead of copies), else ``cols``."""
-    K = state["b"][0].shape[1] if state["b"] else cols.size
-    return slice(None) if cols.size == K and (cols == np.arange(K)).all() else cols
+    group's part of ||u|| and A'D u, in one pass over each block's values (the C kernel)."""
+    return rowblocks_step(
+        state["blocks"], state["u"], state["w"], state["blocks"][0].shape[1], state["fit_intercept"],
+        cols, np.ascontiguousarray(v, dtype=np.float64), vcoef, ucoef,
+    )  # fmt: skip
 
 
 def _part(state, cols):
     """The group's part of ||u|| as (scale, sum of squares / scale^2) per column, and of A'D u."""
-    n = state["blocks"][0].shape[1]
-    every = _every_column(cols, state)
-    g, scale, ssq = (
-        np.zeros((n + state["fit_intercept"], cols.size)),
-        np.zeros(cols.size),
-        np.zeros(cols.size),
+    return rowblocks_step(
+        state["blocks"], state["u"], state["w"], state["blocks"][0].shape[1], state["fit_intercept"], cols
     )
-    for j, X in enumerate(state["blocks"]):
-        if X.shape[0]:
-            u = state["u"][j][:, every]
-            scale, ssq = _block_part(
-                X, u, _weights(state, j, every), n, state["fit_intercept"], g, scale, ssq
-            )
-    return scale, ssq, g
-
-
-def _block_part(X, u, w, n, fit_intercept, g, scale, ssq):
-    """Add one block's A'D u into ``g`` and its ||u|| into (scale, ssq)."""
-    du = np.ascontiguousarray(u if w is None else w * u)
-    csr_rmatmat(X.data, X.indices, X.indptr, n, du, g[:n] if fit_intercept else g)
-    if fit_intercept:
-        g[n] += du.sum(axis=0)
-    return _add_norms(scale, ssq, *_norm_part(u))
-
-
-def _norm_part(u):
-    """(scale, sum of (u / scale)^2) per column: scale 1 where the plain sum of squares is inside
-    the double range (one pass), the largest magnitude elsewhere (as BLAS nrm2 does)."""
-    ssq = np.einsum("ij,ij->j", u, u)
-    scale = np.ones_like(ssq)
-    bad = ~((ssq >= _TINY) & (ssq <= _HUGE))
-    if bad.any():
-        big = np.abs(u[:, bad]).max(axis=0)
-        safe = np.where(big > 0, big, 1.0)
-        scale[bad] = big
-        ssq[bad] = ((u[:, bad] / safe) ** 2).sum(axis=0)
-    return scale, ssq
-
-
-_TINY, _HUGE = np.finfo(np.float64).tiny, np.finfo(np.float64).max
 
 
 def _add_norms(scale_a, ssq_a, scale_b, ssq_b):

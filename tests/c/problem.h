@@ -1,0 +1,102 @@
+/* The C tests' small deterministic sparse problems: m x n CSR (both index widths), K right-hand
+ * sides, row weights and damps. */
+#ifndef TS_PROBLEM_H
+#define TS_PROBLEM_H
+#include "../../csrc/textsel.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* A small deterministic sparse problem: m x n CSR, K right-hand sides, weights and damps. */
+typedef struct {
+    int64_t m, n, K, nnz;
+    double *data, *b, *wts, *damp;
+    int32_t *ind32, *ptr32;
+    int64_t *ind64, *ptr64;
+} problem;
+
+static uint64_t rng_state;
+static inline double uniform(void)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static inline problem make_problem(int64_t m, int64_t n, int64_t K, double density, uint64_t seed)
+{
+    problem P;
+    int64_t i, j, k = 0;
+    rng_state = seed;
+    P.m = m;
+    P.n = n;
+    P.K = K;
+    P.data = malloc(sizeof(double) * (size_t)(m * n));
+    P.ind32 = malloc(sizeof(int32_t) * (size_t)(m * n));
+    P.ind64 = malloc(sizeof(int64_t) * (size_t)(m * n));
+    P.ptr32 = malloc(sizeof(int32_t) * (size_t)(m + 1));
+    P.ptr64 = malloc(sizeof(int64_t) * (size_t)(m + 1));
+    P.ptr32[0] = 0;
+    P.ptr64[0] = 0;
+    for (i = 0; i < m; i++) {
+        for (j = 0; j < n; j++)
+            if (uniform() < density) {
+                P.data[k] = uniform() * 2.0;
+                P.ind32[k] = (int32_t)j;
+                P.ind64[k] = j;
+                k++;
+            }
+        P.ptr32[i + 1] = (int32_t)k;
+        P.ptr64[i + 1] = k;
+    }
+    P.nnz = k;
+    P.b = malloc(sizeof(double) * (size_t)(m * K));
+    P.wts = malloc(sizeof(double) * (size_t)(m * K));
+    P.damp = malloc(sizeof(double) * (size_t)K);
+    for (i = 0; i < m * K; i++) {
+        P.b[i] = uniform() * 2.0 - 1.0;
+        P.wts[i] = 0.5 + uniform();
+    }
+    for (i = 0; i < K; i++)
+        P.damp[i] = 0.1 * (double)i;
+    return P;
+}
+
+static inline void free_problem(problem *P)
+{
+    free(P->data);
+    free(P->ind32);
+    free(P->ind64);
+    free(P->ptr32);
+    free(P->ptr64);
+    free(P->b);
+    free(P->wts);
+    free(P->damp);
+}
+
+static inline ts_csr csr32(const problem *P)
+{
+    ts_csr X = {P->m, P->n, P->data, P->ind32, P->ptr32, NULL, NULL};
+    return X;
+}
+
+static inline ts_csr csr64(const problem *P)
+{
+    ts_csr X = {P->m, P->n, P->data, NULL, NULL, P->ind64, P->ptr64};
+    return X;
+}
+
+/* ||a - b|| / ||b|| over n entries taken with the given strides (||a - b|| where b is 0). */
+static inline double rel_diff(const double *a, const double *b, int64_t n, int64_t stride_a, int64_t stride_b)
+{
+    double num = 0, den = 0;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        double d = a[i * stride_a] - b[i * stride_b];
+        num += d * d;
+        den += b[i * stride_b] * b[i * stride_b];
+    }
+    return sqrt(num / (den > 0 ? den : 1));
+}
+
+#endif

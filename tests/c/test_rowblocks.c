@@ -1,0 +1,333 @@
+/* C unit tests of csrc/rowblocks.c; built and run under ASan and UBSan by tests/test_c_core.py. */
+#include "../../csrc/textsel.h"
+#include "harness.h"
+#include "problem.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A problem's rows cut into blocks at the given row starts (the last block ends at m), the
+ * blocks alternating int32 and int64 indices, each holding its rows of the weights and of u. */
+typedef struct {
+    int64_t n_blocks;
+    ts_row_block blocks[8];
+    int64_t *ptrs64[8];
+    int32_t *ptrs32[8];
+} cut;
+
+static cut cut_rows(const problem *P, const int64_t *starts, int64_t n_blocks, const double *wts,
+                    double *u)
+{
+    cut C;
+    int64_t b, i;
+    memset(&C, 0, sizeof C);
+    C.n_blocks = n_blocks;
+    for (b = 0; b < n_blocks; b++) {
+        const int64_t lo = starts[b], hi = b + 1 < n_blocks ? starts[b + 1] : P->m;
+        const int64_t first = P->ptr64[lo];
+        ts_row_block *B = &C.blocks[b];
+        B->X.n_rows = hi - lo;
+        B->X.n_cols = P->n;
+        B->X.data = P->data + first;
+        C.ptrs64[b] = malloc(sizeof(int64_t) * (size_t)(hi - lo + 1));
+        C.ptrs32[b] = malloc(sizeof(int32_t) * (size_t)(hi - lo + 1));
+        for (i = lo; i <= hi; i++) {
+            C.ptrs64[b][i - lo] = P->ptr64[i] - first;
+            C.ptrs32[b][i - lo] = (int32_t)(P->ptr64[i] - first);
+        }
+        if (b % 2) {
+            B->X.indices64 = P->ind64 + first;
+            B->X.indptr64 = C.ptrs64[b];
+        } else {
+            B->X.indices32 = P->ind32 + first;
+            B->X.indptr32 = C.ptrs32[b];
+        }
+        B->weights = wts ? wts + lo * P->K : NULL;
+        B->u = u + lo * P->K;
+    }
+    return C;
+}
+
+static void free_cut(cut *C)
+{
+    int64_t b;
+    for (b = 0; b < C->n_blocks; b++) {
+        free(C->ptrs64[b]);
+        free(C->ptrs32[b]);
+    }
+}
+
+static const int64_t STARTS[4] = {0, 17, 17, 25}; /* the second block has no rows */
+
+/* The step against the dense formulas evaluated row by row: u of the running columns, the norm
+ * as scale sqrt(ssq) and A'D u (columns in any order, across lane groups, with and without
+ * intercept and weights); the other columns of u are untouched. */
+static void test_step_against_dense(void)
+{
+    problem P = make_problem(60, 25, 11, 0.2, 21);
+    const int64_t subset[9] = {10, 3, 0, 7, 5, 1, 9, 2, 8}, every[11] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    double *u = malloc(sizeof(double) * (size_t)(P.m * P.K)), *u0 = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double v[26 * 11], vcoef[11], ucoef[11], g[26 * 11], scale[11], ssq[11];
+    int intercept, weighted, which;
+    int64_t i, k, p;
+    for (i = 0; i < 26 * 11; i++)
+        v[i] = uniform() - 0.5;
+    for (p = 0; p < 11; p++) {
+        vcoef[p] = 0.5 + uniform();
+        ucoef[p] = -uniform();
+    }
+    for (i = 0; i < P.m * P.K; i++)
+        u0[i] = uniform() - 0.5;
+    for (which = 0; which < 2; which++)
+        for (intercept = 0; intercept <= 1; intercept++)
+            for (weighted = 0; weighted <= 1; weighted++) {
+                const int64_t n1 = P.n + intercept, nv = which ? 11 : 9;
+                const int64_t *cols = which ? every : subset;
+                const double *w = weighted ? P.wts : NULL;
+                double ref_g[26 * 11] = {0}, ref_sq[11] = {0};
+                cut C;
+                memcpy(u, u0, sizeof(double) * (size_t)(P.m * P.K));
+                C = cut_rows(&P, STARTS, 4, w, u);
+                CHECK(ts_rowblocks_step(C.blocks, 4, P.n, intercept, P.K, nv, cols, v, vcoef, ucoef, scale,
+                                        ssq, g) == TS_OK);
+                for (i = 0; i < P.m; i++)
+                    for (p = 0; p < nv; p++) {
+                        const int64_t c = cols[p];
+                        const double d = w ? w[i * P.K + c] : 1.0;
+                        double acc = intercept ? v[P.n * nv + p] : 0.0, un;
+                        for (k = P.ptr64[i]; k < P.ptr64[i + 1]; k++)
+                            acc += P.data[k] * v[P.ind64[k] * nv + p];
+                        un = vcoef[p] * d * acc + ucoef[p] * u0[i * P.K + c];
+                        CHECK(fabs(u[i * P.K + c] - un) <= 1e-13 * (1 + fabs(un)));
+                        ref_sq[p] += un * un;
+                        for (k = P.ptr64[i]; k < P.ptr64[i + 1]; k++)
+                            ref_g[P.ind64[k] * nv + p] += P.data[k] * d * un;
+                        if (intercept)
+                            ref_g[P.n * nv + p] += d * un;
+                    }
+                for (p = 0; p < nv; p++) {
+                    CHECK(scale[p] == 1.0);
+                    CHECK(fabs(ssq[p] - ref_sq[p]) <= 1e-12 * ref_sq[p]);
+                    CHECK(rel_diff(g + p, ref_g + p, n1, nv, nv) < 1e-12);
+                }
+                if (!which) /* columns 4 and 6 do not run */
+                    for (i = 0; i < P.m; i++)
+                        CHECK(u[i * P.K + 4] == u0[i * P.K + 4] && u[i * P.K + 6] == u0[i * P.K + 6]);
+                free_cut(&C);
+            }
+    free(u);
+    free(u0);
+    free_problem(&P);
+}
+
+/* Without v, u is left as it is (bitwise) and only its norm and A'D u are taken; a column near
+ * either end of the double range is measured with scaling (its plain sum of squares would
+ * overflow or vanish), a zero column has scale 0, a NaN is passed on as the sum. */
+static void test_norm_only_and_extreme_columns(void)
+{
+    problem P = make_problem(40, 12, 5, 0.3, 22);
+    const int64_t cols[5] = {0, 1, 2, 3, 4};
+    double *u = malloc(sizeof(double) * (size_t)(P.m * P.K)), *u0 = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double g[13 * 5], scale[5], ssq[5], big = 0, sum = 0;
+    int64_t i;
+    cut C;
+    for (i = 0; i < P.m; i++) {
+        u[i * P.K + 0] = uniform() - 0.5;
+        u[i * P.K + 1] = ldexp(uniform() + 0.5, 700);
+        u[i * P.K + 2] = ldexp(uniform() + 0.5, -700);
+        u[i * P.K + 3] = 0.0;
+        u[i * P.K + 4] = i == 7 ? NAN : 1.0;
+    }
+    memcpy(u0, u, sizeof(double) * (size_t)(P.m * P.K));
+    C = cut_rows(&P, STARTS, 4, P.wts, u);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 5, cols, NULL, NULL, NULL, scale, ssq, g) == TS_OK);
+    CHECK(memcmp(u, u0, sizeof(double) * (size_t)(P.m * P.K)) == 0);
+    for (i = 0; i < P.m; i++)
+        sum += u[i * P.K] * u[i * P.K];
+    CHECK(scale[0] == 1.0 && fabs(ssq[0] - sum) <= 1e-13 * sum);
+    for (i = 0; i < P.m; i++)
+        big = fmax(big, u[i * P.K + 1]);
+    CHECK(scale[1] == big && isfinite(ssq[1]) && ssq[1] >= 1.0 && ssq[1] <= (double)P.m);
+    big = 0;
+    sum = 0;
+    for (i = 0; i < P.m; i++) {
+        big = fmax(big, u[i * P.K + 2]);
+        sum += ldexp(u[i * P.K + 2], 700) * ldexp(u[i * P.K + 2], 700);
+    }
+    CHECK(scale[2] == big);
+    CHECK(fabs(ldexp(scale[2], 700) * sqrt(ssq[2]) - sqrt(sum)) <= 1e-12 * sqrt(sum));
+    CHECK(scale[3] == 0.0 && ssq[3] == 0.0);
+    CHECK(isnan(ssq[4]));
+    free_cut(&C);
+    free(u);
+    free(u0);
+    free_problem(&P);
+}
+
+/* Bad arguments are TS_ERR_ARG, bad CSR arrays TS_ERR_INDEX, a failed allocation TS_ERR_NOMEM
+ * (nothing leaked), and none of them touches u. */
+static void test_bad_arguments(void)
+{
+    problem P = make_problem(30, 10, 3, 0.3, 23);
+    const int64_t cols[3] = {0, 1, 2}, twice[2] = {1, 1}, outside[1] = {3}, negative[1] = {-1};
+    double *u = calloc((size_t)(P.m * P.K), sizeof(double));
+    double v[11 * 3] = {0}, coef[3] = {1, 1, 1}, g[11 * 3], scale[3], ssq[3];
+    int32_t bad;
+    int64_t k, i;
+    int failures = 0;
+    cut C = cut_rows(&P, STARTS, 4, NULL, u);
+    for (i = 0; i < 11 * 3; i++)
+        v[i] = 1.0;
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 2, twice, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 1, outside, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 1, negative, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 0, cols, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, 2, 3, cols, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n + 1, 1, P.K, 3, cols, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 3, cols, v, NULL, coef, scale, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 3, cols, v, coef, coef, NULL, ssq, g) == TS_ERR_ARG);
+    CHECK(ts_rowblocks_step(NULL, 4, P.n, 1, P.K, 3, cols, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    C.blocks[3].u = NULL;
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 3, cols, v, coef, coef, scale, ssq, g) == TS_ERR_ARG);
+    C.blocks[3].u = u + STARTS[3] * P.K;
+    bad = P.ind32[0];
+    P.ind32[0] = (int32_t)P.n; /* block 0 has int32 indices */
+    CHECK(ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 3, cols, v, coef, coef, scale, ssq, g) == TS_ERR_INDEX);
+    P.ind32[0] = bad;
+    for (i = 0; i < P.m * P.K; i++)
+        CHECK(u[i] == 0.0);
+    for (k = 1; k <= 3; k++) {
+        int status;
+        ts_debug_fail_alloc_at(k);
+        status = ts_rowblocks_step(C.blocks, 4, P.n, 1, P.K, 3, cols, v, coef, coef, scale, ssq, g);
+        if (status == TS_ERR_NOMEM)
+            failures++;
+        else
+            CHECK(status == TS_OK);
+    }
+    ts_debug_fail_alloc_at(0);
+    CHECK(failures == 2); /* packed v and packed g */
+    free_cut(&C);
+    free(u);
+    free_problem(&P);
+}
+
+/* A ts_rowop whose calls are ts_rowblocks_step on the blocks of one cut (start: u = 2^-e D b
+ * first), as a worker of a distributed solve runs them. */
+typedef struct {
+    cut C;
+    const problem *P;
+    const double *wts;
+    double *u;
+    int fit_intercept;
+} blocks_context;
+
+static int bc_start(void *ctx, int64_t P, const int64_t *cols, const int *exps, double *maxabs,
+                    double *unorm, double *g)
+{
+    blocks_context *c = ctx;
+    const int64_t K = c->P->K;
+    int64_t i, p, status;
+    double scale[16], ssq[16];
+    for (p = 0; p < P; p++) {
+        if (exps == NULL)
+            maxabs[p] = 0;
+        for (i = 0; i < c->P->m; i++) {
+            const double db = (c->wts ? c->wts[i * K + cols[p]] : 1.0) * c->P->b[i * K + cols[p]];
+            if (exps == NULL)
+                maxabs[p] = fmax(maxabs[p], fabs(db));
+            else
+                c->u[i * K + cols[p]] = ldexp(db, -exps[p]);
+        }
+    }
+    if (exps == NULL)
+        return TS_OK;
+    status = ts_rowblocks_step(c->C.blocks, c->C.n_blocks, c->P->n, c->fit_intercept, K, P, cols, NULL,
+                               NULL, NULL, scale, ssq, g);
+    for (p = 0; p < P; p++)
+        unorm[p] = scale[p] * sqrt(ssq[p]);
+    return (int)status;
+}
+
+static int bc_step(void *ctx, int64_t P, const int64_t *cols, const double *v, const double *vcoef,
+                   const double *ucoef, double *unorm, double *g)
+{
+    blocks_context *c = ctx;
+    int64_t p;
+    double scale[16], ssq[16];
+    int status = ts_rowblocks_step(c->C.blocks, c->C.n_blocks, c->P->n, c->fit_intercept, c->P->K, P,
+                                   cols, v, vcoef, ucoef, scale, ssq, g);
+    for (p = 0; p < P; p++)
+        unorm[p] = scale[p] * sqrt(ssq[p]);
+    return status;
+}
+
+/* LSQR on the blocks' step as its row operator gives the in-memory solve's solutions (to a tight
+ * tolerance) and stops, with and without intercept and weights, and for right-hand sides near
+ * the top of the double range (whose norms are taken with scaling). */
+static void test_lsqr_on_the_blocks_equals_csr(void)
+{
+    static const ts_lsqr_options TIGHT = {1e-12, 1e-12, 1e12, -1, NULL, NULL};
+    problem P = make_problem(300, 60, 11, 0.1, 24);
+    const int64_t starts[5] = {0, 90, 90, 200, 201};
+    ts_csr X = csr32(&P);
+    double *b0 = P.b, *b = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    int intercept, weighted, e;
+    const int exps[2] = {0, 700};
+    for (e = 0; e < 2; e++)
+        for (intercept = 0; intercept <= 1; intercept++)
+            for (weighted = 0; weighted <= 1; weighted++) {
+                const int64_t n = P.n + intercept;
+                double *x = calloc((size_t)(n * P.K), sizeof(double));
+                double *xr = calloc((size_t)(n * P.K), sizeof(double));
+                double *u = calloc((size_t)(P.m * P.K), sizeof(double));
+                ts_lsqr_result r[11], rr[11];
+                blocks_context c;
+                ts_rowop A;
+                int64_t i, k;
+                for (i = 0; i < P.m * P.K; i++)
+                    b[i] = ldexp(b0[i], exps[e]);
+                P.b = b;
+                c.P = &P;
+                c.wts = weighted ? P.wts : NULL;
+                c.u = u;
+                c.fit_intercept = intercept;
+                c.C = cut_rows(&P, starts, 5, c.wts, u);
+                A.n_rows = P.m;
+                A.n_cols = P.n;
+                A.fit_intercept = intercept;
+                A.start = bc_start;
+                A.step = bc_step;
+                A.ctx = &c;
+                CHECK(ts_lsqr(&X, intercept, P.K, b, c.wts, P.damp, &TIGHT, x, r) == TS_OK);
+                CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &TIGHT, xr, rr) == TS_OK);
+                for (i = 0; i < n * P.K; i++) { /* compared at b's own scale: squares of 2^700 overflow */
+                    x[i] = ldexp(x[i], -exps[e]);
+                    xr[i] = ldexp(xr[i], -exps[e]);
+                }
+                for (k = 0; k < P.K; k++) {
+                    CHECK(rr[k].istop == r[k].istop);
+                    CHECK(rel_diff(xr + k, x + k, n, P.K, P.K) < 1e-9);
+                }
+                P.b = b0;
+                free_cut(&c.C);
+                free(x);
+                free(xr);
+                free(u);
+            }
+    free(b);
+    free_problem(&P);
+}
+
+int main(void)
+{
+    int passed = 0, failed = 0;
+    RUN(test_step_against_dense, passed, failed);
+    RUN(test_norm_only_and_extreme_columns, passed, failed);
+    RUN(test_bad_arguments, passed, failed);
+    RUN(test_lsqr_on_the_blocks_equals_csr, passed, failed);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
