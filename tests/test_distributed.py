@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
+from dask_corpus import cluster_client, corpus, dask_matrix, relative, uneven  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
 from joblib import parallel_backend  # noqa: E402
 
@@ -25,12 +26,7 @@ from textsel.distributed import BlockMatrix  # noqa: E402
 from textsel.distributed import operator as block_operator  # noqa: E402
 from textsel.study import forman  # noqa: E402
 
-UNEVEN = (700, 0, 1100, 1, 1199)  # uneven blocks, an empty one and a one-row one: 3000 rows
-
-
-def cluster_client():
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    return cluster, Client(cluster)
+UNEVEN = uneven(3000)  # (700, 0, 1100, 1, 1199): an empty block and a one-row one among them
 
 
 @pytest.fixture(scope="module")
@@ -39,23 +35,6 @@ def client():
     yield client
     client.close()
     cluster.close()
-
-
-def corpus(seed=0, n=3000, d=400, n_classes=4):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    X = sp.random(n, d, density=0.03, format="csr", random_state=seed)
-    X.data = np.ceil(X.data * 3)
-    X = (X + sp.csr_matrix((np.ones(n), (np.arange(n), y)), shape=(n, d))).tocsr()  # class c leans on term c
-    return X, y
-
-
-def dask_matrix(X, chunks=UNEVEN):
-    return da.from_array(X, chunks=(chunks, -1), asarray=False)
-
-
-def relative(a, b):
-    return np.abs(a - b).max() / np.abs(b).max()
 
 
 def test_import_textsel_does_not_import_dask():

@@ -16,38 +16,30 @@ import scipy.sparse as sp
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from dask_corpus import cluster_client, dask_matrix, relative, uneven  # noqa: E402
+from dask_corpus import corpus as base_corpus  # noqa: E402
+from distributed import Client  # noqa: E402
 
 import textsel  # noqa: E402
 
-UNEVEN = (1400, 0, 2200, 1, 2399)  # uneven blocks, an empty one and a one-row one: 6000 rows
+UNEVEN = uneven(6000)  # (1400, 0, 2200, 1, 2399): an empty block and a one-row one among them
+
+
+def corpus(seed=0, n=6000):
+    """6,000 documents over 150 terms: more documents than (terms + 1) x classes, so that an array
+    of the documents' length is told apart from every array the solve moves by its size."""
+    return base_corpus(seed, n=n, d=150, density=0.05)
+
+
 TIGHT = dict(tol=1e-10)
 
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    client = Client(cluster)
+    cluster, client = cluster_client()
     yield client
     client.close()
     cluster.close()
-
-
-def corpus(seed=0, n=6000, d=150, n_classes=4):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, n_classes, n)
-    X = sp.random(n, d, density=0.05, format="csr", random_state=seed)
-    X.data = np.ceil(X.data * 3)
-    X = (X + sp.csr_matrix((np.ones(n), (np.arange(n), y)), shape=(n, d))).tocsr()  # class c leans on term c
-    return X, y
-
-
-def dask_matrix(X):
-    return da.from_array(X, chunks=(UNEVEN, -1), asarray=False)
-
-
-def relative(a, b):
-    return np.abs(a - b).max() / np.abs(b).max()
 
 
 def sizes(value):
@@ -191,11 +183,10 @@ def test_a_worker_lost_mid_fit_takes_the_labels_sent_to_it(monkeypatch):
     undisturbed model."""
     from textsel.distributed import solve as cluster_solve
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
-    fragile = Client(cluster)
+    cluster, fragile = cluster_client()
     try:
         X, y = corpus(n=3000)
-        dX = da.from_array(X, chunks=((700, 0, 1100, 1, 1199), -1), asarray=False)
+        dX = dask_matrix(X)
         undisturbed = textsel.WeightedProximalSVC(**TIGHT).fit(dX, y)
         calls = {"n": 0, "starts": 0}
         real_step, real_init = (

@@ -8,7 +8,7 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from .ccore cimport _Buffers, _fill_csr
-from .core cimport ts_row_block, ts_rowblocks_step
+from .core cimport TS_ERR_NOMEM, ts_row_block, ts_rowblocks_step
 from .ccore import check_status
 
 
@@ -73,7 +73,7 @@ def rowblocks_step(list blocks, list u, weights, int64_t n_cols, bint fit_interc
     keep = []
     rb = <ts_row_block *> malloc(max(n_blocks, 1) * sizeof(ts_row_block))
     if rb == NULL:
-        raise MemoryError()
+        check_status(TS_ERR_NOMEM, "rowblocks_step")
     try:
         for j in range(n_blocks):
             X = blocks[j]
