@@ -193,7 +193,7 @@ typedef struct {
  *   g = A'D u                                            n_cols + fit_intercept rows x n_vec,
  *                                                        overwritten
  *
- * in one pass over each block's stored values per TS_LANES columns, sums in block and row order.
+ * in one pass over each block's stored values per eight columns, sums in block and row order.
  * Returns TS_OK, TS_ERR_ARG, TS_ERR_INDEX (a block's CSR arrays) or TS_ERR_NOMEM; a NaN in u
  * gives a NaN ssq.
  */
