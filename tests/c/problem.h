@@ -99,4 +99,33 @@ static inline double rel_diff(const double *a, const double *b, int64_t n, int64
     return sqrt(num / (den > 0 ? den : 1));
 }
 
+static const ts_lsqr_options TIGHT = {1e-12, 1e-12, 1e12, -1, NULL, NULL};
+
+/* ts_lsqr_rowop on A against ts_lsqr on X, both at TIGHT with the right-hand sides b (2^e times
+ * P's), the row weights w (or NULL) and P's damps: how many right-hand sides stop differently or
+ * have solutions 1e-9 or more apart, compared at P's own scale (squares of 2^700 overflow); -1
+ * if either solve fails.  rr gets the row operator's reports (K entries). */
+static inline int64_t rowop_mismatches(const problem *P, const ts_csr *X, int intercept, const double *b,
+                                       const double *w, const ts_rowop *A, int e, ts_lsqr_result *rr)
+{
+    const int64_t n = P->n + intercept;
+    double *x = calloc((size_t)(n * P->K), sizeof(double)), *xr = calloc((size_t)(n * P->K), sizeof(double));
+    ts_lsqr_result *r = malloc(sizeof(ts_lsqr_result) * (size_t)P->K);
+    int64_t i, k, bad = -1;
+    if (ts_lsqr(X, intercept, P->K, b, w, P->damp, &TIGHT, x, r) == TS_OK &&
+        ts_lsqr_rowop(A, P->K, P->damp, &TIGHT, xr, rr) == TS_OK) {
+        bad = 0;
+        for (i = 0; i < n * P->K; i++) {
+            x[i] = ldexp(x[i], -e);
+            xr[i] = ldexp(xr[i], -e);
+        }
+        for (k = 0; k < P->K; k++)
+            bad += rr[k].istop != r[k].istop || !(rel_diff(xr + k, x + k, n, P->K, P->K) < 1e-9);
+    }
+    free(x);
+    free(xr);
+    free(r);
+    return bad;
+}
+
 #endif

@@ -12,6 +12,11 @@ from .core cimport TS_ERR_NOMEM, ts_row_block, ts_rowblocks_step
 from .ccore import check_status
 
 
+def _check_shape(a, rows, K, str what, j):
+    if np.shape(a) != (rows, K):
+        raise ValueError(f"{what} of block {j} has shape {np.shape(a)}, expected {(rows, K)}")
+
+
 def rowblocks_step(list blocks, list u, weights, int64_t n_cols, bint fit_intercept, cols, v=None,
                    vcoef=None, ucoef=None):
     """For the columns ``cols`` of LSQR's u: u = vcoef D A v + ucoef u on every block (``v`` None:
@@ -78,18 +83,14 @@ def rowblocks_step(list blocks, list u, weights, int64_t n_cols, bint fit_interc
         for j in range(n_blocks):
             X = blocks[j]
             keep.append(_fill_csr(&rb[j].X, X.data, X.indices, X.indptr, X.shape[0], n_cols))
+            _check_shape(u[j], X.shape[0], K, "u", j)
             uj = u[j]
-            if uj.shape[0] != X.shape[0] or uj.shape[1] != K:
-                raise ValueError(f"u of block {j} is {(uj.shape[0], uj.shape[1])}, expected "
-                                 f"{(X.shape[0], K)}")
             keep.append(u[j])
             rb[j].u = &uj[0, 0] if uj.shape[0] else NULL
             rb[j].weights = NULL
             if weights is not None and weights[j] is not None:
+                _check_shape(weights[j], X.shape[0], K, "weights", j)
                 wj = weights[j]
-                if wj.shape[0] != uj.shape[0] or wj.shape[1] != K:
-                    raise ValueError(f"weights of block {j} are {(wj.shape[0], wj.shape[1])}, "
-                                     f"expected {(X.shape[0], K)}")
                 keep.append(weights[j])
                 rb[j].weights = &wj[0, 0] if wj.shape[0] else NULL
         with nogil:
