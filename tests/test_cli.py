@@ -238,7 +238,7 @@ def test_select_reads_standard_input(tmp_path):
     run = subprocess.run(command, input=arff.read_bytes(), capture_output=True, check=True)
     assert {line.split(b"\t")[2] for line in run.stdout.splitlines()[1:]} == {b"good", b"bad"}
     run = subprocess.run([sys.executable, "-m", "textsel", "select", "-"], input=b"", capture_output=True)
-    assert run.returncode == 1 and b"needs --input-format" in run.stderr
+    assert run.returncode == 1 and b"cannot tell the format (it is empty); give --input-format" in run.stderr
 
 
 def test_cluto_labels_and_terms_are_found_beside_the_matrix(tmp_path, capsys):

@@ -2,11 +2,13 @@
 ``reproduce --out`` and ``select --output``.
 
 Proved here: a folder that is a file is refused before any work, naming the option; the results
-replace an earlier run's whole (its files this run does not write are removed, the user's own
-files are not touched); a run that fails or is interrupted leaves the folder exactly as it was,
-with no staging folder or lock; a run killed outright leaves a staging folder that the next run
-removes; two runs writing the same entries into one folder end with one complete result, and
-the second says so at once, also when the runs are two processes.
+replace an earlier run's (its files this run does not write are removed when unchanged, the
+user's own files are not touched); a run that fails or is interrupted leaves the folder exactly
+as it was, with no staging folder or lock; a run killed outright leaves a staging folder that
+the next run removes; two runs writing the same entries into one folder end with one complete
+result, and the second says so at once, also when the runs are two processes.  The commit's
+all-or-nothing, the lock and the manifest against planted files, and the names and special
+outputs of the commands, are in ``test_output_commit.py`` and ``test_output_names.py``.
 """
 
 import json
@@ -126,8 +128,17 @@ def test_a_rerun_replaces_the_earlier_results_whole_and_keeps_the_users_files(tm
     assert main([*common, "--metrics", "bns", "--out", str(out)]) == 0
     names = sorted(p.name for p in out.iterdir())
     assert "best_pairs.csv" not in names and "notes.txt" in names
-    assert names == sorted(["notes.txt", "records.csv", "records.json", "summary.csv", "tolerance.csv", *(
-        ["skew.csv"] if (out / "skew.csv").exists() else [])])  # fmt: skip
+    assert names == sorted(
+        [
+            ".textsel-study.manifest",
+            "notes.txt",
+            "records.csv",
+            "records.json",
+            "summary.csv",
+            "tolerance.csv",
+            *(["skew.csv"] if (out / "skew.csv").exists() else []),
+        ]
+    )
     metrics = {r["metric"] for r in json.loads((out / "records.json").read_text())}
     assert "bns" in metrics and "ig" not in metrics  # the second run's records, not the first's
     capsys.readouterr()
@@ -173,7 +184,7 @@ def test_a_failed_or_interrupted_run_leaves_the_folder_as_it_was(tmp_path, capsy
 def test_a_new_folder_is_removed_again_when_the_run_fails(tmp_path):
     out = tmp_path / "new" / "deeper"
     with pytest.raises(ZeroDivisionError):
-        with OutputFolder(out, ("a.txt",), "--out") as staging:
+        with OutputFolder(out, "page", "--out", files=("a.txt",)) as staging:
             (staging / "a.txt").write_text("x")
             raise ZeroDivisionError
     assert not (tmp_path / "new").exists()
@@ -195,14 +206,14 @@ def test_a_select_output_file_is_replaced_whole(tmp_path, capsys):
 
 
 def test_a_second_run_into_the_same_entries_stops_at_once_and_the_first_completes(tmp_path):
-    first = OutputFolder(tmp_path, ("page.md", "page"), "--out")
+    first = OutputFolder(tmp_path, "page", "--out", files=("page.md",), folders=("page",))
     staging = first.__enter__()
     busy = r"^out .*: another textsel run \(pid \d+, started .*\) is writing page.md, page there; this run"
     with pytest.raises(OutputBusyError, match=busy):
-        with OutputFolder(tmp_path, ("page.md", "page"), "out"):
+        with OutputFolder(tmp_path, "page", "out", files=("page.md",), folders=("page",)):
             raise AssertionError("the second run must not start")
     # other entries of the same folder are not locked: another paper can run beside it
-    with OutputFolder(tmp_path, ("other.md",), "--out") as other:
+    with OutputFolder(tmp_path, "other", "--out", files=("other.md",)) as other:
         (other / "other.md").write_text("other")
     (staging / "page.md").write_text("complete")
     first.__exit__(None, None, None)
@@ -216,7 +227,7 @@ HOLDER = textwrap.dedent(
     from pathlib import Path
     from textsel._output import OutputFolder
     folder, flag = Path(sys.argv[1]), Path(sys.argv[2])
-    with OutputFolder(folder, ("forman.md", "forman"), "--out") as staging:
+    with OutputFolder(folder, "forman", "--out", files=("forman.md",), manifest=True) as staging:
         (staging / "forman.md").write_text("from the first run")
         flag.write_text("holding")
         while not (folder / "release").exists():
@@ -245,7 +256,7 @@ def test_two_processes_into_one_folder_end_with_one_complete_result(tmp_path):
     finally:
         first.kill()
     (out / "release").unlink()
-    assert sorted(p.name for p in out.iterdir()) == ["forman.md"]
+    assert sorted(p.name for p in out.iterdir()) == [".textsel-forman.manifest", "forman.md"]
     assert (out / "forman.md").read_text() == "from the first run"
 
 
@@ -260,6 +271,6 @@ def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(tmp_path):
     killed.wait(timeout=30)
     left = [p.name for p in (tmp_path / "out").iterdir()]
     assert any(name.endswith(".partial") for name in left)  # SIGKILL: nothing could clean up
-    with OutputFolder(tmp_path / "out", ("forman.md", "forman"), "--out") as staging:  # the lock is free
+    with OutputFolder(tmp_path / "out", "forman", "--out", manifest=True) as staging:  # the lock is free
         (staging / "forman.md").write_text("next")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["forman.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".textsel-forman.manifest", "forman.md"]

@@ -7,8 +7,11 @@ One module per sub-command, each with ``add_parser(subparsers)`` and ``run(args)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import warnings
 
 from .. import __version__
@@ -29,9 +32,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: the run stops as on Ctrl-C (the kernels at their next check, a fit
+    rolled back, an output left as it was), then exits with 128 + the signal's number."""
+
+    def __init__(self, number: int):
+        super().__init__(number)
+        self.number = number
+
+
+def _terminate(number, frame):
+    raise Terminated(number)
+
+
+@contextlib.contextmanager
+def _termination_as_interruption():
+    """Where the handlers are the defaults (so nobody else wants these signals), turn them into
+    :class:`Terminated` for the command's run, so that it ends as cleanly as on Ctrl-C."""
+    before = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            number = getattr(signal, name, None)
+            if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+                before[number] = signal.signal(number, _terminate)
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
 def main(argv=None) -> int:
     """Run a subcommand.  Exit codes: 0 done, 1 bad data or options, 2 usage or missing file,
-    130 interrupted; output into a closed pipe stops quietly, as Unix tools do."""
+    130 interrupted, 143 terminated (SIGTERM); output into a closed pipe stops quietly, as Unix
+    tools do."""
     args = build_parser().parse_args(argv)
     shown = set()
 
@@ -46,7 +80,7 @@ def main(argv=None) -> int:
         return code
 
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _termination_as_interruption():
             warnings.showwarning = one_line
             COMMANDS[args.command].run(args)
             if sys.stdout is not None:  # None when started with standard output closed (``>&-``)
@@ -57,6 +91,8 @@ def main(argv=None) -> int:
         # flushes standard output at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # as a tool stopped by SIGPIPE
+    except Terminated as exc:
+        return fail("terminated", 128 + exc.number)
     except KeyboardInterrupt:
         return fail("interrupted", 130)
     except FileNotFoundError as exc:

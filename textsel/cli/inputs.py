@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
 
 from .._names import MATRIX_FORMATS, METRICS, TEXT_FORMATS
+from .streams import is_stream, read_stream
 
 FORMATS = MATRIX_FORMATS
 INPUT_FORMATS = FORMATS + tuple(f for f in TEXT_FORMATS if f != "auto")
@@ -99,11 +99,6 @@ def is_text_input(path, fmt="auto") -> bool:
     return text_format(path) is not None
 
 
-#: the file ending standard input is saved under, for each format (``textsel select -``)
-STDIN_SUFFIX = {"arff": ".arff", "svmlight": ".svm", "cluto": ".mat", "csv": ".csv", "tsv": ".tsv",
-                "jsonl": ".jsonl"}  # fmt: skip
-
-
 def read_dataset(args, path, fmt="auto", labels=None, terms=None):
     """A matrix file, or raw text vectorized as the options say, as a Bunch: ``X``, ``y``,
     ``names`` (feature names, or None: hashed or unnamed columns), ``texts`` and ``vectorizer``
@@ -114,8 +109,8 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None):
     from ..datasets.texts import load_texts
     from .text import vectorize
 
-    if str(path) == "-":
-        return _from_stdin(args, fmt, labels, terms)
+    if is_stream(path):
+        return _from_stream(args, path, fmt, labels, terms)
     if not is_text_input(path, fmt):
         X, y, names = read_matrix(path, fmt, labels, terms)
         return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
@@ -138,13 +133,9 @@ def _check_label_column(b, column) -> None:
         )
 
 
-def _from_stdin(args, fmt, labels, terms):
-    """Standard input, saved to a temporary file of the format ``--input-format`` names."""
-    if fmt not in STDIN_SUFFIX:
-        raise ValueError(f"reading standard input (-) needs --input-format, one of {', '.join(STDIN_SUFFIX)}")
-    if sys.stdin is None or sys.stdin.closed:
-        raise ValueError("standard input (-) is closed: pipe the data in, or name a file")
-    with tempfile.TemporaryDirectory(prefix="textsel-stdin-") as folder:
-        saved = Path(folder) / f"stdin{STDIN_SUFFIX[fmt]}"
-        saved.write_bytes(sys.stdin.buffer.read())
-        return read_dataset(args, saved, fmt, labels, terms)
+def _from_stream(args, path, fmt, labels, terms):
+    """An input readable once (``-``, ``/dev/stdin``, a pipe, a FIFO), saved to a temporary
+    file of the format ``--input-format`` names or its content shows."""
+    with tempfile.TemporaryDirectory(prefix="textsel-input-") as folder:
+        saved = read_stream(path, fmt, Path(folder), getattr(args, "text_column", "text"))
+        return read_dataset(args, saved, fmt, labels, terms)  # "auto": the saved file's ending says

@@ -8,7 +8,7 @@ import sys
 import warnings
 
 from .._names import REPRODUCTIONS
-from .._output import check_folder
+from .._output import folder_target
 from .inputs import DATA_HOME_HELP
 
 
@@ -20,8 +20,9 @@ def add_parser(subparsers) -> None:
         description="Run one paper's experiments on the corpora of the data home and write "
         "<out>/<paper>.md: for each claim of the paper those corpora allow, the paper's words and "
         "numbers, textsel's number by the same measure, and a verdict; the figures go to "
-        "<out>/<paper>/.  Both replace an earlier run's whole when the run succeeds, and are left "
-        "as they were when it fails.",
+        "<out>/<paper>/.  They replace an earlier run's when the run succeeds (its figures this run "
+        "does not draw removed if unchanged; nothing else in --out is touched), and are left as they "
+        "were when it fails.",
     )
     reproduce.add_argument("paper", choices=REPRODUCTIONS, help="the paper")
     reproduce.add_argument("--data-home", default=None, help=DATA_HOME_HELP)
@@ -45,7 +46,7 @@ def add_parser(subparsers) -> None:
 
 def run(args, out=None):
     """Run the reproduction, write its page and print how its claims came out."""
-    check_folder(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
+    folder_target(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
     out = out or sys.stdout
     draw = importlib.util.find_spec("matplotlib") is not None
     if not draw:

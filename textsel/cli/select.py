@@ -5,11 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sys
-from pathlib import Path
 
 from .._names import METRICS, MULTICLASS, OUTPUT_FORMATS
-from .._output import OutputFolder, check_folder
+from .._output import file_target, write_file
 from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP
 from .text import add_vectorizer_options
 
@@ -32,22 +32,45 @@ def add_parser(subparsers) -> None:
         help="a matrix file (.arff, .arff.gz, SVMlight, CLUTO .mat), raw text (.csv, .tsv, .jsonl, "
         "or a folder with one sub-folder per class), or - for standard input (with --input-format)",
     )
-    select.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
-                        help="how to read the input (default: auto, by its name)")  # fmt: skip
+    select.add_argument(
+        "--input-format",
+        choices=INPUT_FORMATS,
+        default="auto",
+        help="how to read the input (default: auto, by its name)",
+    )
     select.add_argument("--labels", default=None, help=LABELS_HELP)
     select.add_argument("--terms", default=None, help=TERMS_HELP)
     select.add_argument("--metric", choices=METRICS, default="bns", help="the metric (default: bns)")
     select.add_argument("--k", default=None, help="terms to keep, or 'all' (default: 1000, as TermSelector)")
-    select.add_argument("--percentile", type=float, default=None,
-                        help="keep this share of the terms instead of --k (default: none)")  # fmt: skip
-    select.add_argument("--multiclass", choices=MULTICLASS, default="round_robin",
-                        help="how classes share the selection (default: round_robin)")  # fmt: skip
-    select.add_argument("--positive-only", action="store_true",
-                        help="keep only terms whose presence indicates a class (tpr > fpr)")  # fmt: skip
-    select.add_argument("--format", choices=OUTPUT_FORMATS, default="tsv",
-                        help="output: tab- or comma-separated lines with a score column per class, "
-                        "or JSON (default: tsv)")  # fmt: skip
-    select.add_argument("--output", default=None, help="write here instead of stdout")
+    select.add_argument(
+        "--percentile",
+        type=float,
+        default=None,
+        help="keep this share of the terms instead of --k (default: none)",
+    )
+    select.add_argument(
+        "--multiclass",
+        choices=MULTICLASS,
+        default="round_robin",
+        help="how classes share the selection (default: round_robin)",
+    )
+    select.add_argument(
+        "--positive-only",
+        action="store_true",
+        help="keep only terms whose presence indicates a class (tpr > fpr)",
+    )
+    select.add_argument(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="tsv",
+        help="output: tab- or comma-separated lines with a score column per class, or JSON (default: tsv)",
+    )
+    select.add_argument(
+        "--output",
+        default=None,
+        help="write here instead of stdout: a file (replaced whole when the run succeeds; "
+        "a link's target is replaced, the link kept), a FIFO or device (written into), or -",
+    )
     add_vectorizer_options(select)
 
 
@@ -86,8 +109,17 @@ def format_selection(records, fmt: str) -> str:
         ["rank", "column", "term", "class", "direction", "score", *(f"score[{c}]" for c in classes)]
     )
     for r in records:
-        writer.writerow([r["rank"], r["column"], r["term"], r["class"], r["direction"], f"{r['score']:.6g}",
-                         *(f"{r['class_scores'][c]:.6g}" for c in classes)])  # fmt: skip
+        writer.writerow(
+            [
+                r["rank"],
+                r["column"],
+                r["term"],
+                r["class"],
+                r["direction"],
+                f"{r['score']:.6g}",
+                *(f"{r['class_scores'][c]:.6g}" for c in classes),
+            ]
+        )
     return buffer.getvalue()
 
 
@@ -101,22 +133,19 @@ def run(args, out=None):
         raise ValueError(f"k must be >= 1, got {k}")
     if args.percentile is not None and not 0 < args.percentile <= 100:
         raise ValueError(f"percentile must be in (0, 100], got {args.percentile}")
-    if args.input != "-" and not Path(args.input).exists():
+    # where the selection goes is settled before any work: a folder there is refused, a link
+    # followed, a FIFO or device written into; a file is replaced whole or, on failure, not at all
+    to_stdout = args.output is None or args.output == "-"
+    target = None if to_stdout else file_target(args.output, "--output")
+    if args.input != "-" and not os.path.exists(args.input):
         raise FileNotFoundError(f"{args.input}: no such file or folder")
-    out = out or sys.stdout
-    if out is None and not args.output:  # started with standard output closed (``>&-``)
-        raise ValueError("standard output is closed: give --output FILE for the selection")
-    if not args.output:
+    if to_stdout:
+        out = out or sys.stdout
+        if out is None:  # started with standard output closed (``>&-``)
+            raise ValueError("standard output is closed: give --output FILE for the selection")
         out.write(_selection(args, k))
         return
-    target = Path(args.output)
-    if target.is_dir():
-        raise ValueError(f"--output {target}: is a folder; give a file name")
-    check_folder(target.parent, "--output")
-    # written aside and renamed into place: a failed or interrupted run leaves an earlier file whole
-    with OutputFolder(target.parent, (target.name,), "--output") as staging:
-        text = _selection(args, k)
-        (staging / target.name).write_text(text, encoding="utf-8")  # as the input is read by default
+    write_file(target, _selection(args, k), "--output")
 
 
 def _selection(args, k) -> str:
@@ -126,8 +155,13 @@ def _selection(args, k) -> str:
     from .text import column_names
 
     data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
-    selector = TermSelector(args.metric, k=k, percentile=args.percentile, multiclass=args.multiclass,
-                            positive_only=args.positive_only)  # fmt: skip
+    selector = TermSelector(
+        args.metric,
+        k=k,
+        percentile=args.percentile,
+        multiclass=args.multiclass,
+        positive_only=args.positive_only,
+    )
     selector.fit(data.X, data.y)
     if data.texts is not None:
         terms = column_names(data.names, data.vectorizer, data.texts, selector.ranking_)

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import sys
 import warnings
 from pathlib import Path
 
 from .._names import FORMAN_KS as KS
 from .._names import METRICS
-from .._output import OutputFolder, check_folder
+from .._output import OutputFolder, folder_target
 from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, positive_int
 from .text import add_vectorizer_options
 
 FORMAN_KS = ",".join(map(str, KS))
 
-#: what a study writes into --out (the entries of the folder it owns and replaces)
+#: the files a study writes into --out, whatever its options (and ``precision_recall_k<k>.png``)
 OUTPUTS = ("records.csv", "records.json", "summary.csv", "tolerance.csv", "best_pairs.csv", "skew.csv",
-           "f1_vs_k.png", "tolerance.png", "precision_recall_k*.png", "decision_boundaries.png")  # fmt: skip
+           "f1_vs_k.png", "tolerance.png", "decision_boundaries.png")  # fmt: skip
 
 
 def add_parser(subparsers) -> None:
@@ -96,15 +97,23 @@ def _study_ks(ks, datasets):
 
 def run(args, out=None):
     """Forman's protocol on the given files (or the ARFF sets of the data home); tables out."""
-    if args.out:
-        check_folder(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
+    if args.out is not None:
+        folder_target(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
     out = out or sys.stdout
-    if not args.out:
+    if args.out is None:
         _run(args, out, None)
         return
-    with OutputFolder(args.out, OUTPUTS, "--out", what="study") as staging:
+    # the manifest lets the next study remove this one's files it does not write again, and only those
+    with OutputFolder(
+        args.out, "study", "--out", files=OUTPUTS, manifest=True, removable=_study_file
+    ) as staging:
         written = _run(args, out, staging)
     out.write(f"wrote {', '.join(written)} to {args.out}\n")
+
+
+def _study_file(name: str) -> bool:
+    """Whether a study writes files of this name (what an earlier study's manifest may remove)."""
+    return name in OUTPUTS or re.fullmatch(r"precision_recall_k\d+\.png", name) is not None
 
 
 def _run(args, out, folder) -> list[str]:

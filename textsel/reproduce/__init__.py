@@ -34,8 +34,9 @@ def reproduce(
     out : path, optional
         Write ``<out>/<paper>.md`` and its figures (in ``<out>/<paper>/``, needs matplotlib).  The
         folder is checked before any work; the page and figures are written aside and put in place
-        whole when the run succeeds (replacing an earlier run's, figures it drew that this run
-        does not included), and not at all when it fails; a second run writing the same paper
+        when the run succeeds, and not at all when it fails.  An earlier run's figures that this
+        run does not draw are removed if unchanged (``<out>/.textsel-<paper>.manifest`` records
+        them); the user's other files are never touched.  A second run writing the same paper
         into the same folder meanwhile stops at once (``OutputBusyError``).
     quick : bool, default False
         One trial and fewer settings: a check that everything runs, not the page's numbers.
@@ -56,5 +57,7 @@ def reproduce(
     settings = dict(data_home=data_home, quick=quick, n_jobs=n_jobs, progress=progress, figures=figures)
     if out is None:
         return module.run(out=None, **settings)
-    with OutputFolder(out, (f"{paper}.md", paper), _option) as staging:
+    with OutputFolder(
+        out, paper, _option, files=(f"{paper}.md",), folders=(paper,), manifest=True
+    ) as staging:
         return module.run(out=staging, **settings)
