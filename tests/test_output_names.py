@@ -174,6 +174,35 @@ def test_every_spelling_of_standard_output_writes_through_it(tmp_path, expected,
     assert log.read_bytes() == b"earlier lines\n" + selection
 
 
+def test_any_descriptor_in_any_spelling_is_written_through_it(tmp_path, expected):
+    """``//dev/fd/3`` with descriptor 3 opened by the shell for appending, and a link to
+    ``/dev/fd/3``: both reach the file through the descriptor (it keeps its inode and what it
+    held); before, they reached the file by its path and replaced it."""
+    data, selection = expected
+    log = tmp_path / "log"
+    (tmp_path / "link").symlink_to("/dev/fd/3")
+    for spelling in ("//dev/fd/3", str(tmp_path / "link")):
+        log.write_bytes(b"earlier lines\n")
+        inode = os.stat(log).st_ino
+        script = f'exec 3>>"{log}"; exec "$@" --output "{spelling}"'
+        run = subprocess.run(["sh", "-c", script, "sh", *TEXTSEL, "select", str(data), "--k", "3"],
+                             capture_output=True, timeout=120)  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        assert log.read_bytes() == b"earlier lines\n" + selection and os.stat(log).st_ino == inode
+
+
+def test_standard_input_on_a_pipe_in_another_spelling_is_refused(expected):
+    data, _ = expected
+    run = subprocess.run([*TEXTSEL, "select", str(data), "--output", "//dev/stdin"], input=b"hi\n",
+                         capture_output=True, timeout=120)  # fmt: skip
+    assert run.returncode == 1 and b"that is the standard input" in run.stderr
+
+
+def test_a_device_is_refused_as_an_input():
+    run = select("/dev/zero", "--k", "3")
+    assert run.returncode == 1 and b"/dev/zero: is a device" in run.stderr
+
+
 def test_standard_input_and_a_closed_descriptor_are_refused_before_any_work(tmp_path, expected):
     data, _ = expected
     kept = data.read_bytes()

@@ -135,8 +135,12 @@ class OutputFolder:
                 )
             try:
                 found = os.stat(entry)
-            except OSError:
+            except FileNotFoundError:
                 found = None
+            except OSError as exc:  # a link that loops, a folder on the way that cannot be read
+                self.refuse(f"{name} there cannot be followed ({exc.strerror or exc})")
+            if found is None and entry.is_symlink() and name in self.folders:
+                self.refuse(f"{name} there is a link to nothing, where textsel writes a folder")
             if found is None and entry.is_symlink() and name in self.files:
                 real = Path(os.path.realpath(entry))
                 if not real.parent.is_dir() or not os.access(real.parent, os.W_OK | os.X_OK):
@@ -165,11 +169,12 @@ class OutputFolder:
                 manifest = self._manifest_path if self.manifest else None
                 commit = Commit(self.folder, self.option, self.shown, self.removable)
                 commit.run(self.staging / "new", self._old, manifest, self.staging)
-        except RollbackError:
+        except RollbackError as failed:
             self.staging = None  # it holds what could not be put back: the error says where
             self._abandon()
+            failed.act_on_signal()
             raise
-        except Caught as caught:  # a signal during the commit: it acts once the folder is let go
+        except Caught as caught:  # a signal ending the process: once the folder is let go
             self._abandon()
             caught.act()
         except BaseException:

@@ -38,6 +38,18 @@ _DIR_FDS = {os.open, os.stat, os.rename, os.rmdir, os.mkdir, os.chmod} <= os.sup
 class RollbackError(OSError):
     """A failed run's steps could not all be undone; the message says what is kept where."""
 
+    pending: tuple[Held, int] | None = None  # a signal that came meanwhile
+
+    def act_on_signal(self) -> None:
+        """Act on a signal that came while the steps were undone (once the output folder has
+        let go of its lock): Ctrl-C raises, a default handler ends the process."""
+        if self.pending is not None:
+            held, number = self.pending
+            try:
+                held.act(number)
+            except Caught as caught:
+                caught.act()
+
 
 class Commit:
     """One run's move into ``folder``.
@@ -64,8 +76,8 @@ class Commit:
         what ``old`` lists and this run did not write, and record a new manifest at
         ``manifest_path``; undo all of it on any failure or signal."""
         held = Held()
-        held.hold()
         try:
+            held.hold()
             placed = self._place_tree(tree, old)
             if old is not None:
                 self._remove_stale(old, placed, scratch)
@@ -74,26 +86,42 @@ class Commit:
                 self._replace(scratch / "manifest", manifest_path, "the manifest")
             caught = held.restore()
             if caught is not None:
-                raise Caught(caught, held)
+                held.act(caught)  # Ctrl-C raises here, and the steps are undone; a handler may let it pass
             # what goes into a FIFO or a device cannot be taken back: last, and Ctrl-C may end a wait
             for target, source in self._streams:
                 write_through(FileTarget(str(target), target, stream=True), source.read_bytes(), self.option)
-            held.hold()
         except BaseException as exc:
-            held.hold()
-            try:
-                self._roll_back(exc)
-            finally:
-                caught = held.restore()
-            if caught is not None and not isinstance(exc, Caught):
-                raise Caught(caught, held) from exc  # came while the steps were undone
+            self._undo_all(exc, held)
             raise
         try:
+            held.hold()
             self._let_go()
         finally:
             caught = held.restore()
         if caught is not None:
-            raise Caught(caught, held)  # past the last step: the results are in place
+            held.act(caught)  # past the last step: the results are in place
+
+    def _undo_all(self, cause: BaseException, held: Held) -> None:
+        """Undo every step, signals held meanwhile; one that came acts afterwards (a failed undo
+        carries it on its error, for the output folder to act on once it has let go)."""
+        late = None
+        while True:
+            try:
+                held.hold()
+                break
+            except KeyboardInterrupt as exc:  # came in the instants before the hold took
+                late = exc
+        try:
+            self._roll_back(cause)
+        except RollbackError as failed:
+            caught = held.restore()
+            failed.pending = (held, caught) if caught is not None else None
+            raise
+        caught = held.restore()
+        if caught is not None and not isinstance(cause, (Caught, KeyboardInterrupt)):
+            held.act(caught)
+        if late is not None and not isinstance(cause, KeyboardInterrupt):
+            raise late
 
     # -- placing -----------------------------------------------------------------------------------
 

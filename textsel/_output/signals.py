@@ -23,38 +23,44 @@ SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP"
 
 
 class Caught(BaseException):
-    """A signal came while held: the commit undoes its steps, the output folder lets go of its
-    staging folder and lock, and then :meth:`act` lets the signal act."""
+    """A signal whose handler is the default (ending the process) came while held: the commit
+    undoes its steps, the output folder lets go of its staging folder and lock, and then
+    :meth:`act` ends the process as the signal would have."""
 
-    def __init__(self, number: int, held: Held):
+    def __init__(self, number: int):
         super().__init__(number)
-        self.number, self.held = number, held
+        self.number = number
 
     def act(self):
-        """Act on the signal as its handler would have; an interruption all the same where that
-        handler returns."""
-        self.held.deliver(self.number)
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), self.number)
+        raise KeyboardInterrupt  # not reached where the signal ends the process
 
 
 class Held:
     """Hold the signals back (:meth:`hold`), put the handlers back and learn what came
-    meanwhile (:meth:`restore`), and act on it when the time has come (:meth:`deliver`)."""
+    meanwhile (:meth:`restore`), and act on it when the time has come (:meth:`act`).
+
+    An ignored signal is left alone.  The handlers are swapped one at a time, and a signal can
+    come between two swaps; :meth:`restore` therefore puts back every handler that is still
+    this hold's, whatever got done, and :meth:`hold` skips those already swapped.
+    """
 
     def __init__(self):
         self.caught: int | None = None
-        self._now: dict[int, object] = {}
         self._before: dict[int, object] = {}
 
     def hold(self) -> None:
-        if self._now or threading.current_thread() is not threading.main_thread():
+        if threading.current_thread() is not threading.main_thread():
             return
         for number in SIGNALS:
+            handler = signal.getsignal(number)
+            if handler == self._note or handler in (signal.SIG_IGN, None):
+                continue
+            self._before[number] = handler
             try:
-                self._now[number] = signal.signal(number, self._note)
+                signal.signal(number, self._note)
             except (OSError, ValueError):  # a signal this platform does not let Python handle
                 continue
-        self._before = dict(self._now)
 
     def _note(self, number, frame) -> None:
         if self.caught is None:
@@ -62,17 +68,23 @@ class Held:
 
     def restore(self) -> int | None:
         """Put the handlers back; the first signal that came while held, if any."""
-        now, self._now = self._now, {}
-        for number, handler in now.items():
-            signal.signal(number, handler)
+        try:
+            for number, handler in self._before.items():
+                if signal.getsignal(number) == self._note:
+                    signal.signal(number, handler)
+        finally:  # a signal acting between two of them: the others are put back all the same
+            for number, handler in self._before.items():
+                if signal.getsignal(number) == self._note:
+                    signal.signal(number, handler)
         caught, self.caught = self.caught, None
         return caught
 
-    def deliver(self, number: int) -> None:
-        """Act on ``number`` as its handler before the hold would have: Ctrl-C raises
-        ``KeyboardInterrupt`` here; a signal whose handler is the default ends the process."""
+    def act(self, number: int) -> None:
+        """Act on ``number`` as its handler before the hold would have: a handler of Python's or
+        the caller's is called (Ctrl-C's raises ``KeyboardInterrupt`` here; one that returns
+        lets the run go on); the default (ending the process) raises :class:`Caught`."""
         handler = self._before.get(number, signal.SIG_DFL)
         if callable(handler):
             handler(number, None)
         elif handler == signal.SIG_DFL:
-            os.kill(os.getpid(), number)
+            raise Caught(number)

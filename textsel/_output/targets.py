@@ -19,6 +19,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+
 __all__ = [
     "NO_HARD_LINKS",
     "FileTarget",
@@ -71,8 +76,8 @@ class FileTarget:
 
 
 def _descriptor(name: str) -> int | None:
-    """The descriptor a name like ``/dev/stdout``, ``/dev//fd/3`` or ``/proc/self/fd/3`` stands for."""
-    match = _DESCRIPTOR.fullmatch(os.path.normpath(name))
+    """The descriptor a name like ``/dev/stdout``, ``//dev/fd/3`` or ``/proc/self/fd/3`` stands for."""
+    match = _DESCRIPTOR.fullmatch(re.sub("^/+", "/", os.path.normpath(name)))
     if match is None or sys.platform == "win32":
         return None
     stdin, stdout, stderr, fd, process, proc_fd = match.groups()
@@ -81,10 +86,18 @@ def _descriptor(name: str) -> int | None:
     return 0 if stdin else 1 if stdout else 2 if stderr else int(fd if fd is not None else proc_fd)
 
 
-def _standard_stream(found: os.stat_result) -> int | None:
-    """Which of standard input, output and error is the file ``found`` (a name reaching it through
-    a link the user made to ``/dev/stdout``, say), if any."""
-    for fd in (0, 1, 2):
+def _open_descriptor(found: os.stat_result) -> int | None:
+    """The lowest of this process's descriptors open on the file or pipe ``found`` (a name
+    reaching it through a link to ``/dev/stdout`` or ``/dev/fd/3``, however spelled), if any."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            numbers = sorted(int(n) for n in os.listdir(folder) if n.isdigit())
+            break
+        except OSError:
+            continue
+    else:
+        numbers = [0, 1, 2]
+    for fd in numbers:
         try:
             open_file = os.fstat(fd)
         except OSError:
@@ -95,15 +108,23 @@ def _standard_stream(found: os.stat_result) -> int | None:
 
 
 def _descriptor_target(name: str, fd: int, option: str) -> FileTarget:
-    if fd == 0:
-        raise ValueError(
-            f"{option} {name}: that is the standard input; give a file name, or - for standard output"
-        )
     try:
-        os.fstat(fd)
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL) if fcntl is not None else os.O_WRONLY
     except OSError:
         raise ValueError(f"{option} {name}: descriptor {fd} is not open") from None
+    if flags & os.O_ACCMODE == os.O_RDONLY:
+        what = "the standard input" if fd == 0 else f"descriptor {fd}, open for reading only"
+        raise ValueError(f"{option} {name}: that is {what}; give a file name, or - for standard output")
     return FileTarget(name, None, stream=True, descriptor=fd)
+
+
+FOREIGN = "goes through another user's link in a shared folder, which textsel does not follow"
+
+
+def through_foreign_link(name) -> bool:
+    """Whether ``name`` or a folder on its way is :func:`foreign_link`."""
+    path = Path(os.path.abspath(name))
+    return any(foreign_link(p) for p in (path, *path.parents))
 
 
 def foreign_link(path) -> bool:
@@ -156,17 +177,16 @@ def file_target(name, option: str) -> FileTarget:
         return _descriptor_target(name, descriptor, option)
     if name.endswith(("/", os.sep)):
         raise ValueError(f"{option} {name}: names a folder; give a file name")
-    if foreign_link(name):
-        raise ValueError(
-            f"{option} {name}: is another user's link in a shared folder; textsel does not follow it"
-        )
+    if through_foreign_link(name):
+        raise ValueError(f"{option} {name}: {FOREIGN}")
     found = _stat(name, name, option)  # through every link, /proc's descriptor links included
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise ValueError(f"{option} {name}: is a folder; give a file name")
+    device = found is not None and (stat.S_ISCHR(found.st_mode) or stat.S_ISBLK(found.st_mode))
+    if found is not None and not device and _open_descriptor(found) is not None:
+        return _descriptor_target(name, _open_descriptor(found), option)
     if found is not None and not stat.S_ISREG(found.st_mode):
         return FileTarget(name, Path(name), stream=True)  # a FIFO, a device: opened by the name given
-    if found is not None and _standard_stream(found) is not None:
-        return _descriptor_target(name, _standard_stream(found), option)
     real = Path(os.path.realpath(name))  # through every link; a dangling one: where it points
     if found is None and real.parts[:2] == ("/", "proc"):
         raise ValueError(f"{option} {name}: names a descriptor that is not open")
@@ -178,6 +198,8 @@ def folder_target(name, option: str) -> Path:
     """The folder an output folder named ``name`` (``--out``) stands for, links followed;
     refused before any work when it is a file, or cannot be created or written into."""
     name = _check_name(name, option)
+    if through_foreign_link(name):
+        raise ValueError(f"{option} {name}: {FOREIGN}")
     check_folder(name, option)
     return Path(os.path.realpath(name))
 

@@ -57,6 +57,10 @@ def read_stream(path, fmt: str, folder: Path, text_column: str = "text") -> Path
         data = sys.stdin.buffer.read()
     else:
         with open(name, "rb") as stream:
+            mode = os.fstat(stream.fileno()).st_mode
+            device = stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            if device and not _DESCRIPTOR.fullmatch(name) and not stream.isatty():
+                raise ValueError(f"{name}: is a device; textsel reads files, pipes, FIFOs and standard input")
             data = stream.read()
     data = _undo_compression(data)
     if fmt == "auto":
