@@ -66,7 +66,7 @@ int ts_csr_has_nonfinite(const ts_csr *X)
     return 0;
 }
 
-/* Y = X V and G += X' U on row-major n_vec-column matrices, once per index width (the width
+/* Y = X V on row-major n_vec-column matrices, once per index width (the width
  * must be known in the inner loops for them to vectorize over the columns). */
 #define DEFINE_MATMAT(SUFFIX, ITYPE)                                                           \
     TS_VECTOR_CLONES static void matmat_##SUFFIX(const ts_csr *X, const ITYPE *indptr, const ITYPE *indices,   \
@@ -82,20 +82,6 @@ int ts_csr_has_nonfinite(const ts_csr *X)
                 const double *v = V + (int64_t)indices[k] * n_vec;                             \
                 for (q = 0; q < n_vec; q++)                                                    \
                     y[q] += xv * v[q];                                                         \
-            }                                                                                  \
-        }                                                                                      \
-    }                                                                                          \
-    TS_VECTOR_CLONES static void rmatmat_##SUFFIX(const ts_csr *X, const ITYPE *indptr, const ITYPE *indices,  \
-                                 int64_t n_vec, const double *U, double *G)                    \
-    {                                                                                          \
-        int64_t i, k, q;                                                                       \
-        for (i = 0; i < X->n_rows; i++) {                                                      \
-            const double *u = U + i * n_vec;                                                   \
-            for (k = indptr[i]; k < indptr[i + 1]; k++) {                                      \
-                const double xv = X->data[k];                                                  \
-                double *g = G + (int64_t)indices[k] * n_vec;                                   \
-                for (q = 0; q < n_vec; q++)                                                    \
-                    g[q] += xv * u[q];                                                         \
             }                                                                                  \
         }                                                                                      \
     }
@@ -177,17 +163,5 @@ int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double
         matmat_panels_i32(X, X->indptr32, X->indices32, n_vec, V, Y, panel_cols, cursor);
     else
         matmat_panels_i64(X, X->indptr64, X->indices64, n_vec, V, Y, panel_cols, cursor);
-    return TS_OK;
-}
-
-int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
-{
-    int status = check_matmat(X, n_vec, U, G);
-    if (status != TS_OK)
-        return status;
-    if (X->indices32)
-        rmatmat_i32(X, X->indptr32, X->indices32, n_vec, U, G);
-    else
-        rmatmat_i64(X, X->indptr64, X->indices64, n_vec, U, G);
     return TS_OK;
 }

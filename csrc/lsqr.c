@@ -69,9 +69,8 @@ static void sym_ortho(double a, double b, double *c, double *s, double *r)
 
 typedef struct {
     const ts_csr *X;         /* the CSR operator (fused kernels below), or NULL ... */
-    const ts_linop *op;      /* ... and this one instead, through its callbacks, ... */
-    const ts_rowop *rop;     /* ... or this one, which keeps u (and b and the weights) itself */
-    double *in, *out;        /* the callbacks' row-major vectors: max(m, n) x K each (n x K for rop) */
+    const ts_rowop *rop;     /* ... and this one instead, which keeps u (and b and the weights) itself */
+    double *in, *out;        /* rop: the callbacks' row-major vectors, n x K each */
     int64_t *ids;            /* rop: the column of each running position */
     int *exps;               /* rop: each position's bexp, as the operator is told it */
     int fit_intercept;
@@ -151,72 +150,8 @@ static double weight(const solver *S, int64_t i, int64_t p)
 DEFINE_PRODUCTS(i32, int32_t)
 DEFINE_PRODUCTS(i64, int64_t)
 
-/*
- * The same two updates through a ts_linop's plain products: the running positions' v (as
- * stored) or D u are packed row-major, handed to the callback, and its result is unpacked with
- * the weights, the intercept column, vscale and alfa applied here as the fused kernels apply
- * them.  A non-finite product is refused: the recurrences would turn it into a silent NaN.
- */
-static int callback_status(int status)
-{
-    return status > 0 ? TS_ERR_CALLBACK : status;
-}
-
-static int op_matvec_update(solver *S)
-{
-    const int64_t P = S->active, m = S->m, n = S->n, nx = S->op->n_cols;
-    int64_t i, p;
-    int status;
-    for (i = 0; i < nx; i++)
-        for (p = 0; p < P; p++)
-            S->in[i * P + p] = AT(S->v, n, i, p);
-    status = callback_status(S->op->matvec(S->op->ctx, P, S->in, S->out));
-    if (status != TS_OK)
-        return status;
-    for (i = 0; i < m; i++)
-        for (p = 0; p < P; p++) {
-            const column *c = &S->cols[p];
-            double acc = S->out[i * P + p];
-            if (!isfinite(acc))
-                return TS_ERR_NONFINITE;
-            if (S->fit_intercept)
-                acc += AT(S->v, n, n - 1, p);
-            AT(S->u, m, i, p) = weight(S, i, p) * (acc * c->vscale) - c->alfa * AT(S->u, m, i, p);
-        }
-    return TS_OK;
-}
-
-static int op_rmatvec(solver *S)
-{
-    const int64_t P = S->active, m = S->m, n = S->n, nx = S->op->n_cols;
-    int64_t i, p;
-    int status;
-    for (i = 0; i < m; i++)
-        for (p = 0; p < P; p++)
-            S->in[i * P + p] = weight(S, i, p) * AT(S->u, m, i, p);
-    status = callback_status(S->op->rmatvec(S->op->ctx, P, S->in, S->out));
-    if (status != TS_OK)
-        return status;
-    for (i = 0; i < nx; i++)
-        for (p = 0; p < P; p++) {
-            if (!isfinite(S->out[i * P + p]))
-                return TS_ERR_NONFINITE;
-            AT(S->v, n, i, p) += S->out[i * P + p];
-        }
-    if (S->fit_intercept)
-        for (p = 0; p < P; p++) {
-            double sum = 0.0;
-            for (i = 0; i < m; i++)
-                sum += S->in[i * P + p];
-            AT(S->v, n, n - 1, p) += sum;
-        }
-    return TS_OK;
-}
-
 static int matvec_update(solver *S)
 {
-    if (S->op)
-        return op_matvec_update(S);
     if (S->X->indices32)
         matvec_i32(S, S->X->indptr32, S->X->indices32);
     else
@@ -226,8 +161,6 @@ static int matvec_update(solver *S)
 
 static int rmatvec(solver *S)
 {
-    if (S->op)
-        return op_rmatvec(S);
     if (S->X->indices32)
         rmatvec_i32(S, S->X->indptr32, S->X->indices32);
     else
@@ -561,7 +494,7 @@ static int check_inputs(int64_t n_rows, int64_t n_rhs, const double *b, const do
     return TS_OK;
 }
 
-/* The recurrences, on S's operator (S.X or S.op set, the rest zero). */
+/* The recurrences, on S's operator (S.X or S.rop set, the rest zero). */
 static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, int64_t n_rhs,
                  const double *b, const double *row_weights, const double *damp,
                  const ts_lsqr_options *options, double *x, ts_lsqr_result *result)
@@ -613,20 +546,6 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
             goto done;
         }
     }
-    if (S.op) {
-        const int64_t rows = S.m > S.n ? S.m : S.n;
-        if (rows > 0 && S.K > INT64_MAX / rows) {
-            status = TS_ERR_ARG;
-            goto done;
-        }
-        S.in = ts_calloc((size_t)(rows * S.K), sizeof(double));
-        S.out = ts_calloc((size_t)(rows * S.K), sizeof(double));
-        if (!S.in || !S.out) {
-            status = TS_ERR_NOMEM;
-            goto done;
-        }
-    }
-
     /* start: beta u = D b, alfa v = A'D u, w = v */
     for (p = 0; p < K; p++) {
         S.cols[p].col = p;
@@ -805,19 +724,6 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
     memset(&S, 0, sizeof S);
     S.X = X;
     return solve(&S, fit_intercept, X->n_rows, X->n_cols, n_rhs, b, row_weights, damp, options, x,
-                 result);
-}
-
-int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
-               const double *row_weights, const double *damp, const ts_lsqr_options *options,
-               double *x, ts_lsqr_result *result)
-{
-    solver S;
-    if (A == NULL || A->matvec == NULL || A->rmatvec == NULL || A->n_rows < 0 || A->n_cols < 0)
-        return TS_ERR_ARG;
-    memset(&S, 0, sizeof S);
-    S.op = A;
-    return solve(&S, fit_intercept, A->n_rows, A->n_cols, n_rhs, b, row_weights, damp, options, x,
                  result);
 }
 

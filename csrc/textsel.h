@@ -101,35 +101,6 @@ int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
             double *x, ts_lsqr_result *result);
 
 /*
- * A linear operator A (n_rows x n_cols) given by its two products, for LSQR on a matrix that is
- * not one CSR buffer of this process (row blocks held by other processes, say).  Vectors are
- * dense and row-major with n_vec columns:
- *
- *   matvec(ctx, n_vec, x, y)    y = A x,   x: n_cols x n_vec, y: n_rows x n_vec (overwritten)
- *   rmatvec(ctx, n_vec, y, x)   x = A' y,  y: n_rows x n_vec, x: n_cols x n_vec (overwritten)
- *
- * Each returns TS_OK or a negative status, which ts_lsqr_op passes on (TS_ERR_CALLBACK for a
- * failure the caller records in ctx).  The callbacks may be called with any n_vec from 1 to the
- * number of right-hand sides still running.
- */
-typedef struct {
-    int64_t n_rows;
-    int64_t n_cols;
-    int (*matvec)(void *ctx, int64_t n_vec, const double *x, double *y);
-    int (*rmatvec)(void *ctx, int64_t n_vec, const double *y, double *x);
-    void *ctx;
-} ts_linop;
-
-/*
- * ts_lsqr on an operator: the same recurrences, stopping tests and reports, with the row
- * weights, the intercept column and LSQR's scalings applied here around the operator's plain
- * products.  Arguments and returns as ts_lsqr, plus whatever status a callback returns.
- */
-int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
-               const double *row_weights, const double *damp, const ts_lsqr_options *options,
-               double *x, ts_lsqr_result *result);
-
-/*
  * A row operator: the matrix D_k [X, 1] (fit_intercept) or D_k X, its right-hand sides b and
  * row weights D, and LSQR's row vector u (n_rows per right-hand side) all kept by the operator
  * itself (row blocks on other processes, u beside them), so that nothing of length n_rows
@@ -201,12 +172,11 @@ int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_co
                       int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
                       const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g);
 
-/* Plain products with a CSR matrix and a dense row-major n_vec-column matrix (the kernels a
- * ts_linop over row blocks runs on each block): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec)
- * and G += X' U (U: n_rows x n_vec, G: n_cols x n_vec, added to: one G serves a worker's
- * blocks).  Y is overwritten; each row is summed in stored order.  Return TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is checked first). */
+/* The plain product of a CSR matrix and a dense row-major n_vec-column matrix (the scores of a
+ * Dask array's row blocks): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec), Y overwritten, each
+ * row summed in stored order.  Returns TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is
+ * checked first). */
 int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y);
-int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G);
 
 /* Y = X V as ts_csr_matmat, the same sums in the same order, walked in panels of panel_cols
  * columns so that the rows of V in use stay in cache (for V too large for it; effective when

@@ -189,36 +189,6 @@ def test_corrupt_csr_is_caught_by_the_core():
     assert isinstance(info.value, ValueError) and info.value.code == STATUS["TS_ERR_INDEX"]
 
 
-def test_operator_callbacks_read_views_and_write_into_the_solver():
-    """lsqr_operator (the solver behind the Dask path) hands the operator read-only views of its
-    work vectors and a view of its output buffer to fill: an operator doing the products with
-    scipy solves the same problem as the CSR solver (to the tolerance), and cannot write its
-    input."""
-    from textsel._ext.ccore import lsqr_operator
-    from textsel.least_squares import prepare
-
-    rng = np.random.default_rng(3)
-    X = sp.random(60, 25, density=0.3, format="csr", random_state=rng)
-    B = rng.standard_normal((60, 2))
-    seen = []
-
-    class Operator:
-        def matvec(self, V, out):
-            seen.append(V.flags.writeable)
-            out[...] = X @ V
-
-        def rmatvec(self, U, out):
-            seen.append(U.flags.writeable)
-            out[...] = X.T @ U
-
-    m, n = X.shape
-    B2, damps, weights, tolerances, limit = prepare(m, B, 0.1, None, 1e-12, 1e-12, 1e8, None)
-    x, _ = lsqr_operator(Operator(), m, n, True, B2, weights, damps, *tolerances, limit)
-    expected = textsel.lsqr(X, B, damp=0.1, fit_intercept=True, atol=1e-12, btol=1e-12).x
-    np.testing.assert_allclose(x, expected, rtol=1e-9, atol=1e-12)
-    assert seen and not any(seen)
-
-
 class NumpyRowOperator:
     """A row operator (see ``textsel._ext.ccore.lsqr_rowop``) written with numpy over one CSR
     matrix, the reference for the cluster's: it keeps b, the row weights and LSQR's u itself."""
@@ -275,6 +245,25 @@ def test_a_row_operator_that_keeps_u_solves_as_the_csr_solver(fit_intercept, wei
     np.testing.assert_array_equal(rreport["istop"], report["istop"])
     np.testing.assert_allclose(rreport["r1norm"], report["r1norm"], rtol=1e-9)
     assert op.calls == 2 + rreport["itn"].max()
+
+
+def test_a_row_operator_reads_v_as_a_read_only_view_of_the_solver():
+    """The step's v is the solver's own buffer (no copy of a vector that may be hundreds of MB),
+    handed over read-only: an operator cannot write the solver's state."""
+    from textsel._ext.ccore import lsqr_rowop
+
+    seen = []
+
+    class Watching(NumpyRowOperator):
+        def step(self, cols, v, *rest):
+            seen.append(v.flags.writeable)
+            with pytest.raises(ValueError, match="read-only"):
+                v[...] = 0
+            super().step(cols, v, *rest)
+
+    X = sp.random(60, 25, density=0.3, format="csr", random_state=3)
+    lsqr_rowop(Watching(X, np.ones((60, 2)), None, True), 60, 25, True, 2, np.zeros(2), 1e-8, 1e-8, 1e8, -1)
+    assert seen and not any(seen)
 
 
 def test_a_row_operator_error_is_raised_as_it_was():

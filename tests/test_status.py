@@ -209,15 +209,14 @@ def test_the_c_core_reports_its_status_through_the_solver_entry():
 
 
 def test_an_operator_callback_error_is_raised_as_it_was():
-    """The C solver's TS_ERR_CALLBACK: what the Python operator raised reaches the caller."""
-    from textsel._ext.ccore import lsqr_operator
+    """The C solver's TS_ERR_CALLBACK: what the Python row operator raised reaches the caller."""
+    from textsel._ext.ccore import lsqr_rowop
 
     class Failing:
-        def matvec(self, V, out):
+        def start(self, *args):
             raise ZeroDivisionError("from the operator")
 
-        def rmatvec(self, U, out):
-            raise ZeroDivisionError("from the operator")
+        step = start
 
     with pytest.raises(ZeroDivisionError, match="from the operator"):
-        lsqr_operator(Failing(), 3, 2, False, np.ones((3, 1)), None, np.zeros(1), 1e-8, 1e-8, 1e8, 10)
+        lsqr_rowop(Failing(), 3, 2, False, 1, np.zeros(1), 1e-8, 1e-8, 1e8, 10)

@@ -1,8 +1,9 @@
 """Weighted, damped least squares on a sparse matrix by LSQR, many right-hand sides at once.
 
 :func:`lsqr` (``textsel.lsqr``) solves in memory by the C core's ``ts_lsqr`` on the CSR buffers,
-or hands a Dask array to ``textsel.distributed``, which runs the same recurrences (``ts_lsqr_op``)
-on products computed where the blocks live; both check their arguments here (:func:`prepare`).
+or hands a Dask array to ``textsel.distributed``, which runs the same recurrences
+(``ts_lsqr_rowop``) with u, b and the weights kept beside the blocks on the workers; both check
+their arguments here (:func:`prepare`).
 """
 
 from __future__ import annotations

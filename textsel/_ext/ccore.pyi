@@ -40,20 +40,6 @@ def lsqr_csr(
     iter_lim: int,
     interrupt: Interrupt | None = None,
 ) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
-def lsqr_operator(
-    op: Any,
-    n_rows: int,
-    n_cols: int,
-    fit_intercept: bool,
-    b: NDArray[np.float64],
-    row_weights: NDArray[np.float64] | None,
-    damp: NDArray[np.float64],
-    atol: float,
-    btol: float,
-    conlim: float,
-    iter_lim: int,
-    interrupt: Interrupt | None = None,
-) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
 def lsqr_rowop(
     op: Any,
     n_rows: int,
@@ -75,14 +61,6 @@ def csr_matmat(
     V: NDArray[np.float64],
     out: NDArray[np.float64] | None = None,
     panel_cols: int = 0,
-) -> NDArray[np.float64]: ...
-def csr_rmatmat(
-    data: NDArray[np.float64],
-    indices: NDArray[np.int32] | NDArray[np.int64],
-    indptr: NDArray[np.int32] | NDArray[np.int64],
-    n_cols: int,
-    U: NDArray[np.float64],
-    out: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]: ...
 def dcd_svm_csr(
     data: NDArray[np.float64],

@@ -8,8 +8,8 @@ from libc.stdlib cimport free, malloc
 
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
-                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_rmatmat, ts_dcd_svm, ts_l2svm_newton, ts_linop,
-                   ts_lsqr, ts_lsqr_op, ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
+                   ts_csr_matmat, ts_csr_matmat_panels, ts_dcd_svm, ts_l2svm_newton,
+                   ts_lsqr, ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
                    ts_svm_result)
 from .interrupts cimport stop_requested
 from .._errors import status_error
@@ -121,10 +121,9 @@ cdef dict _lsqr_report(ts_lsqr_result *res, int64_t K):
     }
 
 
-cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, bint fit_intercept, int64_t n_unknowns,
+cdef tuple _lsqr(const ts_csr *X, bint fit_intercept, int64_t n_unknowns,
                  const double[:, ::1] b, row_weights, const double[::1] damp, ts_lsqr_options options):
-    """ts_lsqr on X, or ts_lsqr_op on A (X NULL) whose callbacks record errors in the options'
-    interrupt."""
+    """ts_lsqr on X."""
     cdef int64_t K = b.shape[1]
     cdef int status
     cdef const double[:, ::1] weights
@@ -140,11 +139,7 @@ cdef tuple _lsqr(const ts_csr *X, const ts_linop *A, bint fit_intercept, int64_t
         check_status(TS_ERR_NOMEM, "lsqr")
     try:
         with nogil:
-            if X != NULL:
-                status = ts_lsqr(X, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0], res)
-            else:
-                status = ts_lsqr_op(A, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0],
-                                    res)
+            status = ts_lsqr(X, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0], res)
         check_status(status, "lsqr", <Interrupt> options.interrupt_ctx)
         report = _lsqr_report(res, K)
     finally:
@@ -164,66 +159,7 @@ def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_i
     keep = _fill_csr(&X, data, indices, indptr, b.shape[0], n_cols)
     if interrupt is None:
         interrupt = Interrupt()  # held here: the options keep only a pointer to it
-    return _lsqr(&X, NULL, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
-                 damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
-
-
-cdef class _Operator:
-    """What the C callbacks reach through their context: the Python operator, and the call's
-    interrupt, where what it raises is recorded (and so stops the call's other solves too)."""
-    cdef object op
-    cdef Interrupt interrupt
-    cdef int64_t n_rows, n_cols
-
-
-cdef int _product(_Operator c, bint transpose, int64_t n_vec, const double *src,
-                  double *dst) noexcept with gil:
-    """One callback: the operator reads the solver's input vectors (a read-only view, no copy)
-    and writes its result straight into the solver's output buffer."""
-    cdef int64_t rows_in = c.n_rows if transpose else c.n_cols
-    cdef int64_t rows_out = c.n_cols if transpose else c.n_rows
-    try:
-        if rows_in:
-            arr = np.asarray(<double[:rows_in, :n_vec]> <double *> src)
-        else:
-            arr = np.zeros((0, n_vec))
-        arr.flags.writeable = False
-        out = np.asarray(<double[:rows_out, :n_vec]> dst) if rows_out else np.zeros((0, n_vec))
-        (c.op.rmatvec if transpose else c.op.matvec)(arr, out)
-        return 0
-    except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
-        if c.interrupt.error is None:
-            c.interrupt.error = exc
-        return TS_ERR_CALLBACK
-
-
-cdef int _matvec(void *ctx, int64_t n_vec, const double *x, double *y) noexcept:
-    return _product(<_Operator> ctx, False, n_vec, x, y)
-
-
-cdef int _rmatvec(void *ctx, int64_t n_vec, const double *y, double *x) noexcept:
-    return _product(<_Operator> ctx, True, n_vec, y, x)
-
-
-def lsqr_operator(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, const double[:, ::1] b,
-                  row_weights, const double[::1] damp, double atol, double btol, double conlim,
-                  int64_t iter_lim, Interrupt interrupt=None):
-    """Run ts_lsqr_op on a Python operator: ``op.matvec(V, out)`` writes A V ((n_rows, P) from
-    (n_cols, P)) into ``out`` and ``op.rmatvec(U, out)`` writes A' U, float64, every entry.  The
-    inputs are read-only views of the solver's work buffers and ``out`` a view of its output
-    buffer (no copies of vectors that may be hundreds of MB): an operator must not keep either
-    beyond the call.  The solver runs without the GIL and takes it only for these calls; an
-    exception they raise is raised here.  Other arguments and the return value as
-    :func:`lsqr_csr`."""
-    cdef ts_linop A
-    cdef _Operator c = _Operator()
-    if b.shape[0] != n_rows:
-        raise ValueError(f"b has {b.shape[0]} rows, the operator {n_rows}")
-    if interrupt is None:
-        interrupt = Interrupt()  # held here: the options keep only a pointer to it
-    c.op, c.n_rows, c.n_cols, c.interrupt = op, n_rows, n_cols, interrupt
-    A.n_rows, A.n_cols, A.matvec, A.rmatvec, A.ctx = n_rows, n_cols, _matvec, _rmatvec, <void *> c
-    return _lsqr(NULL, &A, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
+    return _lsqr(&X, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
                  damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
 
 
@@ -348,28 +284,6 @@ def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const do
             status = ts_csr_matmat(&X, P, &V[0, 0], &out[0, 0])
     check_status(status, "csr_matmat")
     return np.asarray(out)
-
-
-def csr_rmatmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] U,
-                double[:, ::1] out=None):
-    """X' U for CSR buffers and a dense (n_rows, P) U, without the GIL; added into ``out`` if
-    given (no temporary: a worker sums its blocks' products in one array)."""
-    cdef ts_csr X
-    cdef int64_t n_rows = indptr.shape[0] - 1, P = U.shape[1]
-    cdef int status = 0
-    if U.shape[0] != n_rows:
-        raise ValueError(f"U has {U.shape[0]} rows, X {n_rows}")
-    if out is None:
-        out = np.zeros((n_cols, P), dtype=np.float64)
-    elif out.shape[0] != n_cols or out.shape[1] != P:
-        raise ValueError(f"out has shape {(out.shape[0], out.shape[1])}, expected {(n_cols, P)}")
-    if n_rows == 0 or P == 0 or n_cols == 0:
-        return out.base
-    keep = _fill_csr(&X, data, indices, indptr, n_rows, n_cols)
-    with nogil:
-        status = ts_csr_rmatmat(&X, P, &U[0, 0], &out[0, 0])
-    check_status(status, "csr_rmatmat")
-    return out.base
 
 
 cdef void _svm_options(ts_svm_options *options, str loss, double C_pos, double C_neg, double tol,

@@ -46,16 +46,6 @@ cdef extern from "textsel.h" nogil:
     int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
                 const double *row_weights, const double *damp, const ts_lsqr_options *options,
                 double *x, ts_lsqr_result *result)
-    ctypedef struct ts_linop:
-        int64_t n_rows
-        int64_t n_cols
-        int (*matvec)(void *ctx, int64_t n_vec, const double *x, double *y) noexcept
-        int (*rmatvec)(void *ctx, int64_t n_vec, const double *y, double *x) noexcept
-        void *ctx
-
-    int ts_lsqr_op(const ts_linop *A, int fit_intercept, int64_t n_rhs, const double *b,
-                   const double *row_weights, const double *damp, const ts_lsqr_options *options,
-                   double *x, ts_lsqr_result *result)
     ctypedef struct ts_rowop:
         int64_t n_rows
         int64_t n_cols
@@ -77,7 +67,6 @@ cdef extern from "textsel.h" nogil:
                           int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
                           const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g)
     int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
-    int ts_csr_rmatmat(const ts_csr *X, int64_t n_vec, const double *U, double *G)
     int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,
                              int64_t panel_cols, int64_t *cursor)
     int ts_csr_check(const ts_csr *X)
