@@ -384,3 +384,8 @@ def test_a_study_stopped_by_a_signal_leaves_out_as_it_was(tmp_path, signal_name,
     # after "interrupted", Python's own exit may end the process by SIGINT itself, as shells expect
     assert child.returncode in (code, -getattr(signal, signal_name)), err
     assert snapshot(out) == before
+
+
+def test_a_stream_given_as_a_folder_of_files_is_refused_before_it_is_read():
+    run = select("-", "--input-format", "folder", input=b"text,label\na b,x\n")
+    assert run.returncode == 1 and b"--input-format folder names a folder of files" in run.stderr

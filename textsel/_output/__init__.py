@@ -30,9 +30,9 @@ from .commit import Commit, RollbackError
 from .lock import EntryLock, OutputBusyError
 from .manifest import read_manifest
 from .signals import Caught
-from .targets import check_folder, file_target, folder_target, foreign_link, write_through
+from .targets import file_target, folder_target, foreign_link, write_through
 
-__all__ = ["OutputBusyError", "OutputFolder", "check_folder", "file_target", "folder_target", "write_file"]
+__all__ = ["OutputBusyError", "OutputFolder", "file_target", "folder_target", "write_file"]
 
 
 class OutputFolder:
@@ -141,8 +141,8 @@ class OutputFolder:
                 self.refuse(f"{name} there cannot be followed ({exc.strerror or exc})")
             if found is None and entry.is_symlink() and name in self.folders:
                 self.refuse(f"{name} there is a link to nothing, where textsel writes a folder")
-            if found is None and entry.is_symlink() and name in self.files:
-                real = Path(os.path.realpath(entry))
+            if name in self.files and entry.is_symlink() and (found is None or stat.S_ISREG(found.st_mode)):
+                real = Path(os.path.realpath(entry))  # the file replaced, in the link's target folder
                 if not real.parent.is_dir() or not os.access(real.parent, os.W_OK | os.X_OK):
                     self.refuse(f"{name} there is a link to {real}, whose folder cannot be written into")
             if found is None:
@@ -151,10 +151,6 @@ class OutputFolder:
                 self.refuse(f"{name} there is a folder, where textsel writes a file")
             if name in self.folders and not stat.S_ISDIR(found.st_mode):
                 self.refuse(f"{name} there is not a folder, where textsel writes a folder")
-            if name in self.files and stat.S_ISREG(found.st_mode) and entry.is_symlink():
-                real = Path(os.path.realpath(entry)).parent
-                if not os.access(real, os.W_OK | os.X_OK):
-                    self.refuse(f"{name} there is a link into {real}, which cannot be written into")
 
     def _make_folder(self) -> None:
         missing = [p for p in (self.folder, *self.folder.parents) if not os.path.lexists(p)]

@@ -28,6 +28,7 @@ __all__ = [
     "NO_HARD_LINKS",
     "FileTarget",
     "check_folder",
+    "descriptor_of",
     "file_target",
     "folder_target",
     "foreign_link",
@@ -75,7 +76,7 @@ class FileTarget:
     descriptor: int | None = None
 
 
-def _descriptor(name: str) -> int | None:
+def descriptor_of(name: str) -> int | None:
     """The descriptor a name like ``/dev/stdout``, ``//dev/fd/3`` or ``/proc/self/fd/3`` stands for."""
     match = _DESCRIPTOR.fullmatch(re.sub("^/+", "/", os.path.normpath(name)))
     if match is None or sys.platform == "win32":
@@ -172,7 +173,7 @@ def file_target(name, option: str) -> FileTarget:
     name = _check_name(name, option)
     if name == "-":
         return _descriptor_target(name, 1, option)
-    descriptor = _descriptor(name)
+    descriptor = descriptor_of(name)
     if descriptor is not None:
         return _descriptor_target(name, descriptor, option)
     if name.endswith(("/", os.sep)):
@@ -183,8 +184,9 @@ def file_target(name, option: str) -> FileTarget:
     if found is not None and stat.S_ISDIR(found.st_mode):
         raise ValueError(f"{option} {name}: is a folder; give a file name")
     device = found is not None and (stat.S_ISCHR(found.st_mode) or stat.S_ISBLK(found.st_mode))
-    if found is not None and not device and _open_descriptor(found) is not None:
-        return _descriptor_target(name, _open_descriptor(found), option)
+    descriptor = None if found is None or device else _open_descriptor(found)
+    if descriptor is not None:
+        return _descriptor_target(name, descriptor, option)
     if found is not None and not stat.S_ISREG(found.st_mode):
         return FileTarget(name, Path(name), stream=True)  # a FIFO, a device: opened by the name given
     real = Path(os.path.realpath(name))  # through every link; a dangling one: where it points

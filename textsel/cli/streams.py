@@ -19,6 +19,8 @@ import stat
 import sys
 from pathlib import Path
 
+from .._output.targets import descriptor_of
+
 __all__ = ["is_stream", "read_stream", "sniff"]
 
 #: the file ending a saved stream gets, for each format
@@ -30,7 +32,6 @@ SUFFIX = {
     "tsv": ".tsv",
     "jsonl": ".jsonl",
 }
-_DESCRIPTOR = re.compile(r"/dev/(?:stdin|fd/\d+)|/proc/self/fd/\d+")
 _SVMLIGHT_LINE = re.compile(r"[-+]?[\w.,]+(?:\s+qid:\S+)?(?:\s+\d+:\S+)*\s*(?:#.*)?")
 _SVMLIGHT_FEATURE = re.compile(r"\s\d+:\S")
 _SHOWN = 64 * 1024  # bytes of a stream looked at to tell its format
@@ -39,7 +40,7 @@ _SHOWN = 64 * 1024  # bytes of a stream looked at to tell its format
 def is_stream(path) -> bool:
     """Whether ``path`` names an input that can be read only once."""
     name = os.fspath(path)
-    if name == "-" or _DESCRIPTOR.fullmatch(name):
+    if name == "-" or descriptor_of(name) is not None:
         return True
     try:
         mode = os.stat(name).st_mode
@@ -51,6 +52,8 @@ def is_stream(path) -> bool:
 def read_stream(path, fmt: str, folder: Path, text_column: str = "text") -> Path:
     """Read the stream ``path`` whole into ``folder``; the saved file, named for its format."""
     name = os.fspath(path)
+    if fmt == "folder":
+        raise ValueError(f"{name}: --input-format folder names a folder of files; a stream is one file")
     if name == "-":
         if sys.stdin is None or sys.stdin.closed:
             raise ValueError("standard input (-) is closed: pipe the data in, or name a file")
@@ -59,7 +62,7 @@ def read_stream(path, fmt: str, folder: Path, text_column: str = "text") -> Path
         with open(name, "rb") as stream:
             mode = os.fstat(stream.fileno()).st_mode
             device = stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            if device and not _DESCRIPTOR.fullmatch(name) and not stream.isatty():
+            if device and descriptor_of(name) is None and not stream.isatty():
                 raise ValueError(f"{name}: is a device; textsel reads files, pipes, FIFOs and standard input")
             data = stream.read()
     data = _undo_compression(data)
