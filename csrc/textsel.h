@@ -140,13 +140,16 @@ int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts
 /*
  * Row blocks of a ts_rowop kept together by one process (the worker of a distributed solve),
  * and the operator's step on them.  A block holds its rows X (every block the same n_cols), its
- * row weights D (n_rows x n_rhs row-major, NULL: all 1) and LSQR's u (n_rows x n_rhs row-major,
- * unnormalised), for every right-hand side.
+ * row weights D (n_rows x n_rhs, NULL: all 1) and LSQR's u (n_rows x n_rhs, unnormalised), for
+ * every right-hand side, both row-major (col_stride 0: element (i, c) at i * n_rhs + c) or both
+ * column-major (element (i, c) at c * col_stride + i, col_stride >= n_rows; ts_rowgroup_step
+ * only), where each column's rows are read as one stream.
  */
 typedef struct {
     ts_csr X;
     const double *weights;
     double *u;
+    int64_t col_stride;
 } ts_row_block;
 
 /*
@@ -171,6 +174,25 @@ typedef struct {
 int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int fit_intercept,
                       int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
                       const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g);
+
+/*
+ * One row group's part of a row operator's step: what ts_rowblocks_step computes, for the one
+ * block B, with v and g in lane blocks.  The in-memory solve runs one call per group on its
+ * threads and adds the groups' parts in a fixed order, so that its answer does not depend on the
+ * number of threads.
+ *
+ * vb and gb hold ceil(n_vec / L) lane blocks of n_cols + fit_intercept rows x L doubles, L = 8
+ * (TS_LANES), or 1 for one column alone: column p of row i at ((p / L) * (n_cols +
+ * fit_intercept) + i) * L + p % L.  vb (NULL: u as it is) must be 0 in the lanes past n_vec; gb
+ * is overwritten whole, 0 in those lanes.  scale[p], ssq[p]: the group's ||u[:, cols[p]]|| as
+ * ts_rowblocks_step gives it.  A column's sums are the same whichever lanes it runs in.
+ *
+ * B->X must have passed ts_csr_check: this runs once per iteration, so it checks only what
+ * takes constant time (and the columns).  Returns TS_OK or TS_ERR_ARG.
+ */
+int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, int64_t n_rhs,
+                     int64_t n_vec, const int64_t *cols, const double *vb, const double *vcoef,
+                     const double *ucoef, double *scale, double *ssq, double *gb);
 
 /* The plain product of a CSR matrix and a dense row-major n_vec-column matrix (the scores of a
  * Dask array's row blocks): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec), Y overwritten, each

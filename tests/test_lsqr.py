@@ -227,10 +227,11 @@ class NumpyRowOperator:
 @pytest.mark.parametrize("fit_intercept", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_a_row_operator_that_keeps_u_solves_as_the_csr_solver(fit_intercept, weighted):
-    """ts_lsqr_rowop, the solver of the cluster (u, b and the weights stay with the row blocks),
-    gives the in-memory solver's solutions, stops and reports, with one operator call per
-    iteration (and two to start)."""
-    from textsel._ext.ccore import lsqr_csr, lsqr_rowop
+    """ts_lsqr_rowop on an operator that keeps u, b and the weights itself (numpy here; the row
+    groups in memory, the workers on a cluster) gives scipy's solutions, stops and reports for
+    each column (scipy on D [X, 1] and D b), with one operator call per iteration (and two to
+    start)."""
+    from textsel._ext.ccore import lsqr_rowop
 
     rng = np.random.default_rng(7)
     X = sp.random(400, 50, density=0.1, format="csr", random_state=rng)
@@ -238,12 +239,15 @@ def test_a_row_operator_that_keeps_u_solves_as_the_csr_solver(fit_intercept, wei
     weights = rng.uniform(0.5, 2.0, (400, 6)) if weighted else None
     damp = np.linspace(0.0, 0.5, 6)
     args = (1e-12, 1e-12, 1e12, -1)
-    x, report = lsqr_csr(X.data, X.indices, X.indptr, 50, fit_intercept, b, weights, damp, *args)
     op = NumpyRowOperator(X, b, weights, fit_intercept)
     xr, rreport = lsqr_rowop(op, 400, 50, fit_intercept, 6, damp, *args)
-    np.testing.assert_allclose(xr, x, rtol=1e-9, atol=1e-12)
-    np.testing.assert_array_equal(rreport["istop"], report["istop"])
-    np.testing.assert_allclose(rreport["r1norm"], report["r1norm"], rtol=1e-9)
+    A = sp.hstack([X, np.ones((400, 1))]).tocsr() if fit_intercept else X
+    for k in range(6):
+        d = np.ones(400) if weights is None else weights[:, k]
+        ref = scipy_lsqr(sp.diags(d) @ A, d * b[:, k], damp=damp[k], atol=1e-12, btol=1e-12, conlim=1e12)
+        np.testing.assert_allclose(xr[:, k], ref[0], rtol=1e-9, atol=1e-12)
+        assert rreport["istop"][k] == ref[1]
+        np.testing.assert_allclose(rreport["r1norm"][k], ref[3], rtol=1e-9)
     assert op.calls == 2 + rreport["itn"].max()
 
 

@@ -196,15 +196,13 @@ def test_the_ranking_kernel_reports_heads_that_miss_terms():
 
 
 def test_the_c_core_reports_its_status_through_the_solver_entry():
-    """The C LSQR's own check of its buffers (the public call validates before it; its route
-    through ``textsel.lsqr`` is in test_lsqr)."""
-    from textsel._ext.ccore import lsqr_csr
+    """The C core's own check of a row group's buffers (the public call's route is in test_lsqr)."""
+    from textsel._ext.rowblocks import RowGroup
 
     X = sp.csr_matrix(np.eye(3))
     X.indices[1] = 7
     with pytest.raises(CoreIndexError, match="lsqr") as caught:
-        lsqr_csr(X.data, X.indices, X.indptr, X.shape[1], False, np.ones((3, 1)), None, np.zeros(1),
-                 1e-8, 1e-8, 1e8, 10)  # fmt: skip
+        RowGroup(X.data, X.indices, X.indptr, X.shape[1], False, np.zeros((1, 3)), None)
     assert caught.value.code == STATUS["TS_ERR_INDEX"]
 
 

@@ -46,5 +46,13 @@ def row_norms(X) -> np.ndarray:
     """The Euclidean norm of every row of a sparse or dense matrix (numpy and scipy only: the
     Dask workers compute it on their blocks)."""
     if sp.issparse(X):
-        return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        X = X.tocsr()
+        if not X.has_canonical_format:  # a repeated column's values add up before they are squared
+            return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        sums = np.zeros(X.shape[0])
+        filled = np.flatnonzero(np.diff(X.indptr))
+        if filled.size:  # each filled row's values run from its start to the next filled row's
+            data = np.asarray(X.data, dtype=np.float64)
+            sums[filled] = np.add.reduceat(data * data, X.indptr[filled])
+        return np.sqrt(sums)
     return np.linalg.norm(X, axis=1)

@@ -1,9 +1,9 @@
 """Weighted, damped least squares on a sparse matrix by LSQR, many right-hand sides at once.
 
-:func:`lsqr` (``textsel.lsqr``) solves in memory by the C core's ``ts_lsqr`` on the CSR buffers,
-or hands a Dask array to ``textsel.distributed``, which runs the same recurrences
-(``ts_lsqr_rowop``) with u, b and the weights kept beside the blocks on the workers; both check
-their arguments here (:func:`prepare`).
+:func:`lsqr` (``textsel.lsqr``) solves in memory by the C core's ``ts_lsqr_rowop`` on the matrix's
+rows cut into groups that run on threads (``_row_groups``), or hands a Dask array to
+``textsel.distributed``, which runs the same recurrences with u, b and the weights kept beside the
+blocks on the workers; both check their arguments here (:func:`prepare`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import numpy as np
 
 from ._checks import as_csr, check_lsqr_options
 from ._dispatch import handler, is_distributed
-from ._ext.ccore import Interrupt, lsqr_csr
-from ._parallel import effective_n_threads, run_blocks
+from ._ext.ccore import Interrupt, lsqr_rowop
+from ._parallel import effective_n_threads
+from ._row_groups import RowGroups
 
 __all__ = ["LSQRResult", "lsqr"]
 
@@ -57,8 +58,13 @@ def lsqr(
     the row weights D and the intercept column are applied inside the
     matrix-vector loops, never by scaling or stacking a copy of ``X``.  With
     ``b`` of shape (m, K) the K problems (each with its own weights and damp)
-    are solved together, one pass over ``X`` per iteration for all columns
-    still running, each stopping on its own tests.  The GIL is released.
+    are solved together, one pass over ``X`` per iteration and eight columns
+    still running, each stopping on its own tests.  The rows of ``X`` are cut
+    into groups by its size alone (a power of two, up to 64, each group with
+    at least 250,000 stored values), which run on threads without the GIL;
+    their parts are added in one fixed order, so the answer is the same to the
+    last bit whatever the number of threads, and a column's answer does not
+    depend on the other columns solved with it.
 
     Parameters
     ----------
@@ -79,9 +85,8 @@ def lsqr(
     iter_lim : int, optional
         Iteration limit; default twice the number of unknowns.
     n_threads : int, optional
-        The right-hand sides are dealt to this many threads (in groups of 8, the
-        width of the C core's inner loops); None or -1 uses every available core.
-        Each column's result does not depend on it.
+        The groups of rows are dealt to this many threads (at most one a group);
+        None or -1 uses every available core.  The result does not depend on it.
 
     Returns
     -------
@@ -101,30 +106,14 @@ def lsqr(
 
         x, report = handler("lsqr")(X, inputs, bool(fit_intercept))
         return result(x, report, np.ndim(b))
-    # the C core checks every row pointer and column index itself (ts_csr_check)
-    X = as_csr(X, "X", check_structure=False)
+    X = as_csr(X, "X", check_structure=False, float64=True)  # each row group checks its rows, once
     m, n = X.shape
     B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
+    interrupt = Interrupt()  # Ctrl-C stops every thread's groups within one iteration
     K = B.shape[1]
-    data = np.ascontiguousarray(X.data, dtype=np.float64)
-    # whole blocks of 8 columns per thread: the core's inner loops are 8 columns wide
-    blocks = np.arange(0, K, 8)
-    n_groups = min(effective_n_threads(n_threads), blocks.size)
-    bounds = [int(g[0]) for g in np.array_split(blocks, n_groups)] + [K]
-
-    interrupt = Interrupt()  # Ctrl-C stops every thread's solve within one iteration
-
-    def solve(start, stop):
-        cols = slice(start, stop)
-        return lsqr_csr(
-            data, X.indices, X.indptr, n, bool(fit_intercept), np.ascontiguousarray(B[:, cols]),
-            None if weights is None else np.ascontiguousarray(weights[:, cols]), damps[cols],
-            *tolerances, limit, interrupt,
-        )  # fmt: skip
-
-    parts = run_blocks(solve, list(zip(bounds[:-1], bounds[1:], strict=True)), interrupt)
-    x = np.hstack([part[0] for part in parts])
-    report = {key: np.concatenate([part[1][key] for part in parts]) for key in parts[0][1]}
+    groups = RowGroups(X, B, weights, bool(fit_intercept), effective_n_threads(n_threads), interrupt)
+    del B, weights  # the groups keep their own copies, laid out for their kernel
+    x, report = lsqr_rowop(groups, m, n, bool(fit_intercept), K, damps, *tolerances, limit, interrupt)
     return result(x, report, np.ndim(b))
 
 

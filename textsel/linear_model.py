@@ -270,7 +270,8 @@ class RLSClassifier(_LSQRLinearClassifier):
     max_iter : int, optional
         LSQR iteration limit (default twice the number of terms).
     n_threads : int, optional
-        Threads over groups of classes; None or -1 uses every available core.
+        Threads over groups of documents (rows); None or -1 uses every available core.  The model
+        does not depend on it.
     threshold : None or "scut", default None
         None predicts a class where its score is positive; "scut" chooses a
         threshold per class for F1 by ``cv``-fold cross-validation on the training

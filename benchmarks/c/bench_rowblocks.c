@@ -80,6 +80,7 @@ int main(int argc, char **argv)
         blocks[r].X = X;
         blocks[r].weights = w;
         blocks[r].u = calloc((size_t)(m * K), sizeof(double));
+        blocks[r].col_stride = 0; /* u and the weights row-major */
     }
     /* the same rows stacked, for the in-memory solve */
     sdata = malloc(sizeof(double) * (size_t)(M.nnz * copies));

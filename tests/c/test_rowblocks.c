@@ -306,6 +306,116 @@ static void test_lsqr_on_the_blocks_equals_csr(void)
     free_problem(&P);
 }
 
+/* One group's step (ts_rowgroup_step) is ts_rowblocks_step on that one block to the last bit,
+ * with v and g in lane blocks, u and the weights row-major or column-major (each column's rows
+ * contiguous, the columns further apart than the rows); with and without v, intercept and
+ * weights, 11 columns (two lane blocks, the second partly filled). */
+static void test_group_step_is_the_one_block_step(void)
+{
+    problem P = make_problem(45, 20, 11, 0.25, 24);
+    const int64_t cols[11] = {10, 3, 0, 7, 5, 1, 9, 2, 8, 4, 6}, starts[1] = {0}, ld = 50;
+    const int64_t n_lanes = 2;
+    double *u0 = malloc(sizeof(double) * (size_t)(P.m * P.K)), *u = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double *uref = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double *uc = malloc(sizeof(double) * (size_t)(ld * P.K)), *wc = malloc(sizeof(double) * (size_t)(ld * P.K));
+    double v[21 * 11], vb[2 * 21 * 8], gb[2 * 21 * 8], vcoef[11], ucoef[11], g[21 * 11];
+    double scale[11], ssq[11], gscale[11], gssq[11];
+    int intercept, weighted, with_v, column_major, alone;
+    int64_t i, p, c;
+    for (i = 0; i < P.m * P.K; i++)
+        u0[i] = uniform() - 0.5;
+    for (i = 0; i < 21 * 11; i++)
+        v[i] = uniform() - 0.5;
+    for (p = 0; p < 11; p++) {
+        vcoef[p] = 0.5 + uniform();
+        ucoef[p] = -uniform();
+    }
+    for (alone = 0; alone <= 1; alone++) /* one column alone: lane blocks of 1 */
+    for (intercept = 0; intercept <= 1; intercept++)
+        for (weighted = 0; weighted <= 1; weighted++)
+            for (with_v = 0; with_v <= 1; with_v++)
+                for (column_major = 0; column_major <= 1; column_major++) {
+                    const int64_t n1 = P.n + intercept, nv = alone ? 1 : 11, L = alone ? 1 : 8;
+                    const int64_t *run = alone ? cols + 1 : cols;
+                    const double *w = weighted ? P.wts : NULL;
+                    ts_row_block G;
+                    cut C;
+                    memcpy(uref, u0, sizeof(double) * (size_t)(P.m * P.K));
+                    C = cut_rows(&P, starts, 1, w, uref);
+                    CHECK(ts_rowblocks_step(C.blocks, 1, P.n, intercept, P.K, nv, run, with_v ? v : NULL,
+                                            vcoef, ucoef, scale, ssq, g) == TS_OK);
+                    /* the same block, u and the weights from u0 in the layout under test */
+                    G = C.blocks[0];
+                    memcpy(u, u0, sizeof(double) * (size_t)(P.m * P.K));
+                    G.u = u;
+                    if (column_major) {
+                        for (i = 0; i < P.m; i++)
+                            for (c = 0; c < P.K; c++) {
+                                uc[c * ld + i] = u0[i * P.K + c];
+                                wc[c * ld + i] = w ? w[i * P.K + c] : 0.0;
+                            }
+                        G.u = uc;
+                        G.weights = w ? wc : NULL;
+                        G.col_stride = ld;
+                    }
+                    memset(vb, 0, sizeof vb);
+                    for (i = 0; i < n1; i++)
+                        for (p = 0; p < nv; p++)
+                            vb[(p / L * n1 + i) * L + p % L] = v[i * nv + p];
+                    CHECK(ts_rowgroup_step(&G, P.n, intercept, P.K, nv, run, with_v ? vb : NULL, vcoef,
+                                           ucoef, gscale, gssq, gb) == TS_OK);
+                    for (p = 0; p < nv; p++) {
+                        CHECK(gscale[p] == scale[p] && gssq[p] == ssq[p]);
+                        for (i = 0; i < n1; i++)
+                            CHECK(gb[(p / L * n1 + i) * L + p % L] == g[i * nv + p]);
+                    }
+                    for (i = 0; !alone && i < n1; i++) /* the lanes past the columns are 0 */
+                        for (p = 11; p < n_lanes * 8; p++)
+                            CHECK(gb[(p / 8 * n1 + i) * 8 + p % 8] == 0.0);
+                    for (i = 0; i < P.m; i++)
+                        for (c = 0; c < P.K; c++) {
+                            const double mine = column_major ? uc[c * ld + i] : u[i * P.K + c];
+                            CHECK(mine == uref[i * P.K + c]);
+                        }
+                    free_cut(&C);
+                }
+    free(u0);
+    free(u);
+    free(uref);
+    free(uc);
+    free(wc);
+    free_problem(&P);
+}
+
+/* What a group step refuses (TS_ERR_ARG, u untouched): repeated or outside columns, no columns,
+ * v without its coefficients, a column stride shorter than the rows, a missing output. */
+static void test_group_step_bad_arguments(void)
+{
+    problem P = make_problem(30, 10, 3, 0.3, 25);
+    const int64_t cols[3] = {0, 1, 2}, twice[2] = {1, 1}, outside[1] = {3}, starts[1] = {0};
+    double *u = calloc((size_t)(P.m * P.K), sizeof(double));
+    double vb[11 * 8] = {0}, gb[11 * 8], coef[3] = {1, 1, 1}, scale[3], ssq[3];
+    int64_t i;
+    cut C = cut_rows(&P, starts, 1, NULL, u);
+    ts_row_block G = C.blocks[0];
+    for (i = 0; i < 11 * 8; i++)
+        vb[i] = 1.0;
+    CHECK(ts_rowgroup_step(&G, P.n, 1, P.K, 2, twice, vb, coef, coef, scale, ssq, gb) == TS_ERR_ARG);
+    CHECK(ts_rowgroup_step(&G, P.n, 1, P.K, 1, outside, vb, coef, coef, scale, ssq, gb) == TS_ERR_ARG);
+    CHECK(ts_rowgroup_step(&G, P.n, 1, P.K, 0, cols, vb, coef, coef, scale, ssq, gb) == TS_ERR_ARG);
+    CHECK(ts_rowgroup_step(&G, P.n, 1, P.K, 3, cols, vb, NULL, coef, scale, ssq, gb) == TS_ERR_ARG);
+    CHECK(ts_rowgroup_step(&G, P.n, 1, P.K, 3, cols, vb, coef, coef, scale, ssq, NULL) == TS_ERR_ARG);
+    CHECK(ts_rowgroup_step(&G, P.n + 1, 1, P.K, 3, cols, vb, coef, coef, scale, ssq, gb) == TS_ERR_ARG);
+    CHECK(ts_rowgroup_step(NULL, P.n, 1, P.K, 3, cols, vb, coef, coef, scale, ssq, gb) == TS_ERR_ARG);
+    G.col_stride = P.m - 1;
+    CHECK(ts_rowgroup_step(&G, P.n, 1, P.K, 3, cols, vb, coef, coef, scale, ssq, gb) == TS_ERR_ARG);
+    for (i = 0; i < P.m * P.K; i++)
+        CHECK(u[i] == 0.0);
+    free_cut(&C);
+    free(u);
+    free_problem(&P);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -313,6 +423,8 @@ int main(void)
     RUN(test_norm_only_and_extreme_columns, passed, failed);
     RUN(test_bad_arguments, passed, failed);
     RUN(test_lsqr_on_the_blocks_equals_csr, passed, failed);
+    RUN(test_group_step_is_the_one_block_step, passed, failed);
+    RUN(test_group_step_bad_arguments, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -25,21 +25,6 @@ class Interrupt:
     error: BaseException | None
     def __init__(self) -> None: ...
 
-def lsqr_csr(
-    data: NDArray[np.float64],
-    indices: NDArray[np.int32] | NDArray[np.int64],
-    indptr: NDArray[np.int32] | NDArray[np.int64],
-    n_cols: int,
-    fit_intercept: bool,
-    b: NDArray[np.float64],
-    row_weights: NDArray[np.float64] | None,
-    damp: NDArray[np.float64],
-    atol: float,
-    btol: float,
-    conlim: float,
-    iter_lim: int,
-    interrupt: Interrupt | None = None,
-) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
 def lsqr_rowop(
     op: Any,
     n_rows: int,

@@ -9,7 +9,7 @@ from libc.stdlib cimport free, malloc
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
                    ts_csr_matmat, ts_csr_matmat_panels, ts_dcd_svm, ts_l2svm_newton,
-                   ts_lsqr, ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
+                   ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
                    ts_svm_result)
 from .interrupts cimport stop_requested
 from .._errors import status_error
@@ -121,48 +121,6 @@ cdef dict _lsqr_report(ts_lsqr_result *res, int64_t K):
     }
 
 
-cdef tuple _lsqr(const ts_csr *X, bint fit_intercept, int64_t n_unknowns,
-                 const double[:, ::1] b, row_weights, const double[::1] damp, ts_lsqr_options options):
-    """ts_lsqr on X."""
-    cdef int64_t K = b.shape[1]
-    cdef int status
-    cdef const double[:, ::1] weights
-    cdef const double *wptr = NULL
-    cdef ts_lsqr_result *res
-    x = np.zeros((n_unknowns, K), dtype=np.float64)
-    cdef double[:, ::1] xv = x
-    if row_weights is not None:
-        weights = row_weights
-        wptr = &weights[0, 0]
-    res = <ts_lsqr_result *> malloc(K * sizeof(ts_lsqr_result))
-    if res == NULL:
-        check_status(TS_ERR_NOMEM, "lsqr")
-    try:
-        with nogil:
-            status = ts_lsqr(X, fit_intercept, K, &b[0, 0], wptr, &damp[0], &options, &xv[0, 0], res)
-        check_status(status, "lsqr", <Interrupt> options.interrupt_ctx)
-        report = _lsqr_report(res, K)
-    finally:
-        free(res)
-    return x, report
-
-
-def lsqr_csr(const double[::1] data, indices, indptr, int64_t n_cols, bint fit_intercept,
-             const double[:, ::1] b, row_weights, const double[::1] damp,
-             double atol, double btol, double conlim, int64_t iter_lim, Interrupt interrupt=None):
-    """Run ts_lsqr on CSR buffers (int32 or int64 indices, one dtype for both arrays).
-
-    ``b`` is (n_rows, K); ``row_weights`` None or (n_rows, K); ``damp`` (K,).
-    Returns ``x`` ((n_cols + fit_intercept), K) and a dict of per-column arrays.
-    """
-    cdef ts_csr X
-    keep = _fill_csr(&X, data, indices, indptr, b.shape[0], n_cols)
-    if interrupt is None:
-        interrupt = Interrupt()  # held here: the options keep only a pointer to it
-    return _lsqr(&X, fit_intercept, n_cols + (1 if fit_intercept else 0), b, row_weights,
-                 damp, _lsqr_options(atol, btol, conlim, iter_lim, interrupt))
-
-
 cdef class _RowOperator:
     """What the row operator's C callbacks reach: the Python operator, its shape, and the call's
     interrupt, where what it raises is recorded."""
@@ -224,8 +182,8 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
 
     ``A`` is [X, 1] with ``fit_intercept``; the views it is given are the solver's buffers and
     must not be kept beyond the call.  An exception raised there is raised here once the solver
-    has stopped.  Returns ``x`` ((n_cols + fit_intercept) x n_rhs) and the report, as
-    :func:`lsqr_csr`.
+    has stopped.  Returns ``x`` ((n_cols + fit_intercept) x n_rhs) and a dict of per-column arrays
+    (``istop``, ``itn``, ``r1norm``, ``r2norm``, ``anorm``, ``acond``, ``arnorm``, ``xnorm``).
     """
     cdef ts_rowop A
     cdef _RowOperator c = _RowOperator()

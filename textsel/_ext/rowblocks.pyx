@@ -1,6 +1,7 @@
 # cython: language_level=3
-"""The step of a distributed solve's row operator on the row blocks one worker keeps
-(``ts_rowblocks_step`` of csrc/rowblocks.c), without the GIL."""
+"""The step of a row operator on row blocks: the blocks one worker of a distributed solve keeps
+(``rowblocks_step``, ``ts_rowblocks_step``), or one group of an in-memory solve's rows
+(:class:`RowGroup`, ``ts_rowgroup_step``), both in csrc/rowblocks.c, without the GIL."""
 
 import numpy as np
 
@@ -8,7 +9,8 @@ from libc.stdint cimport int64_t
 from libc.stdlib cimport free, malloc
 
 from .ccore cimport _Buffers, _fill_csr
-from .core cimport TS_ERR_NOMEM, ts_row_block, ts_rowblocks_step
+from .core cimport (TS_ERR_NOMEM, TS_ERR_NONFINITE, ts_csr, ts_csr_check, ts_row_block, ts_rowblocks_step,
+                    ts_rowgroup_step)
 from .ccore import check_status
 
 
@@ -88,6 +90,7 @@ def rowblocks_step(list blocks, list u, weights, int64_t n_cols, bint fit_interc
             keep.append(u[j])
             rb[j].u = &uj[0, 0] if uj.shape[0] else NULL
             rb[j].weights = NULL
+            rb[j].col_stride = 0  # u and the weights row-major
             if weights is not None and weights[j] is not None:
                 _check_shape(weights[j], X.shape[0], K, "weights", j)
                 wj = weights[j]
@@ -100,3 +103,97 @@ def rowblocks_step(list blocks, list u, weights, int64_t n_cols, bint fit_interc
         free(rb)
     check_status(status, "rowblocks_step")
     return scale, ssq, g
+
+
+cdef extern from "internal.h" nogil:
+    int ts_csr_has_nonfinite(const ts_csr *X)
+
+
+cdef class RowGroup:
+    """One group of a matrix's rows in an in-memory solve: its CSR rows, their row weights D and
+    LSQR's u (views of the whole solve's arrays, never copied), the rows' structure and values
+    checked once, here, so that :meth:`step` (``ts_rowgroup_step``), run every iteration, need not.
+
+    Parameters
+    ----------
+    data, indices, indptr : ndarray
+        The group's rows in CSR form (float64 values; int32 or int64 indices and ``indptr``, which
+        starts at 0).
+    n_cols : int
+        Columns of X; A = [X, 1] when ``fit_intercept``.
+    fit_intercept : bool
+    u : ndarray
+        (K, rows) float64, each column of the problem a contiguous row (a column slice of the
+        solve's (K, m) array), updated in place by :meth:`step`.
+    weights : ndarray or None
+        The group's row weights, laid out as ``u``; None: all 1.
+    """
+
+    cdef ts_row_block block
+    cdef object keep
+    cdef readonly int64_t n_rows, n_cols, n_rhs
+    cdef readonly bint fit_intercept
+
+    def __cinit__(self, const double[::1] data, indices, indptr, int64_t n_cols, bint fit_intercept,
+                  double[:, :] u, weights):
+        cdef const double[:, :] wv
+        cdef int status
+        self.n_rhs, self.n_rows, self.n_cols, self.fit_intercept = u.shape[0], u.shape[1], n_cols, fit_intercept
+        if indptr.shape[0] != self.n_rows + 1:
+            raise ValueError(f"indptr has {indptr.shape[0]} entries for {self.n_rows} rows")
+        if u.strides[1] != sizeof(double) or u.strides[0] % sizeof(double) or u.strides[0] < u.shape[1] * 8:
+            raise ValueError(f"u must hold each column's rows contiguously, got strides "
+                             f"{(u.strides[0], u.strides[1])}")
+        self.keep = [_fill_csr(&self.block.X, data, indices, indptr, self.n_rows, n_cols), u, weights]
+        self.block.u = &u[0, 0] if self.n_rows and self.n_rhs else NULL
+        self.block.col_stride = max(u.strides[0] // sizeof(double), 1)
+        self.block.weights = NULL
+        if weights is not None:
+            wv = weights
+            if wv.shape[0] != u.shape[0] or wv.shape[1] != u.shape[1] or (
+                    self.n_rows and self.n_rhs and (wv.strides[0] != u.strides[0] or wv.strides[1] != u.strides[1])):
+                raise ValueError(f"weights {np.shape(weights)} must be laid out as u {np.shape(u)}")
+            self.block.weights = &wv[0, 0] if self.n_rows and self.n_rhs else NULL
+        with nogil:
+            status = ts_csr_check(&self.block.X)
+            if status == 0 and ts_csr_has_nonfinite(&self.block.X):
+                status = TS_ERR_NONFINITE
+        check_status(status, "lsqr")
+
+    def step(self, const int64_t[::1] cols, vb, vcoef, ucoef, double[::1] scale, double[::1] ssq,
+             double[:, :, ::1] gb):
+        """The group's part of one step for the columns ``cols``: u = vcoef D A v + ucoef u (``vb``
+        None: u as it is), then its ||u|| as ``scale`` and ``ssq`` and its A'D u into ``gb``.
+
+        ``vb`` and ``gb`` are lane blocks, (ceil(len(cols) / L), n_cols + fit_intercept, L) with L
+        = 8, or 1 for one column alone: the vectors' column p in block p // L, lane p % L; ``vb``'s
+        lanes past ``len(cols)`` are 0.
+        """
+        cdef int64_t P = cols.shape[0], n1 = self.n_cols + (1 if self.fit_intercept else 0)
+        cdef int64_t L = 1 if P == 1 else 8
+        cdef int64_t n_lanes = (P + L - 1) // L
+        cdef const double[:, :, ::1] vv
+        cdef const double[::1] vc, uc
+        cdef const double *vptr = NULL
+        cdef const double *vcptr = NULL
+        cdef const double *ucptr = NULL
+        cdef int status
+        if P == 0:
+            return
+        if gb.shape[0] != n_lanes or gb.shape[1] != n1 or gb.shape[2] != L or scale.shape[0] != P \
+                or ssq.shape[0] != P:
+            raise ValueError(f"gb {np.shape(gb)}, scale {scale.shape[0]} and ssq {ssq.shape[0]} for "
+                             f"{P} columns of {n1} unknowns")
+        if vb is not None:
+            vv = vb
+            vc = vcoef
+            uc = ucoef
+            if vv.shape[0] != n_lanes or vv.shape[1] != n1 or vv.shape[2] != L or vc.shape[0] != P \
+                    or uc.shape[0] != P:
+                raise ValueError(f"vb {np.shape(vb)}, vcoef {vc.shape[0]} and ucoef {uc.shape[0]} for "
+                                 f"{P} columns of {n1} unknowns")
+            vptr, vcptr, ucptr = &vv[0, 0, 0], &vc[0], &uc[0]
+        with nogil:
+            status = ts_rowgroup_step(&self.block, self.n_cols, self.fit_intercept, self.n_rhs, P, &cols[0],
+                                      vptr, vcptr, ucptr, &scale[0], &ssq[0], &gb[0, 0, 0])
+        check_status(status, "lsqr")

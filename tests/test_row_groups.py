@@ -1,0 +1,154 @@
+"""The row-parallel solve in memory (``textsel/_row_groups.py``): how rows are cut into groups,
+the one tree that adds the groups' parts, and what that buys: the same answer to the last bit on
+any number of threads, equal to scipy's LSQR and to the products written out in numpy."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.linalg import lsqr as scipy_lsqr
+
+import textsel
+from textsel import _row_groups as rg
+from textsel._ext.ccore import Interrupt
+
+
+@pytest.fixture
+def small_groups(monkeypatch):
+    """Groups of a few thousand stored values, so that a test matrix is cut into many."""
+    monkeypatch.setattr(rg, "MIN_GROUP_NNZ", 500)
+    monkeypatch.setattr(rg, "NNZ_PER_UNKNOWN", 1)
+
+
+def _matrix(m=3000, n=200, density=0.02, seed=0, index_dtype=np.int32):
+    X = sp.random(m, n, density=density, random_state=seed, format="csr")
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    return X
+
+
+def test_the_group_count_is_a_power_of_two_that_each_group_earns():
+    assert rg.group_count(0, 10) == 1
+    assert rg.group_count(rg.MIN_GROUP_NNZ - 1, 1) == 1  # too few values for a second thread
+    assert rg.group_count(3 * rg.MIN_GROUP_NNZ, 1) == 2
+    # 20 Newsgroups x16: 27.4M values, 56,437 unknowns
+    assert rg.group_count(27_400_000, 56_437) == 16
+    assert rg.group_count(10**12, 10) == rg.MAX_GROUPS
+    # a long part of A'D u per group needs as many values per unknown
+    assert rg.group_count(10**9, 10**8) == 1
+    for nnz in range(0, 5_000_000, 77_777):
+        count = rg.group_count(nnz, 1000)
+        assert count & (count - 1) == 0 and 1 <= count <= rg.MAX_GROUPS
+
+
+def test_group_bounds_cover_the_rows_with_about_equal_values():
+    X = _matrix(m=5000)
+    for n_groups in (1, 2, 3, 8, 64):
+        bounds = rg.group_bounds(X.indptr, n_groups)
+        assert bounds[0] == 0 and bounds[-1] == X.shape[0] and bounds.size == n_groups + 1
+        assert np.all(np.diff(bounds) >= 0)
+        sizes = np.diff(X.indptr[bounds])
+        assert sizes.max() - sizes.min() <= 2 * np.diff(X.indptr).max()
+    # one row holding every value: every group but one is empty, none is lost
+    bounds = rg.group_bounds(np.array([0, 0, 100, 100]), 4)
+    assert bounds[0] == 0 and bounds[-1] == 3 and np.all(np.diff(bounds) >= 0)
+
+
+@pytest.mark.parametrize("n_parts", range(1, 10))
+def test_the_tree_is_fixed_by_the_number_of_parts(n_parts):
+    """Written out: the largest power of two below the count on the left, recursively."""
+    expected = {
+        1: "0", 2: "(0+1)", 3: "((0+1)+2)", 4: "((0+1)+(2+3))", 5: "(((0+1)+(2+3))+4)",
+        6: "(((0+1)+(2+3))+(4+5))", 7: "(((0+1)+(2+3))+((4+5)+6))", 8: "(((0+1)+(2+3))+((4+5)+(6+7)))",
+        9: "((((0+1)+(2+3))+((4+5)+(6+7)))+8)",
+    }  # fmt: skip
+    parts = [str(k) for k in range(n_parts)]
+    assert rg.tree_reduce(parts, lambda a, b: f"({a}+{b})") == expected[n_parts]
+
+
+def test_norm_parts_combine_without_leaving_the_double_range():
+    rng = np.random.default_rng(1)
+    for exponent in (0, 600, -600):
+        values = np.ldexp(rng.uniform(0.5, 1, size=(5, 40)), exponent)
+        parts = []
+        for row in values:
+            scale = np.abs(row).max(keepdims=True)
+            parts.append((scale, np.array([np.sum((row / scale) ** 2)])))
+        scale, ssq = rg.tree_reduce(parts, rg.add_norms)
+        exact = np.ldexp(np.sqrt(np.sum(np.ldexp(values, -exponent) ** 2)), exponent)
+        np.testing.assert_allclose(scale * np.sqrt(ssq), exact, rtol=1e-14)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_a_step_on_many_groups_is_the_products_written_out(small_groups, index_dtype, fit_intercept):
+    X = _matrix(index_dtype=index_dtype)
+    m, n = X.shape
+    K = 11  # two lane blocks, the second partly filled
+    rng = np.random.default_rng(2)
+    B, W = rng.normal(size=(m, K)), rng.uniform(0.5, 2, size=(m, K))
+    groups = rg.RowGroups(X, B, W, fit_intercept, 3, Interrupt())
+    assert len(groups.groups) >= 8
+    A = sp.hstack([X, np.ones((m, 1))]).tocsr() if fit_intercept else X
+    u0 = rng.normal(size=(m, K))
+    groups.u[:] = u0
+    cols = np.array([9, 0, 4, 10, 2, 7, 1, 3, 5])  # columns 6 and 8 do not run
+    P = cols.size
+    v, vcoef, ucoef = rng.normal(size=(A.shape[1], P)), rng.uniform(0.5, 1.5, P), -rng.uniform(size=P)
+    unorm, g = np.empty(P), np.empty((A.shape[1], P))
+    groups.step(cols, v, vcoef, ucoef, unorm, g)
+    u = vcoef * W[:, cols] * (A @ v) + ucoef * u0[:, cols]
+    np.testing.assert_allclose(groups.u[:, cols], u, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(groups.u[:, [6, 8]], u0[:, [6, 8]])
+    np.testing.assert_allclose(unorm, np.linalg.norm(u, axis=0), rtol=1e-13)
+    np.testing.assert_allclose(g, A.T @ (W[:, cols] * u), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("K", [1, 3, 20])
+def test_the_answer_is_the_same_to_the_last_bit_on_any_number_of_threads(small_groups, K):
+    X = _matrix(m=4000, n=300)
+    rng = np.random.default_rng(3)
+    b, weights = rng.normal(size=(X.shape[0], K)), rng.uniform(0.2, 3, size=(X.shape[0], 1))
+    options = dict(damp=0.3, row_weights=weights, fit_intercept=True)
+    results = [textsel.lsqr(X, b, n_threads=t, **options) for t in (1, 2, 3, 4, 7)]
+    assert len(rg.RowGroups(X, b, None, True, 1, Interrupt()).groups) >= 8
+    for other in results[1:]:
+        np.testing.assert_array_equal(other.x, results[0].x)
+        np.testing.assert_array_equal(other.itn, results[0].itn)
+        np.testing.assert_array_equal(other.r1norm, results[0].r1norm)
+
+
+def test_many_groups_solve_as_scipy_does(small_groups):
+    X = _matrix(m=2500, n=150, density=0.05)
+    b = np.random.default_rng(4).normal(size=X.shape[0])
+    tight = dict(atol=1e-12, btol=1e-12, iter_lim=400)
+    ours = textsel.lsqr(X, b, damp=0.05, n_threads=2, **tight)
+    ref = scipy_lsqr(X, b, damp=0.05, **tight)
+    np.testing.assert_allclose(ours.x, ref[0], rtol=1e-9, atol=1e-12)
+    assert abs(ours.itn - ref[2]) <= 2
+
+
+def test_a_group_refuses_a_bad_structure_or_value_once_before_any_iteration():
+    X = _matrix(m=50, n=10, density=0.3)
+    b = np.ones(50)
+    bad = X.copy()
+    bad.indices[3] = 10  # column out of range
+    with pytest.raises(ValueError, match="lsqr"):
+        textsel.lsqr(bad, b)
+    bad = X.copy()
+    bad.data[5] = np.nan
+    with pytest.raises(ValueError, match="lsqr"):
+        textsel.lsqr(bad, b)
+    assert np.isfinite(X.data).all()  # the caller's matrix untouched
+
+
+def test_a_column_solves_to_the_same_bits_alone_or_among_others(small_groups):
+    """Alone, a column runs in lane blocks of 1 (an eighth of the memory per stored value); among
+    others, in a lane of 8; its sums are the same either way, as its answer."""
+    X = _matrix(m=3000, n=250)
+    rng = np.random.default_rng(5)
+    b = rng.normal(size=(X.shape[0], 10))
+    weights = rng.uniform(0.5, 2, size=b.shape)
+    together = textsel.lsqr(X, b, damp=0.2, row_weights=weights, fit_intercept=True, n_threads=2)
+    for j in (0, 7, 9):
+        alone = textsel.lsqr(X, b[:, j], damp=0.2, row_weights=weights[:, j], fit_intercept=True, n_threads=3)
+        np.testing.assert_array_equal(alone.x, together.x[:, j])
+        assert alone.itn == together.itn[j]

@@ -1,0 +1,203 @@
+"""LSQR's products split over groups of rows, the groups' parts added in one fixed order.
+
+An iteration of LSQR on ``min ||D (A x - b)||`` needs u = D A v - alpha u, ||u|| and A'D u.  Each is
+a sum over the rows of A, so a group of rows computes its own part of all three in one pass over
+its stored values (``ts_rowgroup_step``) and the parts are added.  The groups are fixed by the
+matrix alone (:func:`group_bounds`), never by the number of threads, and the parts are added by one
+fixed tree over the groups (:func:`tree_reduce`), so the answer is the same to the last bit on one
+thread or sixteen.  :class:`RowGroups` is the row operator of the C solver
+(:func:`textsel._ext.ccore.lsqr_rowop`) on a matrix in memory, its groups run on textsel's threads.
+
+Imports numpy and textsel's kernels only, so that a Dask worker can run the same groups.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._ext.rowblocks import RowGroup
+from ._parallel import run_blocks
+
+__all__ = [
+    "LANES", "RowGroups", "add_norms", "group_bounds", "group_count", "lane_width", "pack_lanes",
+    "tree_reduce",
+]  # fmt: skip
+
+#: right-hand sides taken together by the kernels: v and g travel in blocks of 8 lanes
+LANES = 8
+
+#: the most groups a matrix is cut into (the most threads a solve can use)
+MAX_GROUPS = 64
+
+#: a group holds at least this many stored values per unknown: each group writes and adds a
+#: part of A'D u as long as the unknowns, which must stay small beside its pass over its values
+NNZ_PER_UNKNOWN = 16
+
+#: and at least this many stored values, below which a thread costs more than it saves
+MIN_GROUP_NNZ = 250_000
+
+
+def group_count(nnz: int, n_unknowns: int) -> int:
+    """How many groups a matrix of ``nnz`` stored values and ``n_unknowns`` unknowns is cut into:
+    a power of two (so that 2, 4, 8 or 16 threads share them evenly), at most :data:`MAX_GROUPS`,
+    each group large enough to be worth a thread."""
+    fit = min(nnz // max(NNZ_PER_UNKNOWN * n_unknowns, 1), nnz // MIN_GROUP_NNZ, MAX_GROUPS)
+    return 1 << (int(fit).bit_length() - 1) if fit >= 1 else 1
+
+
+def group_bounds(indptr: np.ndarray, n_groups: int) -> np.ndarray:
+    """The first row of each of ``n_groups`` groups of consecutive rows with about as many stored
+    values each, then the number of rows (``n_groups + 1`` increasing entries; a group may be empty
+    when a few rows hold most values)."""
+    m = indptr.size - 1
+    targets = int(indptr[-1]) * np.arange(1, n_groups) // n_groups
+    cuts = np.searchsorted(indptr, targets, side="left")
+    return np.concatenate([[0], np.minimum(cuts, m), [m]]).astype(np.int64)
+
+
+def tree_reduce(parts: list, combine):
+    """``parts`` added by one fixed binary tree: the first largest power of two below their number
+    on the left, the rest on the right, recursively.  ``combine(a, b)`` adds b into a (returning
+    it); the result is the same wherever each node is computed."""
+
+    def node(a, b):
+        if b - a == 1:
+            return parts[a]
+        half = 1 << ((b - a - 1).bit_length() - 1)
+        return combine(node(a, a + half), node(a + half, b))
+
+    return node(0, len(parts))
+
+
+def add_norms(a, b):
+    """Two parts of a norm, each (scale, ssq) with ||.|| = scale sqrt(ssq), as one, as LAPACK's
+    nrm2 combines them: no square of a value near the ends of the double range is ever formed."""
+    (scale_a, ssq_a), (scale_b, ssq_b) = a, b
+    scale = np.maximum(scale_a, scale_b)
+    safe = np.where(scale > 0, scale, 1.0)
+    return scale, ssq_a * (scale_a / safe) ** 2 + ssq_b * (scale_b / safe) ** 2
+
+
+def lane_width(P: int) -> int:
+    """The lanes of the kernels' blocks for ``P`` columns: 8, or 1 for one column alone (which
+    then touches an eighth of the memory per stored value, for the same sums)."""
+    return 1 if P == 1 else LANES
+
+
+def pack_lanes(V: np.ndarray) -> np.ndarray:
+    """V (n, P) as lane blocks (ceil(P / L), n, L) of :func:`lane_width` L, the lanes past P zero."""
+    n, P = V.shape
+    L = lane_width(P)
+    n_blocks = -(-P // L)
+    packed = np.zeros((n, n_blocks * L))
+    packed[:, :P] = V
+    return np.ascontiguousarray(packed.reshape(n, n_blocks, L).transpose(1, 0, 2))
+
+
+class RowGroups:
+    """The row operator of ``ts_lsqr_rowop`` on a CSR matrix in memory: its rows cut into
+    :func:`group_bounds` groups, each keeping its rows of b, of the row weights and of u, the
+    groups run on ``n_threads`` threads and their parts added by :func:`tree_reduce`.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix
+        float64 values (its structure and values are checked here, once).
+    B : ndarray of shape (m, K)
+        The right-hand sides, C-contiguous.
+    weights : ndarray of shape (m, K) or None
+        The row weights D, C-contiguous; None: all 1.
+    fit_intercept : bool
+    n_threads : int
+    interrupt : textsel._ext.ccore.Interrupt
+        The solve's, so that Ctrl-C stops every thread.
+    """
+
+    def __init__(self, X, B, weights, fit_intercept, n_threads, interrupt):
+        m, n = X.shape
+        # each right-hand side's rows contiguous: a lane block reads each of its 8 columns of b,
+        # D and u as one stream (row-major, it would read whole rows of every column)
+        self.B = np.ascontiguousarray(B.T)
+        self.weights = None if weights is None else np.ascontiguousarray(weights.T)
+        self.fit_intercept = bool(fit_intercept)
+        self.n_unknowns = n + self.fit_intercept
+        self.uT = np.zeros(self.B.shape)
+        self.u = self.uT.T  # (m, K), a view
+        bounds = group_bounds(X.indptr, group_count(X.nnz, self.n_unknowns))
+        self.bounds = bounds
+        self.groups = []
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            start, stop = X.indptr[a], X.indptr[b]
+            self.groups.append(
+                RowGroup(
+                    X.data[start:stop], X.indices[start:stop], X.indptr[a : b + 1] - start, n,
+                    self.fit_intercept, self.uT[:, a:b], None if weights is None else self.weights[:, a:b],
+                )
+            )  # fmt: skip
+        G = len(self.groups)
+        n_threads = min(n_threads, G)
+        # each thread a run of consecutive groups; each reduces a slab of every part's rows
+        self.runs = [(G * t // n_threads, G * (t + 1) // n_threads) for t in range(n_threads)]
+        self.interrupt = interrupt
+        # one part of A'D u per group, for one lane block at a time
+        self._parts = np.empty((G, self.n_unknowns * LANES))
+        self.norms = np.empty((G, 2, LANES))
+
+    def _rows(self, a, b):
+        return slice(int(self.bounds[a]), int(self.bounds[b]))
+
+    # -- the two calls of the C solver -------------------------------------------------------
+
+    def start(self, cols, exps, maxabs, unorm, g):
+        """max |D b| of each column ``cols[p]`` into ``maxabs`` (``exps`` None), or u = 2^-exps D b
+        and its norm and A'D u into ``unorm`` and ``g``."""
+        Db = self.B[cols] if self.weights is None else self.weights[cols] * self.B[cols]
+        if exps is None:
+            maxabs[:] = np.abs(Db).max(axis=1) if Db.shape[1] else 0.0
+            return
+        self.uT[cols] = np.ldexp(Db, -np.asarray(exps)[:, None])
+        self._products(cols, None, None, None, unorm, g)
+
+    def step(self, cols, v, vcoef, ucoef, unorm, g):
+        """u = vcoef D A v + ucoef u for the columns ``cols``, its norm into ``unorm`` and A'D u
+        into ``g``."""
+        self._products(cols, v, vcoef, ucoef, unorm, g)
+
+    # -- the groups, a lane block at a time ---------------------------------------------------
+
+    def _products(self, cols, v, vcoef, ucoef, unorm, g):
+        cols = np.ascontiguousarray(cols, dtype=np.int64)
+        n1 = self.n_unknowns
+        for p0 in range(0, cols.size, LANES):
+            lanes = slice(p0, min(p0 + LANES, cols.size))
+            width = lanes.stop - p0
+            L = lane_width(width)
+            parts = self._parts[:, : n1 * L].reshape(len(self.groups), 1, n1, L)
+            vb = None if v is None else pack_lanes(v[:, lanes])
+            args = (cols[lanes], vb, None if v is None else vcoef[lanes], None if v is None else ucoef[lanes])
+
+            def run(a, b, args=args, width=width, parts=parts):
+                for k in range(a, b):
+                    self.groups[k].step(*args, self.norms[k, 0, :width], self.norms[k, 1, :width], parts[k])
+
+            run_blocks(run, self.runs, self.interrupt)
+            scale, ssq = tree_reduce([(s[:width], q[:width]) for s, q in self.norms], add_norms)
+            unorm[lanes] = scale * np.sqrt(ssq)
+            self._reduce(parts)
+            g[:, lanes] = parts[0, 0, :, :width]
+
+    def _reduce(self, parts):
+        """The groups' parts of A'D u added by the tree into the first, each thread a slab of rows
+        (the tree is the same for every row)."""
+        if len(parts) == 1:
+            return
+        n1, T = self.n_unknowns, len(self.runs)
+
+        def add(a, b):
+            return np.add(a, b, out=a)
+
+        def slab(t):
+            rows = slice(n1 * t // T, n1 * (t + 1) // T)
+            tree_reduce([part[0, rows] for part in parts], add)
+
+        run_blocks(slab, [(t,) for t in range(T)], self.interrupt)
