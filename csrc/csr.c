@@ -165,3 +165,37 @@ int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double
         matmat_panels_i64(X, X->indptr64, X->indices64, n_vec, V, Y, panel_cols, cursor);
     return TS_OK;
 }
+
+int ts_csr_row_sumsq(const ts_csr *X, double *out, int64_t *mark, double *acc)
+{
+    int64_t i, k, n;
+    int status = ts_csr_check(X);
+    if (status != TS_OK)
+        return status;
+    if ((X->n_rows > 0 && out == NULL) || (X->n_cols > 0 && (mark == NULL || acc == NULL)))
+        return TS_ERR_ARG;
+    for (n = 0; n < X->n_cols; n++)
+        mark[n] = -1;
+    for (i = 0; i < X->n_rows; i++) {
+        double sum = 0;
+        /* a column's values first added up (a repeated column is one value), then squared */
+        for (k = PTR(X, i); k < PTR(X, i + 1); k++) {
+            const int64_t j = IDX(X, k);
+            if (mark[j] != i) {
+                mark[j] = i;
+                acc[j] = X->data[k];
+            } else {
+                acc[j] += X->data[k];
+            }
+        }
+        for (k = PTR(X, i); k < PTR(X, i + 1); k++) {
+            const int64_t j = IDX(X, k);
+            if (mark[j] == i) {
+                sum += acc[j] * acc[j];
+                mark[j] = -1;
+            }
+        }
+        out[i] = sum;
+    }
+    return TS_OK;
+}

@@ -200,6 +200,12 @@ int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, i
  * checked first). */
 int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y);
 
+/* The sum of squares of each row of X into out (n_rows): the values of a column repeated in a
+ * row added up first, as the matrix they stand for has them; the squares added in stored order.
+ * mark and acc are the caller's scratch of n_cols each (mark is reset here).  Returns TS_OK,
+ * TS_ERR_ARG or TS_ERR_INDEX (the structure is checked first). */
+int ts_csr_row_sumsq(const ts_csr *X, double *out, int64_t *mark, double *acc);
+
 /* Y = X V as ts_csr_matmat, the same sums in the same order, walked in panels of panel_cols
  * columns so that the rows of V in use stay in cache (for V too large for it; effective when
  * each row's column indices ascend, correct in any order).  cursor is the caller's scratch of

@@ -152,3 +152,25 @@ def test_a_column_solves_to_the_same_bits_alone_or_among_others(small_groups):
         alone = textsel.lsqr(X, b[:, j], damp=0.2, row_weights=weights[:, j], fit_intercept=True, n_threads=3)
         np.testing.assert_array_equal(alone.x, together.x[:, j])
         assert alone.itn == together.itn[j]
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_row_norms_count_a_repeated_column_once_and_ignore_the_threads(index_dtype):
+    """The norms the proximal SVMs' estimates use, by the C core: numpy's norms of the dense rows,
+    for unsorted rows, repeated columns (their values add up, as scipy's matrix has them), empty
+    rows and any number of threads; the caller's matrix untouched."""
+    from textsel._products import row_norms
+
+    X = _matrix(m=2000, n=60, density=0.1, index_dtype=index_dtype)
+    X.data[X.indptr[10] : X.indptr[11]] = 0  # row 10 stores only zeros
+    X.eliminate_zeros()  # and then nothing
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    order = np.lexsort((np.random.default_rng(6).permutation(X.nnz), rows))  # shuffled within rows
+    X = sp.csr_matrix((X.data[order], X.indices[order], X.indptr), shape=X.shape)
+    X.indices[X.indptr[5]] = X.indices[X.indptr[5] + 1]  # row 5 repeats a column
+    assert X.indptr[10] == X.indptr[11]
+    before = X.copy()
+    dense = np.linalg.norm(X.toarray(), axis=1)
+    for n_threads in (1, 2, 5):
+        np.testing.assert_allclose(row_norms(X, n_threads), dense, rtol=1e-14, atol=0)
+    assert (X != before).nnz == 0 and not X.has_canonical_format

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._ext.ccore import csr_matmat
+from ._ext.ccore import csr_matmat, csr_row_sumsq
 from ._parallel import effective_n_threads, run_blocks, split_blocks
 
 __all__ = ["matmat", "row_norms"]
@@ -42,17 +42,21 @@ def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
     return Y
 
 
-def row_norms(X) -> np.ndarray:
-    """The Euclidean norm of every row of a sparse or dense matrix (numpy and scipy only: the
-    Dask workers compute it on their blocks)."""
-    if sp.issparse(X):
-        X = X.tocsr()
-        if not X.has_canonical_format:  # a repeated column's values add up before they are squared
-            return np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        sums = np.zeros(X.shape[0])
-        filled = np.flatnonzero(np.diff(X.indptr))
-        if filled.size:  # each filled row's values run from its start to the next filled row's
-            data = np.asarray(X.data, dtype=np.float64)
-            sums[filled] = np.add.reduceat(data * data, X.indptr[filled])
-        return np.sqrt(sums)
-    return np.linalg.norm(X, axis=1)
+def row_norms(X, n_threads=None) -> np.ndarray:
+    """The Euclidean norm of every row of a sparse or dense matrix (a sparse one by the C core,
+    its rows split over ``n_threads`` threads; the Dask workers compute it on their blocks).  A
+    column repeated in a sparse row counts once, its values added."""
+    if not sp.issparse(X):
+        return np.linalg.norm(X, axis=1)
+    X = X.tocsr()  # the kernel checks the structure
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    index = np.result_type(X.indices.dtype, X.indptr.dtype)
+    indices, indptr = X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False)
+    sums = np.empty(X.shape[0])
+
+    def rows(a, b):
+        lo, hi = indptr[a], indptr[b]
+        csr_row_sumsq(data[lo:hi], indices[lo:hi], indptr[a : b + 1] - lo, X.shape[1], sums[a:b])
+
+    run_blocks(rows, split_blocks(np.diff(indptr), effective_n_threads(n_threads)))
+    return np.sqrt(sums)

@@ -159,7 +159,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
             sample_weight,
             self.class_weight,
             type(self).__name__,
-            lambda: _row_norms(X),
+            lambda: _row_norms(X, self.n_threads),
             least_squares.lsqr,
         )
         return self._textsel_fit_rows(X, rows, self._out_of_fold_scores)

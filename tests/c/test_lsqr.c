@@ -272,6 +272,33 @@ static void test_csr_matmat_against_dense(void)
     free_problem(&P);
 }
 
+/* Row sums of squares: a repeated column's values added before squaring (row 0 holds column 1
+ * twice, row 1 nothing), both index widths; a column out of range is TS_ERR_INDEX. */
+static void test_csr_row_sumsq(void)
+{
+    const double data[5] = {1.0, 2.0, 3.0, -4.0, 0.5};
+    const int32_t ind32[5] = {1, 0, 1, 2, 2}, ptr32[4] = {0, 3, 3, 5};
+    int32_t bad32[5] = {1, 0, 1, 2, 3};
+    const int64_t ind64[5] = {1, 0, 1, 2, 2}, ptr64[4] = {0, 3, 3, 5};
+    ts_csr X = {3, 3, data, ind32, ptr32, NULL, NULL};
+    int64_t mark[3];
+    double acc[3], out[3];
+    CHECK(ts_csr_row_sumsq(&X, out, mark, acc) == TS_OK);
+    CHECK(out[0] == 4.0 * 4.0 + 2.0 * 2.0 && out[1] == 0.0 && out[2] == 3.5 * 3.5);
+    X.indices32 = NULL;
+    X.indptr32 = NULL;
+    X.indices64 = ind64;
+    X.indptr64 = ptr64;
+    CHECK(ts_csr_row_sumsq(&X, out, mark, acc) == TS_OK);
+    CHECK(out[0] == 20.0 && out[1] == 0.0 && out[2] == 12.25);
+    CHECK(ts_csr_row_sumsq(&X, out, NULL, acc) == TS_ERR_ARG);
+    X.indices64 = NULL;
+    X.indptr64 = NULL;
+    X.indices32 = bad32;
+    X.indptr32 = ptr32;
+    CHECK(ts_csr_row_sumsq(&X, out, mark, acc) == TS_ERR_INDEX);
+}
+
 /* The panel walk at every width, int32 and int64 indices, equal bit for bit to Yref. */
 static void check_panels(const ts_csr *X32, const ts_csr *X64, const double *V, const double *Yref)
 {
@@ -601,6 +628,7 @@ int main(void)
     RUN(test_every_allocation_failure, passed, failed);
     RUN(test_csr_matmat_against_dense, passed, failed);
     RUN(test_csr_matmat_panels, passed, failed);
+    RUN(test_csr_row_sumsq, passed, failed);
     RUN(test_row_operator_equals_csr, passed, failed);
     RUN(test_row_operator_failures, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);

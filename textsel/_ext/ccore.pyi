@@ -38,6 +38,13 @@ def lsqr_rowop(
     iter_lim: int,
     interrupt: Interrupt | None = None,
 ) -> tuple[NDArray[np.float64], dict[str, NDArray[Any]]]: ...
+def csr_row_sumsq(
+    data: NDArray[np.float64],
+    indices: NDArray[np.int32] | NDArray[np.int64],
+    indptr: NDArray[np.int32] | NDArray[np.int64],
+    n_cols: int,
+    out: NDArray[np.float64],
+) -> None: ...
 def csr_matmat(
     data: NDArray[np.float64],
     indices: NDArray[np.int32] | NDArray[np.int64],

@@ -8,7 +8,7 @@ from libc.stdlib cimport free, malloc
 
 from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
-                   ts_csr_matmat, ts_csr_matmat_panels, ts_dcd_svm, ts_l2svm_newton,
+                   ts_csr_matmat, ts_csr_matmat_panels, ts_csr_row_sumsq, ts_dcd_svm, ts_l2svm_newton,
                    ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
                    ts_svm_result)
 from .interrupts cimport stop_requested
@@ -212,6 +212,24 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
     finally:
         free(res)
     return x, report
+
+
+def csr_row_sumsq(const double[::1] data, indices, indptr, int64_t n_cols, double[::1] out):
+    """The sum of squares of each row of the CSR buffers into ``out`` (n_rows), a column repeated
+    in a row counted once with its values added, without the GIL."""
+    cdef ts_csr X
+    cdef int64_t n_rows = indptr.shape[0] - 1
+    cdef int status
+    cdef int64_t[::1] mark = np.empty(max(n_cols, 1), dtype=np.int64)
+    cdef double[::1] acc = np.empty(max(n_cols, 1))
+    if out.shape[0] != n_rows:
+        raise ValueError(f"out has {out.shape[0]} entries for {n_rows} rows")
+    if n_rows == 0:
+        return
+    keep = _fill_csr(&X, data, indices, indptr, n_rows, n_cols)
+    with nogil:
+        status = ts_csr_row_sumsq(&X, &out[0], &mark[0], &acc[0])
+    check_status(status, "row_norms")
 
 
 def csr_matmat(const double[::1] data, indices, indptr, int64_t n_cols, const double[:, ::1] V,

@@ -71,6 +71,7 @@ cdef extern from "textsel.h" nogil:
                          int64_t n_vec, const int64_t *cols, const double *vb, const double *vcoef,
                          const double *ucoef, double *scale, double *ssq, double *gb)
     int ts_csr_matmat(const ts_csr *X, int64_t n_vec, const double *V, double *Y)
+    int ts_csr_row_sumsq(const ts_csr *X, double *out, int64_t *mark, double *acc)
     int ts_csr_matmat_panels(const ts_csr *X, int64_t n_vec, const double *V, double *Y,
                              int64_t panel_cols, int64_t *cursor)
     int ts_csr_check(const ts_csr *X)
