@@ -174,3 +174,16 @@ def test_row_norms_count_a_repeated_column_once_and_ignore_the_threads(index_dty
     for n_threads in (1, 2, 5):
         np.testing.assert_allclose(row_norms(X, n_threads), dense, rtol=1e-14, atol=0)
     assert (X != before).nnz == 0 and not X.has_canonical_format
+
+
+def test_fewer_groups_than_threads_share_the_lane_blocks_and_keep_the_answer():
+    """A matrix of one or two groups (here at the default sizes) runs several lane blocks at once
+    so that every thread has work; a lane block's columns are computed apart from the others', so
+    the answer is still the same to the last bit."""
+    X = _matrix(m=3000, n=300)
+    assert len(rg.RowGroups(X, np.ones((3000, 1)), None, False, 1, Interrupt()).groups) == 1
+    b = np.random.default_rng(8).normal(size=(X.shape[0], 21))  # lane blocks of 8, 8 and 5
+    results = [textsel.lsqr(X, b, damp=0.1, fit_intercept=True, n_threads=t) for t in (1, 2, 3, 4)]
+    for other in results[1:]:
+        np.testing.assert_array_equal(other.x, results[0].x)
+        np.testing.assert_array_equal(other.itn, results[0].itn)

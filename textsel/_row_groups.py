@@ -124,7 +124,6 @@ class RowGroups:
         self.uT = np.zeros(self.B.shape)
         self.u = self.uT.T  # (m, K), a view
         bounds = group_bounds(X.indptr, group_count(X.nnz, self.n_unknowns))
-        self.bounds = bounds
         self.groups = []
         for a, b in zip(bounds[:-1], bounds[1:], strict=True):
             start, stop = X.indptr[a], X.indptr[b]
@@ -135,16 +134,14 @@ class RowGroups:
                 )
             )  # fmt: skip
         G = len(self.groups)
-        n_threads = min(n_threads, G)
-        # each thread a run of consecutive groups; each reduces a slab of every part's rows
-        self.runs = [(G * t // n_threads, G * (t + 1) // n_threads) for t in range(n_threads)]
+        self.n_threads = n_threads
+        # lane blocks taken together, so that fewer groups than threads still keep every thread
+        # busy (a lane block's columns are computed apart from the others': no sum changes)
+        self.wave = max(1, -(-n_threads // G))
         self.interrupt = interrupt
-        # one part of A'D u per group, for one lane block at a time
-        self._parts = np.empty((G, self.n_unknowns * LANES))
-        self.norms = np.empty((G, 2, LANES))
-
-    def _rows(self, a, b):
-        return slice(int(self.bounds[a]), int(self.bounds[b]))
+        # one part of A'D u, and of each norm, per group and lane block of a wave
+        self._parts = np.empty((self.wave, G, self.n_unknowns * LANES))
+        self.norms = np.empty((self.wave, G, 2, LANES))
 
     # -- the two calls of the C solver -------------------------------------------------------
 
@@ -163,41 +160,57 @@ class RowGroups:
         into ``g``."""
         self._products(cols, v, vcoef, ucoef, unorm, g)
 
-    # -- the groups, a lane block at a time ---------------------------------------------------
+    # -- the groups, a wave of lane blocks at a time ----------------------------------------
 
     def _products(self, cols, v, vcoef, ucoef, unorm, g):
         cols = np.ascontiguousarray(cols, dtype=np.int64)
-        n1 = self.n_unknowns
-        for p0 in range(0, cols.size, LANES):
-            lanes = slice(p0, min(p0 + LANES, cols.size))
-            width = lanes.stop - p0
-            L = lane_width(width)
-            parts = self._parts[:, : n1 * L].reshape(len(self.groups), 1, n1, L)
+        blocks = [slice(p0, min(p0 + LANES, cols.size)) for p0 in range(0, cols.size, LANES)]
+        for w0 in range(0, len(blocks), self.wave):
+            self._wave(blocks[w0 : w0 + self.wave], cols, v, vcoef, ucoef, unorm, g)
+
+    def _wave(self, blocks, cols, v, vcoef, ucoef, unorm, g):
+        """The lane blocks ``blocks`` (slices of ``cols``) on every group: each (block, group) pair
+        one task, the tasks dealt to the threads in runs; then each block's parts added."""
+        n1, G = self.n_unknowns, len(self.groups)
+        jobs = []
+        for j, lanes in enumerate(blocks):
+            L = lane_width(lanes.stop - lanes.start)
+            parts = self._parts[j, :, : n1 * L].reshape(G, 1, n1, L)
             vb = None if v is None else pack_lanes(v[:, lanes])
-            args = (cols[lanes], vb, None if v is None else vcoef[lanes], None if v is None else ucoef[lanes])
+            coefs = (None, None) if v is None else (vcoef[lanes], ucoef[lanes])
+            jobs.append((lanes, parts, (cols[lanes], vb, *coefs)))
+        tasks = [(j, k) for j in range(len(jobs)) for k in range(G)]
+        T = min(self.n_threads, len(tasks))
 
-            def run(a, b, args=args, width=width, parts=parts):
-                for k in range(a, b):
-                    self.groups[k].step(*args, self.norms[k, 0, :width], self.norms[k, 1, :width], parts[k])
+        def run(a, b):
+            for j, k in tasks[a:b]:
+                lanes, parts, args = jobs[j]
+                width = lanes.stop - lanes.start
+                self.groups[k].step(*args, self.norms[j, k, 0, :width], self.norms[j, k, 1, :width], parts[k])
 
-            run_blocks(run, self.runs, self.interrupt)
-            scale, ssq = tree_reduce([(s[:width], q[:width]) for s, q in self.norms], add_norms)
+        run_blocks(run, [(len(tasks) * t // T, len(tasks) * (t + 1) // T) for t in range(T)], self.interrupt)
+        for j, (lanes, _, _) in enumerate(jobs):
+            width = lanes.stop - lanes.start
+            scale, ssq = tree_reduce([(s[:width], q[:width]) for s, q in self.norms[j]], add_norms)
             unorm[lanes] = scale * np.sqrt(ssq)
-            self._reduce(parts)
-            g[:, lanes] = parts[0, 0, :, :width]
+        self._reduce([parts for _, parts, _ in jobs])
+        for lanes, parts, _ in jobs:
+            g[:, lanes] = parts[0, 0, :, : lanes.stop - lanes.start]
 
-    def _reduce(self, parts):
-        """The groups' parts of A'D u added by the tree into the first, each thread a slab of rows
-        (the tree is the same for every row)."""
-        if len(parts) == 1:
+    def _reduce(self, blocks):
+        """Each lane block's parts of A'D u (one per group) added by the tree into the first, each
+        thread a slab of rows (the tree is the same for every row)."""
+        G = len(self.groups)
+        if G == 1:
             return
-        n1, T = self.n_unknowns, len(self.runs)
+        n1, T = self.n_unknowns, max(1, min(self.n_threads, self.n_unknowns))
 
         def add(a, b):
             return np.add(a, b, out=a)
 
         def slab(t):
             rows = slice(n1 * t // T, n1 * (t + 1) // T)
-            tree_reduce([part[0, rows] for part in parts], add)
+            for parts in blocks:
+                tree_reduce([part[0, rows] for part in parts], add)
 
         run_blocks(slab, [(t,) for t in range(T)], self.interrupt)
