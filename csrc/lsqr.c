@@ -425,9 +425,11 @@ static int rop_start(solver *S, double *norms)
         column *c = &S->cols[p];
         c->beta = c->bnorm = norms[p];
         c->uscale = c->beta > 0 ? 1 / c->beta : 1.0;
-        for (i = 0; i < n; i++)
-            AT(S->v, n, i, p) = S->out[i * K + p] * c->uscale;
     }
+    /* row by row: the operator's rows are contiguous, and each row fills whole lane blocks */
+    for (i = 0; i < n; i++)
+        for (p = 0; p < K; p++)
+            AT(S->v, n, i, p) = S->out[i * K + p] * S->cols[p].uscale;
     return TS_OK;
 }
 
@@ -444,9 +446,10 @@ static int rop_step(solver *S, double *norms, double *factor, double *coef)
         S->ids[p] = c->col;
         factor[p] = -c->alfa * c->uscale;
         coef[p] = c->vscale;
-        for (i = 0; i < n; i++)
-            S->in[i * P + p] = AT(S->v, n, i, p);
     }
+    for (i = 0; i < n; i++)
+        for (p = 0; p < P; p++)
+            S->in[i * P + p] = AT(S->v, n, i, p);
     status = rop_status(S->rop->step(S->rop->ctx, P, S->ids, S->in, coef, factor, norms, S->out));
     if (status != TS_OK)
         return status;
@@ -456,15 +459,17 @@ static int rop_step(solver *S, double *norms, double *factor, double *coef)
         column *c = &S->cols[p];
         c->beta = norms[p];
         if (c->beta > 0) {
-            const double vfactor = -c->beta * c->vscale;
+            coef[p] = -c->beta * c->vscale; /* v's factor */
             c->anorm = norm2(norm2(c->anorm, c->alfa), norm2(c->beta, c->damp));
             c->uscale = 1 / c->beta;
-            for (i = 0; i < n; i++)
-                AT(S->v, n, i, p) = vfactor * AT(S->v, n, i, p) + S->out[i * P + p] * c->uscale;
         } else {
             c->uscale = 1.0; /* u = 0, so A'D u = 0: v stays as it was */
         }
     }
+    for (i = 0; i < n; i++)
+        for (p = 0; p < P; p++)
+            if (S->cols[p].beta > 0)
+                AT(S->v, n, i, p) = coef[p] * AT(S->v, n, i, p) + S->out[i * P + p] * S->cols[p].uscale;
     return TS_OK;
 }
 

@@ -89,9 +89,12 @@ def pack_lanes(V: np.ndarray) -> np.ndarray:
     n, P = V.shape
     L = lane_width(P)
     n_blocks = -(-P // L)
-    packed = np.zeros((n, n_blocks * L))
-    packed[:, :P] = V
-    return np.ascontiguousarray(packed.reshape(n, n_blocks, L).transpose(1, 0, 2))
+    packed = np.empty((n_blocks, n, L))
+    for j in range(n_blocks):  # one pass over V
+        width = min(L, P - j * L)
+        packed[j, :, :width] = V[:, j * L : j * L + width]
+        packed[j, :, width:] = 0.0
+    return packed
 
 
 class RowGroups:
