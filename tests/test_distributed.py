@@ -647,7 +647,7 @@ def test_the_workers_norm_parts_stay_exact_near_the_ends_of_the_double_range():
     ordinary columns and zeros give the norm of the stacked column to rounding; the step leaves u
     as it is without v, and its A'u is scipy's."""
     from textsel._ext.rowblocks import rowblocks_step
-    from textsel.distributed._solve_worker import _add_norms
+    from textsel._row_groups import add_norms
 
     rng = np.random.default_rng(3)
     parts = [rng.standard_normal((50, 4)) * np.array([1e-200, 1e200, 1.0, 0.0]) for _ in range(3)]
@@ -658,7 +658,7 @@ def test_the_workers_norm_parts_stay_exact_near_the_ends_of_the_double_range():
         part_scale, part_ssq, g = rowblocks_step([X], [u], None, 7, True, np.arange(4))
         np.testing.assert_array_equal(u, kept)
         np.testing.assert_allclose(g, np.vstack([X.T @ u, u.sum(axis=0)]), rtol=1e-13, atol=0)
-        scale, ssq = _add_norms(scale, ssq, part_scale, part_ssq)
+        scale, ssq = add_norms((scale, ssq), (part_scale, part_ssq))
     stacked = np.vstack(parts)
     big = np.abs(stacked).max(axis=0)
     expected = big * np.sqrt(((stacked / np.where(big > 0, big, 1.0)) ** 2).sum(axis=0))

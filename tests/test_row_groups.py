@@ -89,15 +89,15 @@ def test_a_step_on_many_groups_is_the_products_written_out(small_groups, index_d
     assert len(groups.groups) >= 8
     A = sp.hstack([X, np.ones((m, 1))]).tocsr() if fit_intercept else X
     u0 = rng.normal(size=(m, K))
-    groups.u[:] = u0
+    groups.uT.T[:] = u0
     cols = np.array([9, 0, 4, 10, 2, 7, 1, 3, 5])  # columns 6 and 8 do not run
     P = cols.size
     v, vcoef, ucoef = rng.normal(size=(A.shape[1], P)), rng.uniform(0.5, 1.5, P), -rng.uniform(size=P)
     unorm, g = np.empty(P), np.empty((A.shape[1], P))
     groups.step(cols, v, vcoef, ucoef, unorm, g)
     u = vcoef * W[:, cols] * (A @ v) + ucoef * u0[:, cols]
-    np.testing.assert_allclose(groups.u[:, cols], u, rtol=1e-13, atol=1e-13)
-    np.testing.assert_array_equal(groups.u[:, [6, 8]], u0[:, [6, 8]])
+    np.testing.assert_allclose(groups.uT.T[:, cols], u, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(groups.uT.T[:, [6, 8]], u0[:, [6, 8]])
     np.testing.assert_allclose(unorm, np.linalg.norm(u, axis=0), rtol=1e-13)
     np.testing.assert_allclose(g, A.T @ (W[:, cols] * u), rtol=1e-12, atol=1e-12)
 

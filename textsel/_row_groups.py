@@ -125,7 +125,6 @@ class RowGroups:
         self.fit_intercept = bool(fit_intercept)
         self.n_unknowns = n + self.fit_intercept
         self.uT = np.zeros(self.B.shape)
-        self.u = self.uT.T  # (m, K), a view
         bounds = group_bounds(X.indptr, group_count(X.nnz, self.n_unknowns))
         self.groups = []
         for a, b in zip(bounds[:-1], bounds[1:], strict=True):
@@ -187,6 +186,8 @@ class RowGroups:
 
         def run(a, b):
             for j, k in tasks[a:b]:
+                if self.interrupt.error is not None:  # Ctrl-C on the calling thread: stop here
+                    return
                 lanes, parts, args = jobs[j]
                 width = lanes.stop - lanes.start
                 self.groups[k].step(*args, self.norms[j, k, 0, :width], self.norms[j, k, 1, :width], parts[k])

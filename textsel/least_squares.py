@@ -112,7 +112,7 @@ def lsqr(
     interrupt = Interrupt()  # Ctrl-C stops every thread's groups within one iteration
     K = B.shape[1]
     groups = RowGroups(X, B, weights, bool(fit_intercept), effective_n_threads(n_threads), interrupt)
-    del B, weights  # the groups keep their own copies, laid out for their kernel
+    del B, weights  # the groups keep them laid out column by column, a copy where K > 1
     x, report = lsqr_rowop(groups, m, n, bool(fit_intercept), K, damps, *tolerances, limit, interrupt)
     return result(x, report, np.ndim(b))
 

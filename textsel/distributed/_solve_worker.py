@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._ext.rowblocks import rowblocks_step
+from .._row_groups import add_norms as add_pair
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
@@ -117,14 +118,6 @@ def _part(state, cols):
     )
 
 
-def _add_norms(scale_a, ssq_a, scale_b, ssq_b):
-    """Two (scale, scaled sum of squares) pairs as one, as LAPACK's nrm2 combines them: no square
-    of a value near the ends of the double range is ever formed."""
-    scale = np.maximum(scale_a, scale_b)
-    safe = np.where(scale > 0, scale, 1.0)
-    return scale, ssq_a * (scale_a / safe) ** 2 + ssq_b * (scale_b / safe) ** 2
-
-
 def compute(state, kind, cols, exps=None, v=None, vcoef=None, ucoef=None):
     """One call of the row operator on one group's ``state``: ``kind`` "max" (max |D b| of each
     column ``cols[p]``), "start" (u = 2^-exps D b) or "step" (u = vcoef D A v + ucoef u); the two
@@ -146,8 +139,9 @@ def state_of(worker, solve, group):
 
 
 def add_norms(parts):
-    """The groups' (scale, ssq) pairs, in group order, as one."""
-    scale, ssq = parts[0]
+    """The groups' (scale, ssq) pairs, in group order, as one (each pair added as
+    :func:`textsel._row_groups.add_norms` adds two)."""
+    total = parts[0]
     for other in parts[1:]:
-        scale, ssq = _add_norms(scale, ssq, *other)
-    return scale, ssq
+        total = add_pair(total, other)
+    return total
