@@ -235,7 +235,6 @@ def run_cluster(args, n_workers, reference):
         stats_equal=bool(np.array_equal(stats.class_df, ref["class_df"])),
         coef_rel=float(np.abs(model.coef_ - ref["coef"]).max() / np.abs(ref["coef"]).max()),
         itn_diff=int(np.abs(model.n_iter_ - ref["n_iter"]).max()), f1=test_f1(args.data_home, model),
-        peer_bytes_per_iteration=A.traffic["peers"] / max(1, A.traffic["products"] / 2),
     )  # fmt: skip
 
 
@@ -453,9 +452,7 @@ def report(rows):
               f"(2 workers), {max(one['worker_mb']) / mem['client_mb']:.1%} (1 worker)")  # fmt: skip
     fitted = rows[: len(rows) - len(extra)]
     for r in fitted:
-        among = r.get("peer_bytes_per_iteration")
-        among = f", {among / 1e6:.1f} MB/iteration among the workers" if among is not None else ""
-        print(f"{r['config']}: WPSVM test micro-F1 {r['f1']:.4f}{among}")
+        print(f"{r['config']}: WPSVM test micro-F1 {r['f1']:.4f}")
     print(f"in memory on one thread: WPSVM fit {mem['fit_one_thread_s']:.2f}s")
     for r in fitted[1:]:
         print(f"{r['config']} / in memory: {r['fit_s'] / mem['fit_one_thread_s']:.2f}x one thread, "

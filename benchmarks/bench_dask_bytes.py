@@ -18,10 +18,10 @@ the client's process, and its memory is counted with the client's).  Two calls, 
 Time on a 2-core machine with 8 workers means little (the seconds per iteration, the whole
 call's time over its iterations, are an upper bound of the per-iteration overhead on a tiny
 problem); bytes and memory do.  Reported per configuration: the bytes the client sent and
-received per iteration (the vectors: v out, the reduced A'D u back; ``BlockMatrix.traffic``),
-the bytes sent once (the right-hand sides or labels given on the client), 2 x 8 n K for
-comparison, the client's peak resident memory (VmHWM) over the whole run, and the bytes the
-workers sent each other per iteration (v's all-gather and A'D u's reduce-scatter).
+received per iteration (the vectors: v out once, the workers' parts of A'D u back, at most
+four: ``BlockMatrix.traffic``), the bytes sent once (the right-hand sides or labels given on the
+client), 2 x 8 n K for comparison, and the client's peak resident memory (VmHWM) over the whole
+run.
 
     python benchmarks/bench_dask_bytes.py [--workers 2,4,8] [--docs 100000,2000000] [--call wpsvm|lsqr]
         [--terms 2000] [--rhs 20]
@@ -115,7 +115,7 @@ def child(args) -> dict:
             iterations=iterations, sent_per_iteration=A.traffic["sent"] / iterations,
             received_per_iteration=A.traffic["received"] / iterations,
             setup_bytes=A.traffic["setup"], bound=2 * 8 * (A.shape[1] + 1) * args.rhs,
-            client_mb=peak_rss_mb(), peers_per_iteration=A.traffic["peers"] / iterations,
+            client_mb=peak_rss_mb(),
             seconds_per_iteration=seconds / iterations,
         )  # fmt: skip
 
@@ -137,7 +137,7 @@ def main():
         return
     print(f"call: {args.call}, {args.terms} terms, K = {args.rhs}, {args.blocks} blocks")
     print("workers  documents  iterations  sent/iter  received/iter  2x8(n+1)K  sent once     client peak"
-          "  among workers/iter  s/iter (whole call)")  # fmt: skip
+          "  s/iter (whole call)")  # fmt: skip
     for w in args.workers.split(","):
         for docs in args.docs.split(","):
             options = ["--docs", docs, "--call", args.call, "--terms", args.terms, "--rhs", args.rhs,
@@ -151,7 +151,7 @@ def main():
             print(f"{r['workers']:>7}  {r['docs']:>9,}  {r['iterations']:>10}  "
                   f"{r['sent_per_iteration']:>9,.0f}  {r['received_per_iteration']:>13,.0f}  "
                   f"{r['bound']:>9,}  {r['setup_bytes']:>12,}  {r['client_mb']:>8.0f} MB"
-                  f"  {r['peers_per_iteration']:>18,.0f}  {r['seconds_per_iteration']:>8.3f}",
+                  f"  {r['seconds_per_iteration']:>8.3f}",
                   flush=True)  # fmt: skip
 
 

@@ -20,6 +20,20 @@ def cluster_client():
     return cluster, Client(cluster)
 
 
+def client_fixture(name, scope="function"):
+    """A pytest fixture ``name`` giving a :func:`cluster_client` client, both closed after."""
+    import pytest
+
+    @pytest.fixture(scope=scope, name=name)
+    def fixture():
+        cluster, client = cluster_client()
+        yield client
+        client.close()
+        cluster.close()
+
+    return fixture
+
+
 def corpus(seed=0, n=3000, d=400, n_classes=4, density=0.03):
     """n documents over d terms with integer counts; class c (drawn at random) adds 1 to term c."""
     rng = np.random.default_rng(seed)

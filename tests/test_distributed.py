@@ -4,9 +4,7 @@ The tests start their own LocalCluster(n_workers=2, threads_per_worker=1, proces
 worker-loss tests start a second one, since they kill its worker processes.
 """
 
-import asyncio
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,24 +15,18 @@ import scipy.sparse as sp
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
-from dask_corpus import cluster_client, corpus, dask_matrix, relative, uneven  # noqa: E402
+from dask_corpus import client_fixture, corpus, dask_matrix, relative, uneven  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
 from joblib import parallel_backend  # noqa: E402
 
 import textsel  # noqa: E402
 from textsel.distributed import BlockMatrix  # noqa: E402
-from textsel.distributed import operator as block_operator  # noqa: E402
 from textsel.study import forman  # noqa: E402
 
 UNEVEN = uneven(3000)  # (700, 0, 1100, 1, 1199): an empty block and a one-row one among them
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster, client = cluster_client()
-    yield client
-    client.close()
-    cluster.close()
+client = client_fixture("client", "module")
 
 
 def test_import_textsel_does_not_import_dask():
@@ -63,7 +55,7 @@ def test_worker_kernels_import_neither_sklearn_nor_dask():
     itself loads neither scikit-learn nor the estimators until one is used."""
     code = (
         "import sys, textsel.distributed._worker, textsel.distributed._solve_worker, "
-        "textsel.distributed._collective, "
+        "textsel.distributed._faults, "
         "textsel.distributed._rows_worker, textsel; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'dask'}) "
         "+ sorted(m for m in ('textsel.proximal', 'textsel.selection') if m in sys.modules))"
@@ -142,11 +134,12 @@ def test_lsqr_equals_in_memory(client, intercept, weighted):
 
 def test_lsqr_on_a_block_matrix_with_dask_right_hand_sides(client):
     """A BlockMatrix persists once and serves several solves; b may be a Dask array.  u, b and the
-    weights stay on the workers: per iteration the client sends v once and receives one reduced
-    A'D u, 2 x 8 n K bytes and a few per right-hand side, whatever the number of documents."""
+    weights stay on the workers: per iteration the client sends v to one worker and receives one
+    part of A'D u from each of the two (their blocks are two runs that the tree splits cleanly),
+    3 x 8 n K bytes and a few per right-hand side, whatever the number of documents."""
     X, y = corpus()
-    A = BlockMatrix(dask_matrix(X), client)
-    assert A.shape == X.shape and A.n_blocks == len(UNEVEN)
+    A = BlockMatrix(dask_matrix(X, (750,) * 4), client)
+    assert A.shape == X.shape and A.n_blocks == 4
     B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
     first = textsel.lsqr(A, da.from_array(B, chunks=(1000, 4)), damp=1.0, atol=1e-10, btol=1e-10)
     second = textsel.lsqr(A, B, damp=1.0, atol=1e-10, btol=1e-10)
@@ -154,7 +147,7 @@ def test_lsqr_on_a_block_matrix_with_dask_right_hand_sides(client):
     iterations = first.itn.max() + second.itn.max()
     assert A.traffic["products"] == 2 * iterations
     per_iteration = (A.traffic["sent"] + A.traffic["received"]) / iterations
-    vectors = 2 * 8 * X.shape[1] * 4  # v out, A'D u back: n terms x 4 right-hand sides (fewer
+    vectors = 3 * 8 * X.shape[1] * 4  # v out once, two parts back: n terms x 4 right-hand sides (fewer
     assert 0.9 * vectors < per_iteration <= vectors + 8 * 4 * 8  # as they stop), a few scalars each
     assert A.traffic["setup"] == 2 * B.nbytes  # b, once per solve
 
@@ -274,12 +267,7 @@ def test_lsqr_needs_a_client(monkeypatch):
         textsel.lsqr(dask_matrix(X, (100, 100)), y.astype(float))
 
 
-@pytest.fixture()
-def fragile_client():
-    cluster, client = cluster_client()
-    yield client
-    client.close()
-    cluster.close()
+fragile_client = client_fixture("fragile_client")
 
 
 def test_worker_lost_during_term_stats(fragile_client, tmp_path):
@@ -305,104 +293,45 @@ def persisted(X, chunks=UNEVEN):
     return dX
 
 
-def test_persisted_term_stats_asks_the_workers_directly(client, monkeypatch):
-    """A persisted array is counted where its blocks lie, without a task (the tasks' route is
-    made to fail here), exactly as in memory; and a data error found there is raised as the
-    ValueError naming the block."""
-    from textsel.distributed import termstats as dist_termstats
+def test_persisted_term_stats_counts_by_one_task_per_worker(client):
+    """A persisted array is counted where its blocks lie, one ordinary task per worker (no
+    ``Client.run``), exactly as in memory; a data error found there is raised as the ValueError
+    naming the block."""
+    from distributed import get_task_stream
 
-    def no_tasks(*args):
-        raise AssertionError("counted by tasks")
-
-    monkeypatch.setattr(dist_termstats, "_by_tasks", no_tasks)
     X, y = corpus()
-    assert textsel.term_stats(persisted(X), y) == textsel.term_stats(X, y)
+    dX = persisted(X)
+    with get_task_stream(client) as stream:
+        assert textsel.term_stats(dX, y) == textsel.term_stats(X, y)
+    names = [str(t["key"]).split("-")[0] for t in stream.data]
+    assert names == ["worker_stats"] * 2
     with pytest.raises(ValueError, match="X block 2: X contains NaN"):
         textsel.term_stats(persisted(broken(X, 900 * 12, np.nan)), y)
 
 
-def test_persisted_term_stats_with_a_stale_placement_counts_by_tasks(client, monkeypatch):
-    """Blocks that are not where the placement says (moved since the scheduler was asked): the
-    workers report them missing, and the call counts by tasks instead, exactly."""
-    from textsel.distributed import termstats as dist_termstats
-
-    workers = sorted(client.nthreads())
-    real_place, real_tasks = dist_termstats.place_blocks, dist_termstats._by_tasks
-    by_tasks = []
-
-    def swapped(client, futures):
-        return [(workers[1 - workers.index(w)], idx) for w, idx in real_place(client, futures)]
-
-    def spy(*args):
-        by_tasks.append(True)
-        return real_tasks(*args)
-
-    monkeypatch.setattr(dist_termstats, "place_blocks", swapped)
-    monkeypatch.setattr(dist_termstats, "_by_tasks", spy)
-    X, y = corpus()
-    assert textsel.term_stats(persisted(X), y) == textsel.term_stats(X, y)
-    assert by_tasks
-
-
-def test_worker_lost_while_counting_held_blocks(fragile_client, tmp_path, monkeypatch):
-    """A worker dies in the middle of counting the blocks it holds: the call counts by tasks, Dask
-    recomputes the lost blocks from the graph, and the result is exact."""
-    from textsel.distributed import termstats as dist_termstats
-    from textsel.distributed._worker import held_stats
-
+def test_worker_lost_while_counting_held_blocks(fragile_client, tmp_path):
+    """A worker holding blocks of a persisted array dies in the middle of the call (while it
+    computes a block of the labels): Dask recomputes its blocks from the graph elsewhere and the
+    count is exact."""
     marker = tmp_path / "died"
 
-    async def die_once(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker=None):
+    def die_once(y_block):
+        from distributed import get_worker
+
+        try:
+            get_worker()
+        except ValueError:  # computed on the client (the classes are read from the labels first)
+            return y_block
         if not marker.exists():
             marker.write_text("x")
-            os._exit(1)  # the worker process dies while the client waits for its table
-        return await held_stats(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker)
+            os._exit(1)  # the worker process dies in the middle of the call
+        return y_block
 
-    monkeypatch.setattr(dist_termstats, "held_stats", die_once)
     X, y = corpus()
-    assert textsel.term_stats(persisted(X), y) == textsel.term_stats(X, y)
+    dX = persisted(X)
+    dy = da.from_array(y, chunks=(UNEVEN,)).map_blocks(die_once, dtype=y.dtype)
+    assert textsel.term_stats(dX, dy) == textsel.term_stats(X, y)
     assert marker.exists()
-
-
-def test_worker_lost_during_lsqr(fragile_client, monkeypatch):
-    """A worker killed in the middle of a solve takes its part of u with it: the solve starts
-    again from its beginning once the cluster has recomputed the lost blocks from their graph,
-    and gives bitwise the result of an undisturbed run (the sums follow the matrix's fixed groups
-    of blocks and a fixed tree over them, not where the groups run), which equals the in-memory
-    one; no state is left on the workers."""
-    from textsel.distributed import solve as cluster_solve
-    from textsel.distributed._solve_worker import _TABLE
-
-    X, y = corpus()
-    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
-    kw = dict(damp=0.5, fit_intercept=True, atol=1e-10, btol=1e-10)
-    undisturbed = textsel.lsqr(dask_matrix(X), B, **kw)
-    calls = {"n": 0, "starts": 0}
-    real_step, real_init = cluster_solve.ClusterRowOperator.step, cluster_solve.ClusterRowOperator.__init__
-
-    def kill_on_the_fifth(self, *args):
-        calls["n"] += 1
-        if calls["n"] == 5:
-            pids = self.client.run(os.getpid)
-            os.kill(next(iter(pids.values())), signal.SIGKILL)
-        return real_step(self, *args)
-
-    def counted_init(self, *args):
-        calls["starts"] += 1
-        real_init(self, *args)
-
-    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "step", kill_on_the_fifth)
-    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "__init__", counted_init)
-    dist = textsel.lsqr(dask_matrix(X), B, **kw)
-    local = textsel.lsqr(X, B, **kw)
-    assert calls["starts"] == 2 and calls["n"] > 5  # started again once, and ran to the end
-    np.testing.assert_array_equal(dist.x, undisturbed.x)
-    np.testing.assert_array_equal(dist.itn, undisturbed.itn)
-    np.testing.assert_array_equal(dist.istop, local.istop)
-    assert np.abs(dist.itn - local.itn).max() <= 2
-    assert relative(dist.x, local.x) <= 1e-8
-    left = fragile_client.run(lambda dask_worker: len(getattr(dask_worker, _TABLE, {})))
-    assert sum(left.values()) == 0
 
 
 def test_block_runs_are_consecutive_and_even():
@@ -419,28 +348,6 @@ def test_block_runs_are_consecutive_and_even():
             assert sum(groups, []) == list(range(n_blocks))
             sizes = [len(g) for g in groups]
             assert len(groups) == min(n_blocks, n_groups) and max(sizes) - min(sizes) <= 1
-
-
-def test_lsqr_does_not_depend_on_where_the_blocks_live(client, monkeypatch):
-    """The same BlockMatrix solved with its groups sent to the other worker (as after a worker loss
-    or work stealing): bitwise the same x and iterations."""
-    from textsel.distributed import _blocks
-
-    X, y = corpus()
-    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
-    A = BlockMatrix(dask_matrix(X))
-    assert len(A.groups) == 2
-    first = textsel.lsqr(A, B, damp=0.5, atol=1e-10, btol=1e-10)
-    workers = sorted(client.nthreads())
-
-    def swapped(client, futures, groups):
-        placed = _blocks.place_groups(client, futures, groups)
-        return [(workers[1 - workers.index(w)], idx) for w, idx in placed]
-
-    monkeypatch.setattr(block_operator, "place_groups", swapped)
-    moved = textsel.lsqr(A, B, damp=0.5, atol=1e-10, btol=1e-10)
-    np.testing.assert_array_equal(moved.x, first.x)
-    np.testing.assert_array_equal(moved.itn, first.itn)
 
 
 def slow_blocks(block, block_info=None):
@@ -481,27 +388,15 @@ def test_a_persisted_array_keeps_its_placement(client):
     assert relative(dist.x, local.x) <= 1e-8
 
 
-@pytest.mark.parametrize("call", ["term_stats", "term_stats persisted", "lsqr"])
-def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call, monkeypatch):
+@pytest.mark.parametrize("call", ["term_stats", "lsqr"])
+def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
     """Ctrl-C while the client waits for the workers raises within 0.5 s (the wait is
-    interruptible Python; a persisted array's direct count does not swallow it and count again
-    by tasks), and the same client then computes an exact result."""
+    interruptible Python), and the same client then computes an exact result."""
     from test_interrupts import interrupt_after
-
-    from textsel.distributed import termstats as dist_termstats
-    from textsel.distributed._worker import held_stats
 
     X, y = corpus()
     dX = dask_matrix(X).map_blocks(slow_blocks, dtype=X.dtype)
-    if call == "term_stats persisted":
-
-        async def slow_count(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker=None):
-            await asyncio.sleep(2.0)  # a count that takes long on its worker
-            return await held_stats(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker)
-
-        monkeypatch.setattr(dist_termstats, "held_stats", slow_count)
-        dX = persisted(X)
-    if call.startswith("term_stats"):
+    if call == "term_stats":
         latency = interrupt_after(0.5, lambda: textsel.term_stats(dX, y))
     else:
         latency = interrupt_after(0.5, lambda: textsel.lsqr(dX, y.astype(float)))
@@ -639,62 +534,3 @@ def test_term_stats_on_many_workers_adds_the_tables_among_them():
         workers = {w for ws in client.who_has(dX).values() for w in ws}
     assert stats == textsel.term_stats(X, y)
     assert len(adds) == len(workers) - 1 >= 2
-
-
-def test_the_workers_norm_parts_stay_exact_near_the_ends_of_the_double_range():
-    """Each group returns ||u|| as (scale, scaled sum of squares) from the C step, added pairwise
-    as BLAS nrm2 adds them: columns of 1e-200 or 1e200 (whose squares leave the double range),
-    ordinary columns and zeros give the norm of the stacked column to rounding; the step leaves u
-    as it is without v, and its A'u is scipy's."""
-    from textsel._ext.rowblocks import rowblocks_step
-    from textsel._row_groups import add_norms
-
-    rng = np.random.default_rng(3)
-    parts = [rng.standard_normal((50, 4)) * np.array([1e-200, 1e200, 1.0, 0.0]) for _ in range(3)]
-    blocks = [sp.random(50, 7, density=0.3, format="csr", random_state=rng) for _ in parts]
-    scale, ssq = np.zeros(4), np.zeros(4)
-    for X, u in zip(blocks, parts, strict=True):
-        kept = u.copy()
-        part_scale, part_ssq, g = rowblocks_step([X], [u], None, 7, True, np.arange(4))
-        np.testing.assert_array_equal(u, kept)
-        np.testing.assert_allclose(g, np.vstack([X.T @ u, u.sum(axis=0)]), rtol=1e-13, atol=0)
-        scale, ssq = add_norms((scale, ssq), (part_scale, part_ssq))
-    stacked = np.vstack(parts)
-    big = np.abs(stacked).max(axis=0)
-    expected = big * np.sqrt(((stacked / np.where(big > 0, big, 1.0)) ** 2).sum(axis=0))
-    np.testing.assert_allclose(scale * np.sqrt(ssq), expected, rtol=1e-14)
-    assert expected[0] > 0 and np.isfinite(expected[1])
-
-
-@pytest.mark.parametrize("n_workers", [4, 3])
-def test_lsqr_on_several_workers_runs_no_task_an_iteration_and_exchanges_among_them(n_workers):
-    """On three and four workers a solve runs one setup task per group and none an iteration: the
-    client sends v to the first group's worker and receives the total from it (2 x 8 n K bytes an
-    iteration at most), and the workers deal v out, gather it, and reduce-scatter and gather the
-    parts among themselves in rounds (Rabenseifner; on three, the third group's part added into
-    the first's): about (log2 P + 2 (P - 1)) x 8 n K bytes among P = 2 or 4 ranks, plus 2 x 8 n K
-    to and from a third; the solve equals the in-memory one."""
-    from distributed import get_task_stream
-
-    X, y = corpus()
-    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
-    kw = dict(damp=0.5, fit_intercept=True, atol=1e-10, btol=1e-10)
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
-    with cluster, Client(cluster) as client:
-        client.wait_for_workers(n_workers)
-        A = BlockMatrix(dask_matrix(X, (750,) * 4 if n_workers == 4 else (1000,) * 3), client)
-        with get_task_stream(client) as stream:
-            dist = textsel.lsqr(A, B, **kw)
-        names = [str(t["key"]).split("-")[0] for t in stream.data]
-    local = textsel.lsqr(X, B, **kw)
-    iterations = int(dist.itn.max())
-    assert names == ["setup"] * n_workers
-    vectors = 8 * (X.shape[1] + 1) * 4
-    per_iteration = (A.traffic["sent"] + A.traffic["received"]) / iterations
-    assert per_iteration <= 2 * vectors + 8 * 4 * 8
-    P = 4 if n_workers == 4 else 2
-    bound = (np.log2(P) + 2 * (P - 1)) * vectors + 2 * vectors * (n_workers - P)
-    among = A.traffic["peers"] / iterations
-    assert 0.5 * bound < among <= bound  # fewer columns as they stop; a rank beside another sends it nothing
-    np.testing.assert_array_equal(dist.istop, local.istop)
-    assert relative(dist.x, local.x) <= 1e-8

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 pytest.importorskip("distributed")
 import dask.array as da  # noqa: E402
-from dask_corpus import cluster_client, dask_matrix, relative, uneven  # noqa: E402
+from dask_corpus import client_fixture, cluster_client, dask_matrix, relative, uneven  # noqa: E402
 from dask_corpus import corpus as base_corpus  # noqa: E402
 from distributed import Client  # noqa: E402
 
@@ -34,12 +34,7 @@ def corpus(seed=0, n=6000):
 TIGHT = dict(tol=1e-10)
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster, client = cluster_client()
-    yield client
-    client.close()
-    cluster.close()
+client = client_fixture("client", "module")
 
 
 def sizes(value):
@@ -57,11 +52,8 @@ def sizes(value):
 
 def test_nothing_of_the_documents_length_reaches_the_client(client, monkeypatch):
     """With the labels and sample weights as Dask arrays, every array the client gathers from the
-    workers, scatters to them or exchanges with them in the solve's direct calls during a WPSVM
-    fit is smaller than the number of documents (the largest is v, terms x classes); the model is
-    the in-memory one."""
-    from textsel.distributed import solve as cluster_solve
-
+    workers or scatters to them during a WPSVM fit (the solve's calls included) is smaller than
+    the number of documents (the largest is v, terms x classes); the model is the in-memory one."""
     X, y = corpus()
     w = np.random.default_rng(1).random(X.shape[0]) + 0.5
     seen = []
@@ -76,16 +68,8 @@ def test_nothing_of_the_documents_length_reaches_the_client(client, monkeypatch)
         seen.extend(sizes(data))
         return scatter(self, data, *args, **kwargs)
 
-    def recorded_call(self, kind, cols, v=None, **request):  # the iterations' direct calls
-        seen.extend(sizes(v))
-        result = call(self, kind, cols, v, **request)
-        seen.extend(sizes(result))
-        return result
-
-    call = cluster_solve.ClusterRowOperator._call
     monkeypatch.setattr(Client, "gather", recorded_gather)
     monkeypatch.setattr(Client, "scatter", recorded_scatter)
-    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "_call", recorded_call)
     model = textsel.WeightedProximalSVC(**TIGHT).fit(
         dask_matrix(X), da.from_array(y, chunks=1000), sample_weight=da.from_array(w, chunks=UNEVEN)
     )

@@ -20,7 +20,7 @@ from ._parallel import run_blocks
 
 __all__ = [
     "LANES", "RowGroups", "add_norms", "group_bounds", "group_count", "lane_width", "pack_lanes",
-    "tree_reduce",
+    "tree_half", "tree_reduce",
 ]  # fmt: skip
 
 #: right-hand sides taken together by the kernels: v and g travel in blocks of 8 lanes
@@ -55,6 +55,12 @@ def group_bounds(indptr: np.ndarray, n_groups: int) -> np.ndarray:
     return np.concatenate([[0], np.minimum(cuts, m), [m]]).astype(np.int64)
 
 
+def tree_half(count: int) -> int:
+    """How many of ``count`` (>= 2) parts the tree adds on the left: the largest power of two
+    below ``count``."""
+    return 1 << ((count - 1).bit_length() - 1)
+
+
 def tree_reduce(parts: list, combine):
     """``parts`` added by one fixed binary tree: the first largest power of two below their number
     on the left, the rest on the right, recursively.  ``combine(a, b)`` adds b into a (returning
@@ -63,7 +69,7 @@ def tree_reduce(parts: list, combine):
     def node(a, b):
         if b - a == 1:
             return parts[a]
-        half = 1 << ((b - a - 1).bit_length() - 1)
+        half = tree_half(b - a)
         return combine(node(a, a + half), node(a + half, b))
 
     return node(0, len(parts))

@@ -1,23 +1,7 @@
-"""The step of a row operator on row blocks: the blocks one worker keeps (a distributed solve) or
-one group of an in-memory solve's rows."""
-
-from collections.abc import Sequence
-from typing import Any
+"""One group of a solve's rows: its step of LSQR's row operator, in memory and on a Dask worker."""
 
 import numpy as np
 from numpy.typing import NDArray
-
-def rowblocks_step(
-    blocks: list[Any],
-    u: list[NDArray[np.float64]],
-    weights: Sequence[NDArray[np.float64] | None] | None,
-    n_cols: int,
-    fit_intercept: bool,
-    cols: NDArray[np.int64],
-    v: NDArray[np.float64] | None = None,
-    vcoef: NDArray[np.float64] | None = None,
-    ucoef: NDArray[np.float64] | None = None,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
 
 class RowGroup:
     n_rows: int
@@ -33,6 +17,7 @@ class RowGroup:
         fit_intercept: bool,
         u: NDArray[np.float64],
         weights: NDArray[np.float64] | None,
+        check: bool = True,
     ) -> None: ...
     def step(
         self,

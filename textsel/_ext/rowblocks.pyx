@@ -1,108 +1,14 @@
 # cython: language_level=3
-"""The step of a row operator on row blocks: the blocks one worker of a distributed solve keeps
-(``rowblocks_step``, ``ts_rowblocks_step``), or one group of an in-memory solve's rows
-(:class:`RowGroup`, ``ts_rowgroup_step``), both in csrc/rowblocks.c, without the GIL."""
+"""One group of a solve's rows (:class:`RowGroup`, ``ts_rowgroup_step`` in csrc/rowblocks.c): its
+step of LSQR's row operator, without the GIL, in memory and on a Dask worker alike."""
 
 import numpy as np
 
 from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
 
-from .ccore cimport _Buffers, _fill_csr
-from .core cimport (TS_ERR_NOMEM, TS_ERR_NONFINITE, ts_csr, ts_csr_check, ts_row_block, ts_rowblocks_step,
-                    ts_rowgroup_step)
+from .ccore cimport _fill_csr
+from .core cimport TS_ERR_NONFINITE, ts_csr, ts_csr_check, ts_row_block, ts_rowgroup_step
 from .ccore import check_status
-
-
-def _check_shape(a, rows, K, str what, j):
-    if np.shape(a) != (rows, K):
-        raise ValueError(f"{what} of block {j} has shape {np.shape(a)}, expected {(rows, K)}")
-
-
-def rowblocks_step(list blocks, list u, weights, int64_t n_cols, bint fit_intercept, cols, v=None,
-                   vcoef=None, ucoef=None):
-    """For the columns ``cols`` of LSQR's u: u = vcoef D A v + ucoef u on every block (``v`` None:
-    u as it is), then the blocks' ||u|| and A'D u, in one pass over each block's values.
-
-    Parameters
-    ----------
-    blocks : list of scipy.sparse.csr_matrix
-        The row blocks, float64 values, ``n_cols`` columns each.
-    u : list of ndarray
-        Each block's u, (rows, K) C-contiguous float64, updated in place.
-    weights : list of ndarray or None
-        Each block's row weights D, shaped as its u; None: all 1.
-    n_cols : int
-        Columns of X; A = [X, 1] when ``fit_intercept``.
-    fit_intercept : bool
-    cols : ndarray of int64
-        The columns of u that run, distinct.
-    v, vcoef, ucoef : ndarray or None
-        v (n_cols + fit_intercept, len(cols)) and the coefficients, one per column of ``cols``.
-
-    Returns
-    -------
-    scale, ssq : ndarray
-        ||u[:, cols[p]]|| = scale[p] * sqrt(ssq[p]) (scale 1 unless the plain sum of squares left
-        the double range).
-    g : ndarray
-        A'D u, (n_cols + fit_intercept, len(cols)).
-    """
-    cdef int64_t n_blocks = len(blocks), j, P, K, n1 = n_cols + (1 if fit_intercept else 0)
-    cdef const int64_t[::1] colv = np.ascontiguousarray(cols, dtype=np.int64)
-    cdef const double[:, ::1] vv
-    cdef const double[::1] vc, uc
-    cdef double[:, ::1] uj
-    cdef const double[:, ::1] wj
-    cdef const double *vptr = NULL
-    cdef const double *vcptr = NULL
-    cdef const double *ucptr = NULL
-    cdef ts_row_block *rb
-    cdef int status
-    P = colv.shape[0]
-    if len(u) != n_blocks or (weights is not None and len(weights) != n_blocks):
-        raise ValueError(f"{n_blocks} blocks, {len(u)} u and {len(weights)} weights")
-    K = u[0].shape[1] if n_blocks else P
-    scale, ssq = np.empty(P), np.empty(P)
-    g = np.zeros((n1, P))
-    cdef double[::1] sv = scale, qv = ssq
-    cdef double[:, ::1] gv = g
-    if P == 0:
-        return scale, ssq, g
-    if v is not None:
-        vv = v
-        vc = np.ascontiguousarray(vcoef, dtype=np.float64)
-        uc = np.ascontiguousarray(ucoef, dtype=np.float64)
-        if vv.shape[0] != n1 or vv.shape[1] != P or vc.shape[0] != P or uc.shape[0] != P:
-            raise ValueError(f"v {np.shape(v)}, vcoef {vc.shape[0]} and ucoef {uc.shape[0]} for "
-                             f"{n1} unknowns and {P} columns")
-        vptr, vcptr, ucptr = &vv[0, 0], &vc[0], &uc[0]
-    keep = []
-    rb = <ts_row_block *> malloc(max(n_blocks, 1) * sizeof(ts_row_block))
-    if rb == NULL:
-        check_status(TS_ERR_NOMEM, "rowblocks_step")
-    try:
-        for j in range(n_blocks):
-            X = blocks[j]
-            keep.append(_fill_csr(&rb[j].X, X.data, X.indices, X.indptr, X.shape[0], n_cols))
-            _check_shape(u[j], X.shape[0], K, "u", j)
-            uj = u[j]
-            keep.append(u[j])
-            rb[j].u = &uj[0, 0] if uj.shape[0] else NULL
-            rb[j].weights = NULL
-            rb[j].col_stride = 0  # u and the weights row-major
-            if weights is not None and weights[j] is not None:
-                _check_shape(weights[j], X.shape[0], K, "weights", j)
-                wj = weights[j]
-                keep.append(weights[j])
-                rb[j].weights = &wj[0, 0] if wj.shape[0] else NULL
-        with nogil:
-            status = ts_rowblocks_step(rb, n_blocks, n_cols, fit_intercept, K, P, &colv[0], vptr, vcptr,
-                                       ucptr, &sv[0], &qv[0], &gv[0, 0])
-    finally:
-        free(rb)
-    check_status(status, "rowblocks_step")
-    return scale, ssq, g
 
 
 cdef extern from "internal.h" nogil:
@@ -127,6 +33,10 @@ cdef class RowGroup:
         solve's (K, m) array), updated in place by :meth:`step`.
     weights : ndarray or None
         The group's row weights, laid out as ``u``; None: all 1.
+    check : bool
+        Check the rows' structure and values (the default).  False only for arrays a RowGroup
+        built with True has checked already and that nothing wrote since (a Dask worker's group,
+        checked when it was set up, rebuilt over a fresh u every iteration).
     """
 
     cdef ts_row_block block
@@ -135,7 +45,7 @@ cdef class RowGroup:
     cdef readonly bint fit_intercept
 
     def __cinit__(self, const double[::1] data, indices, indptr, int64_t n_cols, bint fit_intercept,
-                  double[:, :] u, weights):
+                  double[:, :] u, weights, bint check=True):
         cdef const double[:, :] wv
         cdef int status
         self.n_rhs, self.n_rows, self.n_cols, self.fit_intercept = u.shape[0], u.shape[1], n_cols, fit_intercept
@@ -154,6 +64,8 @@ cdef class RowGroup:
                     self.n_rows and self.n_rhs and (wv.strides[0] != u.strides[0] or wv.strides[1] != u.strides[1])):
                 raise ValueError(f"weights {np.shape(weights)} must be laid out as u {np.shape(u)}")
             self.block.weights = &wv[0, 0] if self.n_rows and self.n_rhs else NULL
+        if not check:
+            return
         with nogil:
             status = ts_csr_check(&self.block.X)
             if status == 0 and ts_csr_has_nonfinite(&self.block.X):

@@ -4,18 +4,19 @@ Nothing here is called directly in the common case: :func:`textsel.term_stats`,
 :func:`textsel.lsqr`, the selectors and the least-squares classifiers accept a Dask array of
 scipy.sparse CSR row blocks wherever they accept ``X`` and come here through one seam
 (``textsel/_dispatch.py``).  :class:`BlockMatrix` holds such an array's blocks persisted and
-checked on the workers, for several solves on the same matrix.  ``import textsel`` does not
+checked on the workers, for several solves on the same matrix; :func:`row_blocks` turns an
+in-memory matrix into such an array, cut as an in-memory solve cuts it.  ``import textsel`` does not
 import this package or Dask.
 """
 
-__all__ = ["BlockMatrix"]
+__all__ = ["BlockMatrix", "row_blocks"]
 
 
 def __getattr__(name):
     # lazily: a worker unpickling a block task imports this package, and needs no Dask array code
-    if name == "BlockMatrix":
+    if name in __all__:
         try:
-            from ._blocks import BlockMatrix
+            from . import _blocks
         except ModuleNotFoundError as exc:
             if (exc.name or "").split(".")[0] in ("dask", "distributed"):
                 raise ModuleNotFoundError(
@@ -24,5 +25,5 @@ def __getattr__(name):
                     name=exc.name,
                 ) from exc
             raise
-        return BlockMatrix
+        return getattr(_blocks, name)
     raise AttributeError(f"module 'textsel.distributed' has no attribute {name!r}")

@@ -13,6 +13,7 @@ from ._worker import checked_float64, local_labels, n_rows, row_norms
 
 __all__ = [
     "BlockMatrix",
+    "row_blocks",
     "as_label_array",
     "persisted_futures",
     "place_blocks",
@@ -178,6 +179,58 @@ def initial_groups(client, blocks) -> list[tuple[str | None, list[int]]]:
     return [(workers[g] if workers else None, idx) for g, idx in enumerate(groups)]
 
 
+def row_blocks(X, client=None, n_blocks=None):
+    """An in-memory matrix as a Dask array of CSR row blocks held by the cluster's workers.
+
+    The blocks are cut where :func:`textsel.lsqr` cuts the matrix into groups in memory (for a
+    solve with an intercept, as the classifiers fit), so that a solve on the array gives the
+    in-memory answer to the last bit; ``n_blocks`` cuts it into that many blocks of about as many
+    stored values instead (to use more workers than the matrix has groups).  Consecutive blocks
+    go to each worker, as evenly as their count allows, sent straight from here (a graph holding
+    the matrix would pass through the scheduler: Dask's "Sending large graph" warning).  Scattered
+    blocks have no graph to recompute them from: a worker lost with them loses them for good, so
+    a long job on an unreliable cluster should build its blocks from files instead.
+
+    Parameters
+    ----------
+    X : sparse matrix or array-like of shape (n_docs, n_terms)
+    client : dask.distributed.Client, optional
+        Default: the current client.
+    n_blocks : int, optional
+
+    Returns
+    -------
+    dask.array.Array
+        Row chunks only, each chunk a ``scipy.sparse.csr_matrix``.
+    """
+    import scipy.sparse as sp
+    from distributed import default_client
+
+    from .._checks import as_csr, check_positive_int
+    from .._row_groups import group_bounds, group_count
+
+    X = as_csr(X, "X")
+    client = client or default_client()
+    if n_blocks is None:
+        n_blocks = group_count(X.nnz, X.shape[1] + 1)
+    n_blocks = check_positive_int(n_blocks, "n_blocks", 1, max(X.shape[0], 1))
+    bounds = group_bounds(X.indptr, n_blocks)
+    workers = sorted(client.nthreads())
+    if not workers:
+        raise ValueError("row_blocks: the client's cluster has no worker")
+    pieces = [X[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    futures = []
+    for w, worker in enumerate(workers):
+        mine = [p for i, p in enumerate(pieces) if i * len(workers) // len(pieces) == w]
+        if mine:
+            futures += client.scatter(mine, workers=[worker], hash=False)
+    meta = sp.csr_matrix((0, X.shape[1]), dtype=X.dtype)
+    return da.concatenate([
+        da.from_delayed(delayed(f), shape=p.shape, dtype=X.dtype, meta=meta)
+        for f, p in zip(futures, pieces, strict=True)
+    ])  # fmt: skip
+
+
 class BlockMatrix:
     """A document-term matrix held as CSR row blocks on the workers of a Dask cluster.
 
@@ -212,13 +265,14 @@ class BlockMatrix:
     row_starts : ndarray of int64
         The first row of each block, and the number of rows last.
     groups : list of list of int
-        The groups of blocks (in block order) whose sums ``A' U`` adds, in this order.
+        Runs of blocks, one per worker when the matrix was built (where SCut's held-out products
+        run; a solve's groups are its blocks).
     traffic : dict
         Bytes of vectors sent to and received from the workers by the client during the LSQR
-        iterations (``sent``, ``received``), the number of products (two an iteration), and the
-        bytes sent once a solve to set it up (``setup``: its right-hand sides and row weights,
-        or the labels, each block's straight to its worker), and the bytes the workers sent each
-        other during the iterations (``peers``), summed over every solve on this matrix.
+        iterations (``sent``: v; ``received``: the workers' parts of A'D u), the number of
+        products (two an iteration), and the bytes sent once a solve to set it up (``setup``: its
+        right-hand sides and row weights, or the labels, each block's to its worker), summed over
+        every solve on this matrix.
     """
 
     def __init__(self, X, client=None, name: str = "X"):
@@ -252,11 +306,16 @@ class BlockMatrix:
         if self.shape[0] == 0:
             raise ValueError(f"{name} must have at least one document, got shape {self.shape}")
         self.dtype = np.dtype(np.float64)
-        self.traffic = {"sent": 0, "received": 0, "products": 0, "setup": 0, "peers": 0}
+        self.traffic = {"sent": 0, "received": 0, "products": 0, "setup": 0}
 
     @property
     def n_blocks(self) -> int:
         return len(self.futures)
+
+    def release(self):
+        """Drop the blocks' futures, so that the workers release them (the matrix is of no use
+        afterwards)."""
+        self.futures = []
 
     def row_norms(self) -> np.ndarray:
         """Euclidean norm of every row, computed on the workers."""

@@ -1,147 +1,175 @@
-"""What the workers compute for a solve whose row vectors stay there (``textsel.distributed.solve``).
+"""What the tasks of a solve on a cluster compute (``textsel.distributed.solve``): pure functions of
+Dask data, so that Dask holds, moves, counts and releases everything a solve keeps on a worker.
 
-A worker keeps, for each group of row blocks it solves, the blocks, their right-hand sides b,
-their row weights and LSQR's u, for the whole solve, in a table on the worker object keyed by
-the solve and the group, set up by a task (:func:`setup`).  :func:`compute` is one call of the C
-solver's row operator on one group: its max |D b|, or u updated and the group's parts of ||u||
-and of A'D u, which ``_collective`` adds among the workers; nothing of length m (documents)
-leaves a worker.  Imports numpy and textsel's kernels only, as ``_worker`` does.
+Each row block of the matrix is one group of the solve (:class:`Group`: its CSR rows, checked
+once, with its rows of b and of the row weights, laid out column by column as in memory), the
+result of one task.  Each call of the C solver's row operator then runs one task per worker over
+the groups it holds (:func:`run_step`): it gives every group a new u (LSQR's u of the group's rows,
+a fresh array: the previous one is the previous task's result, never written) and returns the
+parts of ||u|| and A'D u added over each piece of the fixed tree (:func:`textsel._row_groups.tree_reduce`)
+whose groups are all here; :func:`add_parts` adds two pieces for the rest of the tree.  The
+kernel is the in-memory solve's (``RowGroup.step``), lane block by lane block, so that a solve
+on a Dask array cut like the in-memory groups gives the in-memory answer to the last bit.
+
+Imports numpy and textsel's kernels only, as ``_worker`` does.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._ext.rowblocks import rowblocks_step
-from .._row_groups import add_norms as add_pair
+from .._ext.rowblocks import RowGroup
+from .._row_groups import LANES, add_norms, lane_width, pack_lanes, tree_reduce
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
-__all__ = ["StateLost", "add_norms", "compute", "setup", "state_of", "states"]
-
-_TABLE = "_textsel_solves"
+__all__ = ["Group", "add_parts", "pick", "run_step", "setup_group", "unpack_part"]
 
 
-class StateLost(RuntimeError):
-    """A group's state is not on the worker that runs its task: the worker holding it was lost
-    (or the task moved); the solve restarts from its beginning."""
+class Group:
+    """One block's share of a solve: its CSR rows (float64, structure and values checked here,
+    once), its right-hand sides ``BT`` and row weights ``WT`` (K x rows, each column's rows
+    contiguous; ``WT`` None: all 1)."""
+
+    def __init__(self, X, BT, WT, fit_intercept):
+        self.X, self.BT, self.WT, self.fit_intercept = X, BT, WT, bool(fit_intercept)
+        self.kernel(np.zeros_like(BT), check=True)  # refuses a malformed block, here and once
+
+    @property
+    def n_rows(self) -> int:
+        return self.X.shape[0]
+
+    def kernel(self, u, check=False) -> RowGroup:
+        """The C step over these rows with ``u`` (K x rows) as LSQR's u, updated in place."""
+        X = self.X
+        return RowGroup(X.data, X.indices, X.indptr, X.shape[1], self.fit_intercept, u, self.WT, check)
+
+    def scaled_b(self, cols) -> np.ndarray:
+        """D b of the columns ``cols`` (len(cols) x rows)."""
+        return self.BT[cols] if self.WT is None else self.WT[cols] * self.BT[cols]
 
 
-def _worker():
-    from distributed import get_worker
-
-    return get_worker()
-
-
-def states(worker):
-    table = getattr(worker, _TABLE, None)
-    if table is None:
-        table = {}
-        setattr(worker, _TABLE, table)
-    return table
-
-
-def setup(solve, group, blocks, rows, fit_intercept) -> int:
-    """Keep the group's blocks (CSR, float64, checked), right-hand sides and row weights here for
-    the solve; returns the group's number of rows.
-
-    ``rows`` is ``("arrays", b_parts, weight_parts)``, the blocks' rows of b and of the weights
-    (None: all ones) as given, or ``("labels", y_parts, s_parts, recipe, delta, held_out)``: the
-    blocks' labels and sample weights, from which b and the weights are built here as in memory
-    (:mod:`textsel._rows`), 0 on the rows ``held_out[j]`` of block j (a slice, or None).
-    """
+def setup_group(X, rows, fit_intercept) -> Group:
+    """A block's :class:`Group`.  ``rows`` is ``("arrays", b, weights)``, the block's rows of b and
+    of the weights (None: all 1) as given, or ``("labels", y, s, recipe, delta, held_out)``: its
+    labels and sample weights, from which b and the weights are built here as in memory
+    (:mod:`textsel._rows`), 0 on the rows ``held_out`` (a slice, or None)."""
     if rows[0] == "arrays":
-        _, b_parts, weight_parts = rows
+        _, b, w = rows
     else:
-        b_parts, weight_parts = _from_labels(*rows[1:])
-    state = {
-        "blocks": list(blocks),
-        "b": [np.ascontiguousarray(b, dtype=np.float64) for b in b_parts],
-        "w": None
-        if weight_parts is None or all(w is None for w in weight_parts)
-        else [np.ascontiguousarray(w, dtype=np.float64) for w in weight_parts],
-        "fit_intercept": bool(fit_intercept),
-    }
-    state["u"] = [np.zeros_like(b) for b in state["b"]]
-    states(_worker())[(solve, group)] = state
-    return sum(b.shape[0] for b in state["b"])
-
-
-def _from_labels(y_parts, s_parts, recipe, delta, held_out):
-    """The blocks' targets and row weights from their labels (the weights None when all are 1)."""
-    b_parts, w_parts = [], []
-    for j, y in enumerate(y_parts):
+        _, y, s, recipe, delta, held_out = rows
         y = local_labels(y)
-        T = block_targets(y, recipe)
-        s = document_weights(y, None if s_parts is None else s_parts[j], recipe)
-        b_parts.append(T)
-        w_parts.append(block_row_weights(T, s, delta, held_out[j]))
-    if any(w is None for w in w_parts) and not all(w is None for w in w_parts):
-        w_parts = [np.ones_like(T) if w is None else w for T, w in zip(b_parts, w_parts, strict=True)]
-    return b_parts, w_parts
+        b = block_targets(y, recipe)
+        w = block_row_weights(b, document_weights(y, s, recipe), delta, held_out)
+    BT = np.ascontiguousarray(np.asarray(b, dtype=np.float64).T)
+    WT = None if w is None else np.ascontiguousarray(np.asarray(w, dtype=np.float64).T)
+    return Group(X, BT, WT, fit_intercept)
 
 
-def _weights(state, j, cols):
-    # a copy only for a subset of the columns (``cols`` a slice: a view)
-    return None if state["w"] is None else state["w"][j][:, cols]
+def _lane_blocks(P):
+    """The lane blocks of ``P`` columns, as slices (8 columns each, the last fewer)."""
+    return [slice(p0, min(p0 + LANES, P)) for p0 in range(0, P, LANES)]
 
 
-def _start(state, cols, exps):
-    """With ``exps`` None: the group's max |D b| of each column ``cols[p]``; else u = 2^-exps D b for
-    those columns and the group's part of ||u|| and A'D u."""
-    if exps is None:
-        maxabs = np.zeros(cols.size)
-        for j, b in enumerate(state["b"]):
-            Db = b[:, cols] if state["w"] is None else _weights(state, j, cols) * b[:, cols]
-            if Db.size:
-                np.maximum(maxabs, np.abs(Db).max(axis=0), out=maxabs)
-        return maxabs
-    for j, b in enumerate(state["b"]):
-        Db = b[:, cols] if state["w"] is None else _weights(state, j, cols) * b[:, cols]
-        state["u"][j][:, cols] = np.ldexp(Db, -np.asarray(exps))
-    return _part(state, cols)
+def _part(group, u, cols, vbs, vcoef, ucoef, spare=None):
+    """One group's u updated in place for the columns ``cols`` (``vbs`` None: as it is; else v's
+    lane blocks) and its part (scale, ssq, A'D u as a list of lane blocks, in ``spare`` if given:
+    the kernel overwrites them), lane block by lane block as the in-memory solve runs them."""
+    n1 = group.X.shape[1] + group.fit_intercept
+    P = cols.size
+    kernel = group.kernel(u)
+    scale, ssq, gb = np.empty(P), np.empty(P), []
+    for j, lanes in enumerate(_lane_blocks(P)):
+        gb.append(spare[j] if spare else np.empty((1, n1, lane_width(lanes.stop - lanes.start))))
+        vb = None if vbs is None else vbs[j]
+        coefs = (None, None) if vbs is None else (vcoef[lanes], ucoef[lanes])
+        kernel.step(cols[lanes], vb, *coefs, scale[lanes], ssq[lanes], gb[-1])
+    return scale, ssq, gb
 
 
-def _step(state, cols, v, vcoef, ucoef):
-    """u = vcoef D A v + ucoef u for the columns ``cols`` (A = [X, 1] with the intercept), then the
-    group's part of ||u|| and A'D u, in one pass over each block's values (the C kernel)."""
-    return rowblocks_step(
-        state["blocks"], state["u"], state["w"], state["blocks"][0].shape[1], state["fit_intercept"],
-        cols, np.ascontiguousarray(v, dtype=np.float64), vcoef, ucoef,
-    )  # fmt: skip
+class _LocalTree:
+    """A worker's pieces of the tree over its groups, each group's part computed when the tree
+    first needs it and added into the part beside it as soon as both exist, so that at most one
+    part per level of the tree is alive at once (their buffers reused), not one per group."""
+
+    def __init__(self, compute):
+        self.compute, self.spare = compute, []
+
+    def part(self, leaf):
+        """A leaf (a group's position) computed, or a sum already made."""
+        if isinstance(leaf, int):
+            return self.compute(leaf, self.spare.pop() if self.spare else None)
+        return leaf
+
+    def add(self, a, b):
+        a, b = self.part(a), self.part(b)
+        scale, ssq = add_norms(a[:2], b[:2])
+        for x, y in zip(a[2], b[2], strict=True):
+            np.add(x, y, out=x)
+        self.spare.append(b[2])
+        return scale, ssq, a[2]
+
+    def sum(self, first, count):
+        """The tree's sum over the positions first .. first + count - 1."""
+        return self.part(tree_reduce(list(range(first, first + count)), self.add))
 
 
-def _part(state, cols):
-    """The group's part of ||u|| as (scale, sum of squares / scale^2) per column, and of A'D u."""
-    return rowblocks_step(
-        state["blocks"], state["u"], state["w"], state["blocks"][0].shape[1], state["fit_intercept"], cols
-    )
+def unpack_part(part, P):
+    """A part's (scale, ssq, A'D u as an (n_unknowns, P) array)."""
+    scale, ssq, gb = part
+    g = np.empty((gb[0].shape[1] if gb else 0, P))
+    for j, block in enumerate(gb):
+        width = min(LANES, P - j * LANES)
+        g[:, j * LANES : j * LANES + width] = block[0, :, :width]
+    return scale, ssq, g
 
 
-def compute(state, kind, cols, exps=None, v=None, vcoef=None, ucoef=None):
-    """One call of the row operator on one group's ``state``: ``kind`` "max" (max |D b| of each
-    column ``cols[p]``), "start" (u = 2^-exps D b) or "step" (u = vcoef D A v + ucoef u); the two
-    latter return the group's (scale, ssq, A'D u)."""
-    cols = np.asarray(cols)
+def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vcoef=None, ucoef=None):
+    """One call of the row operator on the groups a worker holds (``groups``, the blocks numbered
+    ``blocks``, increasing), their u the first item of ``previous`` (the previous call's result;
+    None: zeros).
+
+    ``kind`` "max": ``(None, max |D b| of each column cols[p] over these groups)``.  "start": u =
+    2^-exps D b, "step": u = vcoef D A v + ucoef u, for the columns ``cols``; both return ``(u of
+    each group, {node: part})``, a part (scale, ssq, lane blocks of A'D u) added by the tree
+    for each node (a, b) of ``nodes``, the blocks a..b-1.
+    """
+    cols = np.ascontiguousarray(cols, dtype=np.int64)
     if kind == "max":
-        return _start(state, cols, None)
-    if kind == "start":
-        return _start(state, cols, exps)
-    return _step(state, cols, v, np.asarray(vcoef), np.asarray(ucoef))
+        maxabs = np.zeros(cols.size)
+        for group in groups:
+            if group.n_rows:
+                np.maximum(maxabs, np.abs(group.scaled_b(cols)).max(axis=1), out=maxabs)
+        return None, maxabs
+    old = [np.zeros_like(g.BT) for g in groups] if previous is None else previous[0]
+    u = [np.array(x) for x in old]  # a fresh u: the previous one stays as Dask holds it
+    vbs = None
+    if kind == "step":  # v's lane blocks, packed once for every group here
+        v, vcoef, ucoef = np.asarray(v), np.asarray(vcoef), np.asarray(ucoef)
+        vbs = [pack_lanes(v[:, lanes]) for lanes in _lane_blocks(cols.size)]
+    def compute(j, spare):
+        if kind == "start":
+            u[j][cols] = np.ldexp(groups[j].scaled_b(cols), -np.asarray(exps)[:, None])
+        return _part(groups[j], u[j], cols, vbs, vcoef, ucoef, spare)
+
+    tree = _LocalTree(compute)
+    at = {block: j for j, block in enumerate(blocks)}
+    parts = {(a, b): tree.sum(at[a], b - a) for a, b in nodes}
+    if len(parts) < len(nodes) or sum(b - a for a, b in nodes) < len(groups):
+        raise ValueError(f"nodes {nodes} do not cover the blocks {blocks} once each")
+    return u, parts
 
 
-def state_of(worker, solve, group):
-    """The group's state on ``worker``, or StateLost."""
-    try:
-        return states(worker)[(solve, group)]
-    except KeyError:
-        raise StateLost(f"group {group} of solve {solve} is not on this worker") from None
+def add_parts(a, b):
+    """Two parts (scale, ssq, A'D u) as one: the norms as :func:`textsel._row_groups.add_norms`
+    adds them, A'D u (an array, or a list of lane blocks) elementwise."""
+    if isinstance(a[2], list):
+        return (*add_norms(a[:2], b[:2]), [x + y for x, y in zip(a[2], b[2], strict=True)])
+    return (*add_norms(a[:2], b[:2]), a[2] + b[2])
 
 
-def add_norms(parts):
-    """The groups' (scale, ssq) pairs, in group order, as one (each pair added as
-    :func:`textsel._row_groups.add_norms` adds two)."""
-    total = parts[0]
-    for other in parts[1:]:
-        total = add_pair(total, other)
-    return total
+def pick(result, node, n_columns):
+    """The part of ``node`` in a :func:`run_step` result as (scale, ssq, A'D u of shape (n_unknowns,
+    n_columns)), the lanes unpacked here (the padding of the last lane block never travels).  Run
+    where the result is, so that the groups' u never travel with it."""
+    return unpack_part(result[1][node], n_columns)

@@ -7,8 +7,6 @@ and scikit-learn alone would add 50 MB to each.
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -26,7 +24,6 @@ __all__ = [
     "block_stats",
     "check_block",
     "checked_float64",
-    "held_stats",
     "n_rows",
     "pack_stats",
     "row_norms",
@@ -165,31 +162,6 @@ def worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads) -> tuple
     the blocks: see :func:`textsel.termstats.count_blocks`); only the table travels, packed by
     :func:`pack_stats` for the trip."""
     return pack_stats(_count_checked(blocks, y_parts, indices, n_terms, classes, n_threads))
-
-
-async def held_stats(keys, y_parts, indices, n_terms, classes, n_threads, dask_worker=None):
-    """:func:`worker_stats` on the blocks this worker holds under ``keys``, run outside the task
-    system (by ``Client.run``) for the lower latency of one message each way: ``("ok", fields)``,
-    ``("error", exc)`` for a data error (raised on the client as it is), or ``None`` when a block
-    is no longer here (moved, or lost with a worker: the caller counts by tasks instead, which
-    recompute what was lost).
-
-    The blocks are looked up on the worker's event loop, which owns ``dask_worker.data``, and
-    counted in a thread of the loop's default executor, so the worker keeps answering its
-    scheduler meanwhile (the kernel releases the GIL).
-    """
-    data = dask_worker.data
-    try:
-        blocks = [data[key] for key in keys]
-    except KeyError:
-        return None
-    loop = asyncio.get_running_loop()
-    try:
-        fields = await loop.run_in_executor(None, worker_stats, blocks, y_parts, indices, n_terms, classes,
-                                            n_threads)  # fmt: skip
-    except (ValueError, TypeError) as exc:
-        return ("error", exc)
-    return ("ok", fields)
 
 
 def pack_stats(stats: TermStats) -> tuple:

@@ -45,8 +45,12 @@ def lsqr(X, inputs, fit_intercept):
     own threads.
     """
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
-    B, damps, weights, tolerances, limit = inputs(A.shape[0])
-    return solve(A, ArrayRows(A, B, weights), damps, fit_intercept, *tolerances, limit)
+    try:
+        B, damps, weights, tolerances, limit = inputs(A.shape[0])
+        return solve(A, ArrayRows(A, B, weights), damps, fit_intercept, *tolerances, limit)
+    finally:
+        if A is not X:  # built for this call: its blocks go with it, whatever happened
+            A.release()
 
 
 def _mark_fitted(est, n_features):
@@ -67,8 +71,12 @@ def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
     """The least-squares classifiers' ``fit`` with every pass over ``X`` and over the documents'
     labels and weights on the cluster (:class:`textsel.distributed.rows.BlockRows`)."""
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
-    rows = BlockRows(A, y, sample_weight, est.class_weight, type(est).__name__)
-    est._textsel_fit_rows(A, rows, functools.partial(_out_of_fold_scores, est))
+    try:
+        rows = BlockRows(A, y, sample_weight, est.class_weight, type(est).__name__)
+        est._textsel_fit_rows(A, rows, functools.partial(_out_of_fold_scores, est))
+    finally:
+        if A is not X:  # built for this fit: its blocks go with it, whatever happened
+            A.release()
     _mark_fitted(est, A.shape[1])
     return est
 

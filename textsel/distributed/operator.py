@@ -61,7 +61,7 @@ class BlockOperator:
 
         async def send_all():
             return await asyncio.gather(*[
-                client.scatter(data, workers=[worker], direct=True, hash=False, asynchronous=True)
+                client.scatter(data, workers=[worker], hash=False, asynchronous=True)
                 for worker, data in pieces
             ])  # fmt: skip
 

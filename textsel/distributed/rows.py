@@ -104,7 +104,7 @@ class BlockRows:
             if hasattr(chunk[0], "dask"):
                 futures = self.client.compute(chunk, workers=[worker], allow_other_workers=True)
             else:
-                futures = self.client.scatter(chunk, workers=[worker], direct=True, hash=False)
+                futures = self.client.scatter(chunk, workers=[worker], hash=False)
                 self.A.traffic["setup"] += sum(getattr(p, "nbytes", 0) for p in chunk)
             for i, future in zip(idx, futures, strict=True):
                 placed[i] = future
@@ -171,18 +171,22 @@ class _SolveRows:
         self.rows, self.delta = rows, None if delta is None else np.asarray(delta, dtype=np.float64)
         self.n_columns = rows.n_columns
 
-    def group(self, idx, worker):
+    def block(self, i, worker):
+        """The ``rows`` argument of ``_solve_worker.setup_group`` for block ``i``."""
         rows = self.rows
         starts = rows.A.row_starts
-        held = [None] * len(idx)
+        held = None
         if rows.held_out is not None:
             a, b = rows.held_out
-            held = [slice(max(a - starts[i], 0), max(min(b, starts[i + 1]) - starts[i], 0)) for i in idx]
-        s = None if rows._s is None else [rows._s[i] for i in idx]
-        return ("labels", [rows._y[i] for i in idx], s, rows.recipe, self.delta, held)
+            held = slice(max(a - starts[i], 0), max(min(b, starts[i + 1]) - starts[i], 0))
+        s = None if rows._s is None else rows._s[i]
+        return ("labels", rows._y[i], s, rows.recipe, self.delta, held)
 
     def refresh(self):
         self.rows.refresh()
+
+    def release(self):
+        """Nothing to drop: the labels stay placed for the fit's other solves."""
 
 
 def fold_bounds(n_docs: int, n_folds: int) -> list[tuple[int, int]]:

@@ -1,235 +1,265 @@
-"""LSQR on a cluster with the documents' vectors on the workers.
+"""LSQR on a cluster: the C solver here, its row operator as ordinary Dask tasks over the blocks.
 
-The C solver runs here on the client (:func:`textsel._ext.ccore.lsqr_rowop`) and holds only
-vectors of the unknowns' length (n terms x K right-hand sides): v, w and x.  Its row operator,
-:class:`ClusterRowOperator`, keeps each group of row blocks' right-hand sides, row weights and
-LSQR's u on the worker holding the blocks for the whole solve (``_solve_worker``), set up by one
-task per group.  The iterations then bypass the scheduler, as Dask's peer-to-peer shuffle does
-(``_collective``): once an iteration the client sends v to the worker of the first group and
-receives the n x K total of A'D u from it, and the groups' workers deal v out, gather it, and
-reduce-scatter and gather the parts among themselves in O(log G) rounds, the sums in one fixed
-order over the groups wherever they run.
+The C solver runs on the client (:func:`textsel._ext.ccore.lsqr_rowop`) and holds only vectors of
+the unknowns' length (n terms x K right-hand sides): v, w and x.  Each row block of the matrix is
+one group of the in-memory solve (``textsel._row_groups``): its rows, b and row weights are a
+task's result (``_solve_worker.setup_group``), and each call of the row operator is a few tasks
+(:class:`ClusterRowOperator`):
 
-So the bytes through the client per iteration are 2 x 8 n K plus a few per right-hand side, and
-no worker moves much more than 3 x 8 n K, whatever the number of workers or documents; no task
-runs per iteration.  A worker lost during a solve takes its groups' state with it: the solve
-starts again from its beginning (not from a checkpoint) once the cluster has recomputed the lost
-blocks, at most :data:`RESTARTS` times; Ctrl-C abandons the solve on every worker.
+- v is scattered to one worker holding groups; the others' tasks fetch it from there;
+- one task per worker (``run_step``) updates its groups' u, each into a new array (a Dask result:
+  the memory manager counts it, and it is released with its future once the next call has run),
+  and adds its groups' parts of ||u|| and A'D u over every piece of the fixed tree whose groups it
+  holds;
+- tasks add those pieces up the tree among the workers, and the client the top
+  :data:`CLIENT_DEPTH` levels (:func:`combine`), so it receives at most four parts an iteration.
+
+The tree is the in-memory solve's tree over the groups, whichever worker holds them, so the answer
+does not depend on the number of workers or where the blocks live, and a Dask array cut like the
+in-memory groups (:func:`textsel.distributed.row_blocks`) gives the in-memory answer to the last
+bit.  Everything a solve keeps on the workers is Dask data held by this client's futures: a solve
+that stops (an error, Ctrl-C, the client's process killed) leaves nothing behind once they are
+released.  How a lost worker, an error on a worker and a frozen worker are met is
+``_faults``'s one policy.
 """
 
 from __future__ import annotations
 
-import contextlib
-import uuid
+import time
 
 import numpy as np
-from distributed.diagnostics.plugin import WorkerPlugin
 
 from .._ext.ccore import lsqr_rowop
-from ._blocks import place_groups
-from ._collective import install, release, split
-from ._solve_worker import StateLost, add_norms, setup
+from .._row_groups import tree_half
+from ._faults import restarting, result_within, scatter_within
+from ._solve_worker import add_parts, pick, run_step, setup_group
 
-__all__ = ["RESTARTS", "ArrayRows", "ClusterRowOperator", "solve"]
-
-#: how many times a solve starts again after a worker was lost
-RESTARTS = 3
-
-#: seconds between two looks at the cluster while a step's result is awaited
-POLL = 0.5
+__all__ = [
+    "CLIENT_DEPTH", "ArrayRows", "ClusterRowOperator", "client_nodes", "combine", "solve", "span",
+    "tree_plan",
+]  # fmt: skip
 
 
-@contextlib.contextmanager
-def _lost_workers():
-    """A worker that dies under a call (its task killed, its connection closed, data sent to it
-    lost) as StateLost; a data error, Ctrl-C or StateLost itself as it is."""
-    try:
-        yield
-    except (ValueError, TypeError, MemoryError, StateLost):
-        raise
-    except Exception as exc:
-        raise StateLost(f"a worker was lost during the solve ({exc!r})") from exc
+#: the client adds the top this many levels of the tree; below, tasks add the workers' pieces
+#: among the workers (the client then receives at most 2**CLIENT_DEPTH parts an iteration, not
+#: one per worker, at the cost of one scheduler round trip per level below)
+CLIENT_DEPTH = 2
 
 
-class SolveHandlers(WorkerPlugin):
-    """Installs the solve's handlers (``_solve_worker.install``) on each worker, and on every worker
-    that joins later."""
+def tree_plan(owners):
+    """The fixed tree over the groups, cut where their owners change: ``("here", owner, a, b)`` for
+    a node whose groups a..b-1 are all ``owner``'s (added by that owner's task), else ``("add",
+    left, right)``.  ``owners[i]`` holds group i."""
 
-    idempotent = True  # registering it again changes nothing
-    name = "textsel-solve"
+    def node(a, b):
+        if len(set(owners[a:b])) == 1:
+            return ("here", owners[a], a, b)
+        half = tree_half(b - a)
+        return ("add", node(a, a + half), node(a + half, b))
 
-    def setup(self, worker):
-        install(worker)
+    return node(0, len(owners))
 
 
-def _install(client):
-    client.register_plugin(SolveHandlers(), name=SolveHandlers.name)
+def _here_nodes(plan):
+    """(owner, (a, b)) for each node of ``plan`` that one owner adds in its own task, in order."""
+    if plan[0] == "here":
+        return [(plan[1], (plan[2], plan[3]))]
+    return _here_nodes(plan[1]) + _here_nodes(plan[2])
+
+
+def span(node):
+    """The groups (a, b) a node of a :func:`tree_plan` adds."""
+    if node[0] == "here":
+        return node[2], node[3]
+    return span(node[1])[0], span(node[2])[1]
+
+
+def client_nodes(plan, depth=CLIENT_DEPTH):
+    """The nodes whose parts come back to the client: those ``depth`` levels below the root (or
+    nearer, where the tree stops sooner), at most 2**depth of them."""
+    if plan[0] == "here" or depth == 0:
+        return [plan]
+    return client_nodes(plan[1], depth - 1) + client_nodes(plan[2], depth - 1)
+
+
+def combine(plan, parts):
+    """The plan's root from ``parts``, the parts of some of its nodes keyed by :func:`span`: the
+    nodes above them added here."""
+    if span(plan) in parts:
+        return parts[span(plan)]
+    return add_parts(combine(plan[1], parts), combine(plan[2], parts))
 
 
 class ClusterRowOperator:
-    """The row operator of ``ts_lsqr_rowop`` over a :class:`BlockMatrix`: b (n_docs x K), the row
-    weights (same shape, or None) and u kept on the workers, one state per group of blocks.
-
-    Built by :func:`solve`; its ``start`` and ``step`` are called by the C solver.
-    """
+    """The row operator of ``ts_lsqr_rowop`` over a :class:`BlockMatrix`: one group per block, its
+    state Dask data on the worker holding the block.  Built by :func:`solve`; its ``start`` and
+    ``step`` are called by the C solver."""
 
     def __init__(self, A, rows, fit_intercept):
-        self.A = A
-        self.client = A.client
+        self.A, self.client = A, A.client
         self.fit_intercept = bool(fit_intercept)
-        self.solve_id = uuid.uuid4().hex
-        self._pending, self.workers = [], []
-        try:
-            with _lost_workers():
-                self._setup(A, rows)
-        except BaseException:
-            self.close()  # what the groups set up so far
-            raise
-
-    def _setup(self, A, rows):
-        _install(self.client)
-        self.placement = place_groups(self.client, A.futures, A.groups)
-        self.workers = [w for w, _ in self.placement]
-        n_rows, P = A.shape[1] + self.fit_intercept, split(len(self.workers))
-        self.bounds = [n_rows * p // P for p in range(P + 1)]  # the rows of A'D u rank p adds up
-        self.iteration = 0
-        pending = []
-        for group, (worker, idx) in enumerate(self.placement):
-            blocks = [A.futures[i] for i in idx]
-            group_rows = rows.group(idx, worker)
-            task = (setup, self.solve_id, group, blocks, group_rows, self.fit_intercept)
-            pending.append(self._submit(worker, *task))
-        self._wait(pending)
+        who_has = self.client.who_has(A.futures)
+        present = sorted(self.client.nthreads())
+        load = dict.fromkeys(present, 0)
+        fair = -(-A.n_blocks // max(len(present), 1))
+        owners = []
+        for future in A.futures:
+            # each block with a worker holding it: the previous block's while it holds no more than
+            # its share (a run of blocks on one worker is a piece of the tree it adds in its own
+            # task), else the least loaded (blocks copied to several workers spread evenly)
+            holders = [w for w in who_has.get(future.key, ()) if w in load] or present
+            previous = owners[-1] if owners else None
+            if previous in holders and load[previous] < fair:
+                owner = previous
+            else:
+                owner = min(holders, key=lambda w: (load[w], w))
+            load[owner] += 1
+            owners.append(owner)
+        self.owners = owners
+        self.plan = tree_plan(owners)
+        self.runs = {}  # owner -> its blocks, in order
+        for i, owner in enumerate(owners):
+            self.runs.setdefault(owner, []).append(i)
+        self.nodes = {}
+        for owner, node in _here_nodes(self.plan):
+            self.nodes.setdefault(owner, []).append(node)
+        self.groups = [
+            self._submit(owners[i], setup_group, A.futures[i], rows.block(i, owners[i]), self.fit_intercept)
+            for i in range(A.n_blocks)
+        ]
+        self.state = dict.fromkeys(self.runs)  # owner -> its last run_step result (u), or None
+        self._pending = []
+        self.slowest = 0.0
 
     # -- the two calls of the C solver -------------------------------------------------------
 
     def start(self, cols, exps, maxabs, unorm, g):
-        with _lost_workers():
-            if exps is None:
-                small = self._call("max", cols)["small"]
-                maxabs[:] = np.max([small[group] for group in range(len(self.workers))], axis=0)
-            else:
-                self._unpack(self._call("start", cols, exps=[int(e) for e in exps]), unorm, g)
+        if exps is None:
+            futures = self._steps("max", cols)
+            self._pending = list(futures.values())
+            parts = result_within(self.client, list(futures.values()), self._patience(), "lsqr")
+            maxabs[:] = np.max([p[1] for p in parts], axis=0) if parts else 0.0
+        else:
+            self._products("start", cols, unorm, g, exps=np.asarray(exps, dtype=np.int64))
 
     def step(self, cols, v, vcoef, ucoef, unorm, g):
-        with _lost_workers():
-            v = np.ascontiguousarray(v)
-            result = self._call("step", cols, v=v, vcoef=vcoef.tolist(), ucoef=ucoef.tolist())
-            self.A.traffic["sent"] += v.nbytes + vcoef.nbytes + ucoef.nbytes + cols.nbytes
-            self._unpack(result, unorm, g, count=True)
-            self.A.traffic["products"] += 2
+        v = np.ascontiguousarray(v)
+        v_future = scatter_within(self.client, v, self._target(), self._patience(), "lsqr")
+        self._pending = [v_future]
+        self.A.traffic["sent"] += v.nbytes  # once, to one worker; the others fetch it from there
+        self._products("step", cols, unorm, g, v=v_future, vcoef=np.array(vcoef), ucoef=np.array(ucoef))
+        self.A.traffic["products"] += 2
 
-    # -- the plumbing --------------------------------------------------------------------------
+    # -- the tasks -------------------------------------------------------------------------------
 
-    def _call(self, kind, cols, v=None, **request):
-        """``kind`` on the solve's groups: the client calls the first group's worker, which starts
-        the others (``_collective``), and waits for its answer.  If it fails, every worker is told
-        to abandon the solve (a worker waiting for a peer stops waiting)."""
-        from distributed.protocol import to_serialize
+    def _submit(self, worker, func, *args, **kwargs):
+        # a preference: a block that moved (a retired worker's, moved by the scheduler) is followed
+        return self.client.submit(func, *args, workers=[worker], allow_other_workers=True, pure=False,
+                                  **kwargs)  # fmt: skip
 
-        self.iteration += 1
-        call = dict(kind=kind, iteration=self.iteration, hosts=self.workers, bounds=self.bounds,
-                    cols=np.asarray(cols).tolist(), **request)  # fmt: skip
+    def _steps(self, kind, cols, **args):
+        cols = np.array(cols, dtype=np.int64)
+        return {
+            owner: self._submit(
+                owner,
+                run_step,
+                [self.groups[i] for i in idx],
+                self.state[owner],
+                idx,
+                kind,
+                cols,
+                self.nodes.get(owner, []),
+                **args,
+            )  # fmt: skip
+            for owner, idx in self.runs.items()
+        }
 
-        async def run():
-            try:
-                return await self.client.rpc(self.workers[0]).textsel_solve_call(
-                    solve=self.solve_id, call=call, v=None if v is None else to_serialize(v)
-                )
-            except BaseException:
-                for host in dict.fromkeys(self.workers):  # the others stop waiting
-                    with contextlib.suppress(Exception):
-                        await self.client.rpc(host).textsel_solve_abort(solve=self.solve_id)
-                raise
+    def _products(self, kind, cols, unorm, g, **args):
+        began = time.perf_counter()
+        steps = self._steps(kind, cols, **args)
+        self._pending += list(steps.values())  # released by close() if this call fails
+        picked = {}
 
-        return self.client.sync(run)
+        def future_of(node):
+            if node[0] == "here":
+                picked[span(node)] = self._submit(node[1], pick, steps[node[1]], span(node), len(cols))
+                return picked[span(node)]
+            return self.client.submit(add_parts, future_of(node[1]), future_of(node[2]), pure=False)
 
-    def _unpack(self, result, unorm, g, count=False):
-        """The total of A'D u into ``g``, and the groups' norm parts added in group order into
-        ``unorm``."""
-        small = result["small"]
-        scale, ssq = add_norms([small[group] for group in range(len(self.workers))])
+        back = {span(node): future_of(node) for node in client_nodes(self.plan)}
+        self._pending += list(picked.values()) + list(back.values())
+        got = result_within(self.client, list(back.values()), self._patience(), "lsqr")
+        part = combine(self.plan, dict(zip(back, got, strict=True)))
+        self.A.traffic["received"] += sum(g.nbytes for _, _, g in got)
+        self.state, self._pending = steps, []  # the new u; the previous results released with their futures
+        scale, ssq, total = part
         unorm[:] = scale * np.sqrt(ssq)
-        g[...] = result["g"]
-        if count:
-            self.A.traffic["received"] += result["g"].nbytes + scale.nbytes + ssq.nbytes
-            self.A.traffic["peers"] += small["sent"]
+        g[...] = total
+        self.slowest = max(self.slowest, time.perf_counter() - began)
 
-    def _submit(self, worker, func, *args):
-        # pinned: the group's state is on that worker and nowhere else
-        return self.client.submit(func, *args, workers=[worker], allow_other_workers=False, pure=False)
+    def _target(self):
+        """The worker v is sent to: the first holding groups that the scheduler lists now (a
+        retired one is not; its groups' tasks run where its data went), else None: one Dask
+        chooses."""
+        present = self.client.scheduler_info()["workers"]
+        return next((w for w in self.runs if w in present), None)
 
-    def _wait(self, futures):
-        """The futures' results; a worker holding a group's state found gone is StateLost (its
-        tasks, pinned to it, would wait for ever)."""
-        from distributed import wait
+    def _patience(self):
+        """Seconds to wait for a call before its workers are reported frozen."""
+        from ._faults import STALL
 
-        self._pending = futures  # cancelled by close() if the solve stops here (Ctrl-C)
-        while True:
-            try:
-                wait(futures, timeout=POLL)
-                break
-            except TimeoutError:
-                present = set(self.client.scheduler_info(n_workers=-1)["workers"])
-                if not set(self.workers) <= present:
-                    self.client.cancel(futures)
-                    raise StateLost("a worker holding part of the solve was lost") from None
-        return self.client.gather(futures, direct=True)
+        return max(STALL, 20 * self.slowest)
 
     def close(self):
-        """Cancel the tasks in flight and drop the state on every worker that holds some (best
-        effort: a lost worker has none)."""
-        try:
-            self.client.cancel(self._pending)
-            self.client.run(release, self.solve_id, workers=sorted(set(self.workers)))
-        except Exception:  # a worker gone meanwhile: its state went with it
-            pass
+        """Drop every future of the solve: its state on the workers is released with them.  (Not
+        ``Client.cancel``: cancelling a key cancels its dependents too, and the scheduler refuses
+        a dependent no client holds, such as an earlier u still feeding the last step, by dropping
+        the client's connection.)"""
+        self.groups, self.state, self._pending = [], {}, []
 
 
 class ArrayRows:
     """The right-hand sides b (n_docs x K) and row weights (the same shape, or None) of a solve
-    given as arrays on the client (:func:`textsel.lsqr` on a Dask array): each group's rows go
-    straight to its worker, once a solve."""
+    given as arrays on the client (:func:`textsel.lsqr` on a Dask array): each block's rows sent
+    straight to the worker holding it, once an attempt."""
 
     def __init__(self, A, b, weights):
         self.A, self.b, self.weights = A, b, weights
         self.n_columns = b.shape[1]
+        self.sent = []
 
-    def group(self, idx, worker):
-        """The ``rows`` argument of :func:`_solve_worker.setup` for the blocks ``idx`` on ``worker``."""
-        starts = self.A.row_starts
-        b_parts = [self.b[starts[i] : starts[i + 1]] for i in idx]
-        w_parts = None if self.weights is None else [self.weights[starts[i] : starts[i + 1]] for i in idx]
-        sent = self.A.client.scatter([b_parts, w_parts], workers=[worker], direct=True, hash=False)
-        self.A.traffic["setup"] += sum(p.nbytes for p in b_parts) + sum(p.nbytes for p in w_parts or ())
-        return ("arrays", *sent)
+    def block(self, i, worker):
+        """The ``rows`` argument of ``setup_group`` for block ``i`` on ``worker``."""
+        a, z = self.A.row_starts[i], self.A.row_starts[i + 1]
+        parts = [self.b[a:z], None if self.weights is None else self.weights[a:z]]
+        sent = self.A.client.scatter([p for p in parts if p is not None], workers=[worker], hash=False)
+        self.A.traffic["setup"] += sum(p.nbytes for p in parts if p is not None)
+        self.sent += sent
+        return ("arrays", sent[0], sent[1] if len(sent) > 1 else None)
 
     def refresh(self):
         """Nothing to do before a restart: the arrays are here."""
 
+    def release(self):
+        """Drop what an attempt sent to the workers (released with these futures)."""
+        self.sent = []
+
 
 def solve(A, rows, damp, fit_intercept, atol, btol, conlim, iter_lim):
-    """:func:`textsel.lsqr` on a :class:`BlockMatrix` with u, b and the weights on the workers:
-    ``(x, report)`` as :func:`textsel._ext.ccore.lsqr_rowop` returns them.  ``rows`` gives b and the
-    weights of each group (:class:`ArrayRows`, or ``textsel.distributed.rows.BlockRows`` bound to a
-    solve).  A solve that loses a worker starts again from its beginning, at most
-    :data:`RESTARTS` times."""
+    """:func:`textsel.lsqr` on a :class:`BlockMatrix`, its groups' state on the workers: ``(x,
+    report)`` as :func:`textsel._ext.ccore.lsqr_rowop` returns them.  ``rows`` gives b and the
+    weights of each block (:class:`ArrayRows`, or ``textsel.distributed.rows.BlockRows`` bound to
+    a solve).  A solve whose state a lost worker took starts again from its beginning
+    (``_faults.restarting``)."""
     m, n = A.shape
     K = rows.n_columns
-    for attempt in range(RESTARTS + 1):
-        op = None
+
+    def attempt():
+        op = ClusterRowOperator(A, rows, fit_intercept)
         try:
-            op = ClusterRowOperator(A, rows, fit_intercept)
             return lsqr_rowop(op, m, n, fit_intercept, K, damp, atol, btol, conlim, iter_lim)
-        except StateLost as exc:
-            if attempt == RESTARTS:
-                raise RuntimeError(
-                    f"lsqr: the solve lost a worker {RESTARTS + 1} times ({exc}); it was abandoned and "
-                    "nothing is returned"
-                ) from exc
-            A.client.wait_for_workers(1, timeout=60)
-            rows.refresh()  # what was sent from here and lost with the worker, sent again
         finally:
-            if op is not None:
-                op.close()
-    raise AssertionError("unreachable")
+            op.close()
+            rows.release()
+
+    return restarting(A.client, attempt, "lsqr", before_again=rows.refresh)

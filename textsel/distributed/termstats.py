@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import dask
 import dask.array as da
 import numpy as np
@@ -21,16 +19,16 @@ from ._blocks import (
     persisted_futures,
     place_blocks,
 )
-from ._worker import accumulate, add_packed, add_stats, block_stats, held_stats, unpack_stats, worker_stats
+from ._worker import accumulate, add_packed, add_stats, block_stats, unpack_stats, worker_stats
 
 __all__ = ["term_stats"]
 
 #: how many tables one reduction task adds
 SPLIT_EVERY = 8
 
-#: up to this many workers, each sends its table to the client (one message each way, the
-#: quickest); beyond, the tables are added pairwise among the workers and one reaches the client
-IN_PLACE_UP_TO = 2
+#: up to this many workers, each sends its table to the client; beyond, the tables are added
+#: pairwise among the workers and one reaches the client
+TO_CLIENT_UP_TO = 2
 
 
 def _classes(y, classes):
@@ -55,11 +53,10 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     Each block is counted by the in-memory kernel on the worker that holds it, with ``n_threads``
     threads (default 1: the cluster's workers are the parallelism); only (classes x terms)
     tables travel.  A persisted array on the active dask.distributed Client is counted where it
-    lies: each worker counts the blocks it holds in one pass; up to :data:`IN_PLACE_UP_TO`
-    workers each sends back its table, asked by ``Client.run`` (a task when a block is not where
-    the scheduler said, so that Dask recomputes what a lost worker held), beyond that the tables
-    are added pairwise among the workers and one reaches the client.  Any other array, on any
-    scheduler, by a task per block with the tables added ``SPLIT_EVERY`` at a time.
+    lies: one task per worker counts the blocks it holds in one pass (Dask recomputes a block a
+    lost worker held); up to :data:`TO_CLIENT_UP_TO` workers each sends back its table, beyond
+    that the tables are added pairwise among the workers and one reaches the client.  Any other
+    array, on any scheduler, by a task per block with the tables added ``SPLIT_EVERY`` at a time.
     """
     check_row_blocks(X)
     keys = list(flatten(X.__dask_keys__()))  # enough to find a persisted array's blocks
@@ -100,61 +97,19 @@ def _codes(y, classes):
 
 
 def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
-    """A persisted array: each worker counts the blocks it holds in one pass and sends one table
-    back; asked directly (:func:`_in_place`), or by one task per worker when a block is not
-    where the scheduler said (moved, or being recomputed after a worker was lost)."""
+    """A persisted array: one task per worker counts the blocks it holds in one pass; the tables
+    come back to the client, or are added among the workers first (:func:`_in_tree`)."""
     if any(not isinstance(p, np.ndarray) and not sp.issparse(p) for p in y_parts):
         y_parts = list(dask.compute(*y_parts))
     placement = place_blocks(client, futures)
-    if len(placement) > IN_PLACE_UP_TO:
+    if len(placement) > TO_CLIENT_UP_TO:
         return unpack_stats(_in_tree(client, placement, futures, y_parts, n_terms, classes, n_threads))
-    tables = _in_place(client, placement, futures, y_parts, n_terms, classes, n_threads)
-    if tables is None:
-        tables = _by_tasks(client, placement, futures, y_parts, n_terms, classes, n_threads)
-    first, *rest = tables  # in a fixed order: by each worker's first block
+    tasks = _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads)
+    first, *rest = client.gather(tasks, direct=True)  # in a fixed order: by each worker's first block
     total = unpack_stats(first)
     for fields in rest:
         total = accumulate(total, fields)
     return total
-
-
-def _in_place(client, placement, futures, y_parts, n_terms, classes, n_threads):
-    """Each worker's table, counted by :func:`held_stats` on the blocks it holds, all workers at
-    once, outside the task system: one message to each worker and one back, where a task takes
-    four (client, scheduler, worker, scheduler, client) and a fifth to fetch the result, each
-    stream batched over a few milliseconds.  None if a block was not where the scheduler said
-    or a worker could not be reached (the caller counts by tasks, which recompute lost blocks);
-    a data error is raised."""
-
-    async def ask_all():
-        return await asyncio.gather(*[
-            client.run(held_stats, [futures[i].key for i in idx], [y_parts[i] for i in idx], idx, n_terms,
-                       classes, n_threads, workers=[w], asynchronous=True)
-            for w, idx in placement
-        ])  # fmt: skip
-
-    try:
-        answers = client.sync(ask_all)
-    except OSError:  # a worker gone in the middle: Dask's CommClosedError (data errors come back as answers)
-        return None
-    tables = []
-    for (w, _), answer in zip(placement, answers, strict=True):
-        outcome = answer.get(w)
-        if outcome is None:
-            return None
-        status, value = outcome
-        if status == "error":
-            raise value
-        tables.append(value)
-    return tables
-
-
-def _by_tasks(client, placement, futures, y_parts, n_terms, classes, n_threads):
-    """Each worker's table by one task over the blocks placed with it (Dask recomputes any that
-    was lost)."""
-    return client.gather(
-        _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads), direct=True
-    )
 
 
 def _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads):

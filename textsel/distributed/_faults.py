@@ -1,0 +1,115 @@
+"""The one policy for what goes wrong on a cluster mid-call, used by every distributed call.
+
+- A worker lost (killed, its machine gone, retired without its data) is noticed by the scheduler,
+  which recomputes what it can from the graph; a result that cannot be recomputed (a solve's u,
+  whose history is released as the solve goes) is cancelled, the call sees
+  ``concurrent.futures.CancelledError`` and :func:`restarting` runs it again from its beginning,
+  at most :data:`RESTARTS` times, once a worker is present.
+- An exception raised in a task (a data error, a MemoryError, a bug) is the task's: Dask sends it
+  back and it is raised here as itself, on the first try.
+- A worker that stops answering (frozen, swapped out) is reported by :func:`result_within` after
+  a stated time, :data:`STALL` seconds or 20 times the slowest call so far, whichever is longer,
+  with the workers that hold the calls' tasks named; Dask's scheduler itself removes such a
+  worker after ``distributed.scheduler.worker-ttl`` (5 minutes by default).
+"""
+
+from __future__ import annotations
+
+import traceback
+from concurrent.futures import CancelledError
+
+__all__ = ["RESTARTS", "STALL", "restarting", "result_within", "scatter_within"]
+
+#: how many times a call starts again after a worker took part of its state with it
+RESTARTS = 3
+
+#: seconds without an answer after which a call's workers are reported frozen (at least)
+STALL = 60.0
+
+
+def _lost_errors():
+    from distributed.comm.core import CommClosedError
+
+    return (CancelledError, CommClosedError)
+
+
+def result_within(client, futures, patience: float, what: str) -> list:
+    """The results of ``futures``, each task's exception raised as itself; a ``TimeoutError``
+    naming the workers still busy with them after ``patience`` seconds."""
+    from distributed import wait
+
+    try:
+        wait(futures, timeout=patience)
+    except TimeoutError:
+        raise _frozen(client, patience, what) from None
+    return client.gather(futures, direct=True)
+
+
+def _frozen(client, patience, what):
+    busy = sorted(w for w, keys in client.processing().items() if keys)
+    return TimeoutError(
+        f"{what}: no answer from the cluster for {patience:.0f} s; the workers still busy are "
+        f"{busy or 'none'} (frozen or overloaded?); the call was abandoned"
+    )
+
+
+def scatter_within(client, data, worker, patience: float, what: str):
+    """``data`` sent to ``worker`` (None: one Dask chooses), its future; the tasks of other workers
+    fetch it from there.  A ``TimeoutError`` after ``patience`` seconds, as :func:`result_within`
+    (a frozen worker never takes it), and a worker that left meanwhile as a lost worker.  (Not
+    ``broadcast``: the scheduler's copying to a worker that died meanwhile waits, it does not
+    fail.)"""
+    import asyncio
+
+    async def send():
+        # through the scheduler, not straight to the workers: a client killed between sending data
+        # to a worker and telling the scheduler would leave it there, unknown, for good
+        where = None if worker is None else [worker]
+        sent = client.scatter(data, workers=where, direct=False, hash=False, asynchronous=True)
+        try:
+            return await asyncio.wait_for(sent, patience)
+        except (TimeoutError, asyncio.TimeoutError):
+            raise TimeoutError(f"{what}: worker {worker or '(any)'} took no data for {patience:.0f} s "
+                               "(frozen or overloaded?); the call was abandoned") from None  # fmt: skip
+        except (KeyError, OSError, ValueError) as exc:  # the scheduler or a worker lost it meanwhile
+            raise CancelledError(f"{what}: a worker left while data was sent to it ({exc!r})") from exc
+
+    return client.sync(send)
+
+
+def _clear_locals(exc, seen=None):
+    """The locals of every finished frame in ``exc``'s traceback and in those of the errors it
+    was raised from or during, cleared."""
+    seen = set() if seen is None else seen
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        if exc.__cause__ is not None:
+            _clear_locals(exc.__cause__, seen)
+        exc = exc.__context__
+
+
+def restarting(client, attempt, what: str, before_again=None):
+    """``attempt()``, run again from its beginning when a worker lost part of its state (at most
+    :data:`RESTARTS` times, ``before_again()`` first); any other error raised as it is."""
+    lost = _lost_errors()
+    for tries in range(RESTARTS + 1):
+        try:
+            return attempt()
+        except BaseException as exc:
+            if not isinstance(exc, lost):
+                # Dask keeps a task's error, with the traceback it gathers on its way up here, in
+                # the failed futures' state on the client; the finished frames' locals hold the
+                # call's futures, and so would keep its data on the workers for as long as the
+                # client lives.  The traceback keeps its lines; the frames lose their locals.
+                _clear_locals(exc)
+                raise
+            if tries == RESTARTS:
+                raise RuntimeError(
+                    f"{what}: a worker was lost {RESTARTS + 1} times during the call ({exc!r}); it was "
+                    "abandoned and nothing is returned"
+                ) from exc
+            client.wait_for_workers(1, timeout=STALL)
+            if before_again is not None:
+                before_again()
+    raise AssertionError("unreachable")
