@@ -147,6 +147,7 @@ def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vco
     if kind == "step":  # v's lane blocks, packed once for every group here
         v, vcoef, ucoef = np.asarray(v), np.asarray(vcoef), np.asarray(ucoef)
         vbs = [pack_lanes(v[:, lanes]) for lanes in _lane_blocks(cols.size)]
+
     def compute(j, spare):
         if kind == "start":
             u[j][cols] = np.ldexp(groups[j].scaled_b(cols), -np.asarray(exps)[:, None])
