@@ -253,8 +253,9 @@ def test_an_error_on_a_worker_reaches_the_user_as_itself(fragile_client, small_g
 
 
 def test_a_frozen_worker_is_reported_within_the_stated_time(fragile_client, monkeypatch):
-    """A worker stopped mid-solve (SIGSTOP): the call raises TimeoutError naming it after the
-    stall time (set to 3 s here), instead of waiting for ever."""
+    """A worker stopped mid-solve (SIGSTOP): the call raises TimeoutError naming it once the
+    scheduler has heard no heartbeat from it for the stall time (set to 3 s here), instead of
+    waiting for ever; the other worker, busy or idle, keeps its heartbeats and is not named."""
     from textsel.distributed import _faults
 
     monkeypatch.setattr(_faults, "STALL", 3.0)
@@ -280,6 +281,7 @@ def test_a_frozen_worker_is_reported_within_the_stated_time(fragile_client, monk
             os.kill(pids[worker], signal.SIGCONT)
     assert time.perf_counter() - began < 30
     assert stopped[0] in str(caught.value)
+    assert [w for w in pids if w != stopped[0]][0] not in str(caught.value)
 
 
 def test_a_killed_client_leaves_nothing_on_the_workers(tmp_path):

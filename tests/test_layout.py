@@ -2,8 +2,8 @@
 
 The import graph drawn from the source (``tools/import_graph.py``) has no circle and at most two
 imports from a lower tier into a higher one; no module is too long to read or too short to be
-worth its own file; and the Dask handlers drive estimators only through the named hooks of
-``textsel._base.DISTRIBUTED_HOOKS``.
+worth its own file; and the Dask handlers never call into an estimator: each estimator has one
+``fit``, which reads a Dask array through the same calls as a matrix in memory.
 """
 
 import ast
@@ -15,8 +15,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import import_graph  # noqa: E402
-
-from textsel._base import DISTRIBUTED_HOOKS  # noqa: E402
 
 #: thin by design: the command line's ``python -m`` entry and the one seam to the Dask layer
 SHORT_BY_DESIGN = {"__main__.py", "_dispatch.py"}
@@ -63,30 +61,30 @@ def _attributes_called_on(name: str, source: str) -> set[str]:
     return calls
 
 
-def test_the_dask_handlers_call_only_the_named_hooks_of_an_estimator():
+def test_the_dask_handlers_call_no_method_of_an_estimator_and_fit_none():
+    """The handlers run an estimator's method only when handed it (``map_row_blocks``), and none
+    of them fits: an estimator's one ``fit`` reads a Dask array through ``term_stats``, ``lsqr``
+    and ``document_rows``."""
+    from textsel.distributed import handlers
+
     source = (ROOT / "textsel" / "distributed" / "handlers.py").read_text()
-    hooks = {hook for names in DISTRIBUTED_HOOKS.values() for hook in names}
-    called = _attributes_called_on("est", source)
-    assert called and called <= hooks, f"handlers call {sorted(called - hooks)} beyond the hooks"
-    assert not any(a.startswith("_") and not a.startswith("_textsel_") for a in called)
+    assert _attributes_called_on("est", source) == set()
+    assert not [name for name in handlers.__all__ if name.startswith("fit")]
 
 
-@pytest.mark.parametrize(
-    "estimator, handler",
-    [
-        ("TermSelector", "fit_selector"),
-        ("ScalableTermSelector", "fit_selector"),
-        ("RLSClassifier", "fit_lsqr_classifier"),
-        ("ProximalSVC", "fit_lsqr_classifier"),
-        ("WeightedProximalSVC", "fit_lsqr_classifier"),
-    ],
-)
-def test_every_estimator_the_dask_layer_fits_implements_its_hooks(estimator, handler):
+DASK_FITTED = ["TermSelector", "ScalableTermSelector", "RLSClassifier", "ProximalSVC", "WeightedProximalSVC"]
+
+
+@pytest.mark.parametrize("estimator", DASK_FITTED)
+def test_every_estimator_the_dask_layer_fits_has_one_fit(estimator):
+    """No estimator's ``fit`` is a seam to a Dask handler: the seam's wrapper is not on it."""
     import textsel
 
-    cls = getattr(textsel, estimator)
-    for hook in DISTRIBUTED_HOOKS[handler]:
-        assert callable(getattr(cls, hook, None)), f"{estimator} lacks {hook}"
+    fit = getattr(textsel, estimator).fit
+    while hasattr(fit, "__wrapped__"):
+        assert "dispatch" not in fit.__qualname__, estimator
+        fit = fit.__wrapped__
+    assert "dispatch" not in fit.__qualname__, estimator
 
 
 def test_sources_name_no_stale_module_no_team_notes_and_no_work_items():

@@ -1,12 +1,11 @@
-"""What textsel's estimators share, and the hooks through which the Dask layer drives them.
+"""What textsel's estimators share.
 
 Every public estimator derives from :class:`Estimator`, whose subclasses' ``fit`` and
 ``partial_fit`` leave the estimator as it was when they fail, by construction.  The mixins hold
 the behaviour common to a family (checked ``transform`` for the selectors, ``decision_function``
-for the linear classifiers, how many terms a selector keeps).  :data:`DISTRIBUTED_HOOKS` names
-every method of an estimator that ``textsel.distributed`` may call: an estimator family that
-accepts a Dask array implements these, and the Dask handlers touch nothing else of it but its
-public attributes.
+for the linear classifiers, how many terms a selector keeps).  :func:`fit_input` is how every
+``fit`` reads ``X``, in memory or a Dask array alike: an estimator has one ``fit``, and the Dask
+layer never calls into an estimator.
 """
 
 from __future__ import annotations
@@ -20,34 +19,16 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import check_positive_int, check_sparse_structure, plain
-from ._dispatch import distributed_method
+from ._dispatch import distributed_method, is_distributed
 
 __all__ = [
-    "DISTRIBUTED_HOOKS",
     "FITTING_METHODS",
     "CheckedSelectorMixin",
     "Estimator",
     "LinearScoresMixin",
+    "fit_input",
     "terms_to_keep",
 ]
-
-#: handler of ``textsel.distributed.handlers`` -> the estimator hooks it calls, each with what it
-#: is given and what it does:
-#:
-#: - ``_textsel_check_params()``: refuse bad parameters before any pass over the blocks.
-#: - ``_textsel_fit_stats(stats)``: fit a selector from the corpus's :class:`textsel.TermStats`
-#:   (counted on the cluster); returns the estimator.
-#: - ``_textsel_fit_rows(X, rows, held_out_scores)``: fit a least-squares classifier on a
-#:   checked ``X`` that only its solver reads (an in-memory CSR matrix or a ``BlockMatrix``) and
-#:   its documents' ``rows`` (``textsel._rows.DocumentRows`` or, on a cluster,
-#:   ``textsel.distributed.rows.BlockRows``: the label recipe, the sums, ``lsqr``), with
-#:   ``held_out_scores(X, rows, n_folds, delta, damp)`` SCut's out-of-fold scores; returns it.
-#: - ``_textsel_solve(X, rows, delta, damp)``: one batched weighted solve of the fitted
-#:   family's problem, ``(coef, intercept, n_iter)``.
-DISTRIBUTED_HOOKS = {
-    "fit_selector": ("_textsel_check_params", "_textsel_fit_stats"),
-    "fit_lsqr_classifier": ("_textsel_fit_rows", "_textsel_solve"),
-}
 
 
 class CheckedSelectorMixin:
@@ -123,6 +104,22 @@ def _all_or_nothing(fit):
 
     wrapper._all_or_nothing = True
     return wrapper
+
+
+def fit_input(est, X, y, **validate):
+    """``X`` and ``y`` as a ``fit`` reads them: in memory, checked by scikit-learn's
+    ``validate_data`` (with ``validate``) after textsel's own check of a sparse matrix's structure;
+    a Dask array of row blocks (or a :class:`textsel.distributed.BlockMatrix`) as it is, its width
+    recorded as ``validate_data`` records it, for the calls that accept it to read on the cluster."""
+    if not is_distributed(X):
+        return validate_data(est, check_sparse_structure(X), y, **validate)
+    width = X.shape[1]
+    if not isinstance(width, (int, np.integer)):
+        raise ValueError("X has an unknown number of columns; give the Dask array its shape")
+    est.n_features_in_ = int(width)
+    if hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    return X, y
 
 
 def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:

@@ -309,9 +309,11 @@ class DocumentRows:
         Gives the documents' Euclidean norms, when an estimate needs them.
     solver : callable
         :func:`textsel.lsqr` (given by the estimator: this module stays below the solvers).
+    X : sparse matrix
+        The checked matrix the solver reads (``X`` of the fit).
     """
 
-    def __init__(self, y, sample_weight, class_weight, owner, row_norms, solver):
+    def __init__(self, y, sample_weight, class_weight, owner, row_norms, solver, X=None):
         from sklearn.utils.validation import column_or_1d
 
         if not sp.issparse(y) and np.ndim(y) == 2 and np.shape(y)[1] == 1:
@@ -321,7 +323,7 @@ class DocumentRows:
         self.weights = document_weights(y, sample_weight, self.recipe)
         self.sums = block_sums(self.targets, self.weights)
         check_weighted(self.sums)
-        self._row_norms, self._solver = row_norms, solver
+        self._row_norms, self._solver, self.X = row_norms, solver, X
 
     @property
     def n_docs(self) -> int:
@@ -341,7 +343,7 @@ class DocumentRows:
         part.targets = np.ascontiguousarray(self.targets[rows])
         part.weights = None if self.weights is None else self.weights[rows]
         part.sums = block_sums(part.targets, part.weights)
-        part._row_norms, part._solver = None, self._solver
+        part._row_norms, part._solver, part.X = None, self._solver, None
         return part
 
     def lsqr(self, X, delta, **options):
@@ -351,3 +353,19 @@ class DocumentRows:
     def positive(self) -> np.ndarray:
         """Which documents belong to each column (documents x columns, bool)."""
         return self.targets > 0
+
+    def out_of_fold_scores(self, n_folds, solve) -> np.ndarray:
+        """Each document's scores by the model ``solve(X_train, rows_train)`` fitted without its
+        fold (``KFold(n_folds)``), documents x columns."""
+        from sklearn.model_selection import KFold
+        from sklearn.utils.extmath import safe_sparse_dot
+
+        X = self.X
+        scores = np.empty((self.n_docs, self.recipe.n_columns))
+        for train, held_out in KFold(n_folds).split(X):
+            coef, intercept, _ = solve(X[train], self.subset(train))
+            scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept
+        return scores
+
+    def release(self):
+        """Nothing to release in memory."""

@@ -20,14 +20,11 @@ import warnings
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import KFold
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import validate_data
 
 from . import least_squares
-from ._base import Estimator, LinearScoresMixin
-from ._checks import check_positive_int, check_real, check_sparse_structure, plain
-from ._dispatch import distributed_method
+from ._base import Estimator, LinearScoresMixin, fit_input
+from ._checks import check_positive_int, check_real, plain
+from ._dispatch import distributed_method, handler, is_distributed
 from ._products import row_norms as _row_norms
 from ._rows import DocumentRows, delta_from_counts
 
@@ -112,6 +109,17 @@ def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) 
     return thresholds
 
 
+def _document_rows(est, X, y, sample_weight):
+    """The documents' side of ``est``'s fit on ``X`` (checked by :func:`textsel._base.fit_input`):
+    :class:`textsel._rows.DocumentRows` in memory, or its cluster counterpart for a Dask array,
+    built on the workers (``textsel.distributed.rows.BlockRows``, over the checked blocks)."""
+    owner = type(est).__name__
+    if is_distributed(X):
+        return handler("document_rows")(X, y, sample_weight, est.class_weight, owner)
+    return DocumentRows(y, sample_weight, est.class_weight, owner, lambda: _row_norms(X, est.n_threads),
+                        least_squares.lsqr, X)  # fmt: skip
+
+
 class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
     """Shared fitting and prediction; subclasses say what A, D and damp are."""
 
@@ -122,7 +130,6 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         documents' :class:`textsel._rows.DocumentRows` (or their blocks on a cluster)."""
         raise NotImplementedError
 
-    @distributed_method("fit_lsqr_classifier")
     def fit(self, X, y, sample_weight=None):
         """Fit one least-squares problem per class (one-vs-rest), all in one batched LSQR.
 
@@ -146,28 +153,17 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         -------
         self
         """
-        X, y = validate_data(
-            self,
-            check_sparse_structure(X),
-            y,
-            accept_sparse="csr",
-            dtype=(np.float64, np.float32),
-            multi_output=True,
-        )
-        rows = DocumentRows(
-            y,
-            sample_weight,
-            self.class_weight,
-            type(self).__name__,
-            lambda: _row_norms(X, self.n_threads),
-            least_squares.lsqr,
-        )
-        return self._textsel_fit_rows(X, rows, self._out_of_fold_scores)
+        X, y = fit_input(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True)
+        rows = _document_rows(self, X, y, sample_weight)
+        try:
+            return self._fit_rows(rows)
+        finally:
+            rows.release()
 
-    def _textsel_fit_rows(self, X, rows, out_of_fold_scores):
-        """The fit on a checked ``X`` and its documents' rows (in memory or on a cluster; a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``): the estimates, one batched solve, then the SCut
-        thresholds from ``out_of_fold_scores(X, rows, n_folds, delta, damp)``."""
+    def _fit_rows(self, rows):
+        """The fit on the documents' ``rows`` (in memory or on a cluster: ``rows.X`` is the matrix
+        the solver reads): the estimates, one batched solve, then the SCut thresholds."""
+        X = rows.X
         self.classes_ = rows.recipe.classes
         self._multilabel = rows.recipe.multilabel
         if self.threshold not in (None, "scut"):
@@ -176,19 +172,22 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
             n_folds = check_positive_int(self.cv, "cv", 2, rows.n_docs)
             fbr = check_real(self.fbr, "fbr", 0.0, 1.0)
         delta, damp = self._delta_and_damp(rows)
-        self.coef_, self.intercept_, self.n_iter_ = self._textsel_solve(X, rows, delta, damp)
+        self.coef_, self.intercept_, self.n_iter_ = self._solve(X, rows, delta, damp)
         n_columns = rows.recipe.n_columns
         self.thresholds_ = np.zeros(n_columns)
         if self.threshold == "scut" and (self._multilabel or n_columns == 1):
             # the folds' models keep the weights and damp estimated on all the training data:
             # a fold may hold no positive of a rare class, where the estimates are undefined
-            scores = out_of_fold_scores(X, rows, n_folds, delta, damp)
+            def fold_model(X_fold, fold_rows):
+                return self._solve(X_fold, fold_rows, delta, damp)
+
+            scores = rows.out_of_fold_scores(n_folds, fold_model)
             self.thresholds_ = scut_thresholds(scores, rows.positive(), fbr)
         return self
 
-    def _textsel_solve(self, X, rows, delta, damp):
-        """One batched weighted solve: ``(coef, intercept, n_iter)`` (a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``); ``rows`` gives the targets and row weights."""
+    def _solve(self, X, rows, delta, damp):
+        """One batched weighted solve: ``(coef, intercept, n_iter)``; ``rows`` gives the targets
+        and row weights."""
         max_iter = None if self.max_iter is None else check_positive_int(self.max_iter, "max_iter", 1)
         tol = check_real(self.tol, "tol", 0.0, None)
         result = rows.lsqr(
@@ -209,14 +208,6 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         intercept = result.x[n_terms] if self._fit_intercept else np.zeros(rows.recipe.n_columns)
         self.damp_ = damp
         return coef, intercept, result.itn
-
-    def _out_of_fold_scores(self, X, rows, n_folds, delta, damp):
-        """Scores of each training document by the model fitted without its fold."""
-        scores = np.empty((rows.n_docs, rows.recipe.n_columns))
-        for train, held_out in KFold(n_folds).split(X):
-            coef, intercept, _ = self._textsel_solve(X[train], rows.subset(train), delta, damp)
-            scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept
-        return scores
 
     @distributed_method("map_row_blocks")
     def predict(self, X):

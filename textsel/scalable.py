@@ -7,11 +7,10 @@ import numbers
 
 import numpy as np
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._base import CheckedSelectorMixin, Estimator, terms_to_keep
-from ._checks import check_positive_int, check_real, check_sparse_structure, plain
-from ._dispatch import distributed_method
+from ._base import CheckedSelectorMixin, Estimator, fit_input, terms_to_keep
+from ._checks import check_positive_int, check_real, plain
 from .selection import top_k
 from .termstats import TermStats, term_stats
 
@@ -120,7 +119,6 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         self.pr_smoothing = pr_smoothing
         self.max_bisections = max_bisections
 
-    @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and search lam.
 
@@ -134,15 +132,11 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         -------
         self
         """
-        X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
-                             dtype=(np.float64, np.float32), multi_output=True)  # fmt: skip
-        return self._textsel_fit_stats(term_stats(X, y, n_threads=self.n_threads))
+        X, y = fit_input(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
+                         multi_output=True)  # fmt: skip
+        return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
 
-    def _textsel_check_params(self):
-        """Nothing to check before the statistics: k's bound depends on them (a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``, as is the next)."""
-
-    def _textsel_fit_stats(self, stats: TermStats):
+    def _fit_stats(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""
         candidates = stats.df >= 2
         eligible = int(candidates.sum())

@@ -12,9 +12,9 @@ from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import CheckedSelectorMixin, Estimator, terms_to_keep
+from ._base import CheckedSelectorMixin, Estimator, fit_input, terms_to_keep
 from ._checks import check_sparse_structure, plain
-from ._dispatch import distributed_method, is_distributed
+from ._dispatch import is_distributed
 from ._labels import label_list
 from ._names import MULTICLASS
 from ._ranking import (
@@ -166,7 +166,6 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         self.n_threads = n_threads
         self.positive_only = positive_only
 
-    @distributed_method("fit_selector")
     def fit(self, X, y):
         """Compute term statistics and scores, then choose the terms.
 
@@ -182,10 +181,10 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         -------
         self
         """
-        self._textsel_check_params()
-        X, y = validate_data(
+        self._check_params()
+        X, y = fit_input(
             self,
-            check_sparse_structure(X),
+            X,
             y,
             accept_sparse=("csr", "csc", "coo"),
             dtype=(np.float64, np.float32),
@@ -197,7 +196,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         with warnings.catch_warnings():  # k is checked here early; its warning comes once, below
             warnings.simplefilter("ignore", UserWarning)
             self._n_selected(X.shape[1])
-        return self._textsel_fit_stats(term_stats(X, y, n_threads=self.n_threads))
+        return self._choose(term_stats(X, y, n_threads=self.n_threads))
 
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
@@ -228,7 +227,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
                 "partial_fit takes in-memory chunks; a Dask array is counted on its cluster by fit(X, y), "
                 "which gives the same selection as partial_fit over its blocks"
             )
-        self._textsel_check_params()
+        self._check_params()
         first = not hasattr(self, "stats_")
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),
                              dtype=(np.float64, np.float32), multi_output=True, reset=first)  # fmt: skip
@@ -256,18 +255,12 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         self.stats_ = total
         return self._choose(total, scoreable_only=True, partial_classes=partial_classes)
 
-    def _textsel_check_params(self):
-        """Refuse an unknown metric or multi-class rule before any pass over ``X`` (a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``)."""
+    def _check_params(self):
+        """Refuse an unknown metric or multi-class rule before any pass over ``X``."""
         if self.metric not in METRICS:
             raise ValueError(f"metric must be one of {METRICS}, got {plain(self.metric)!r}")
         if self.multiclass not in MULTICLASS:
             raise ValueError(f"multiclass must be one of {MULTICLASS}, got {plain(self.multiclass)!r}")
-
-    def _textsel_fit_stats(self, stats: TermStats):
-        """Score the terms and choose them, from the corpus's statistics (a hook of
-        ``textsel._base.DISTRIBUTED_HOOKS``)."""
-        return self._choose(stats)
 
     def _choose(self, stats: TermStats, scoreable_only: bool = False, partial_classes=None):
         """Score the terms and choose them.  With ``scoreable_only`` (partial_fit), classes with

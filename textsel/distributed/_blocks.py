@@ -223,7 +223,7 @@ def row_blocks(X, client=None, n_blocks=None):
     for w, worker in enumerate(workers):
         mine = [p for i, p in enumerate(pieces) if i * len(workers) // len(pieces) == w]
         if mine:
-            futures += client.scatter(mine, workers=[worker], hash=False)
+            futures += client.scatter(mine, workers=[worker], direct=False, hash=False)
     meta = sp.csr_matrix((0, X.shape[1]), dtype=X.dtype)
     return da.concatenate([
         da.from_delayed(delayed(f), shape=p.shape, dtype=X.dtype, meta=meta)
@@ -240,15 +240,12 @@ class BlockMatrix:
     itself.  The blocks are Dask futures with their graph, so a block lost with its worker is
     recomputed from that graph.
 
-    The blocks are cut once into ``groups``, each computed on one worker: for an array the
-    cluster already holds (persisted), the blocks each worker holds then, so that no block moves;
-    for any other, runs of consecutive blocks, one per worker present.  A product ``A' U`` adds
-    each group's blocks in order on the worker holding them and then the groups' sums in one
-    fixed order over the groups (the rounds of the solve's exchanges, the groups their ranks),
-    so that a solve on this matrix is bitwise the same wherever its blocks later live
-    (after a lost worker's blocks were recomputed elsewhere, for one), and the same job run again
-    on the same number of workers repeats it bitwise (for a persisted array: as long as the
-    blocks are placed alike).
+    The blocks are placed once: for an array the cluster already holds (persisted), where they
+    lie, so that no block moves; for any other, runs of consecutive blocks, one per worker
+    present.  A solve takes each block as one group of the in-memory solve and adds their parts
+    by one fixed tree over the blocks, so that it is bitwise the same on any number of workers
+    and wherever the blocks later live (after a lost worker's blocks were recomputed elsewhere,
+    for one).
 
     Parameters
     ----------

@@ -7,14 +7,16 @@
   at most :data:`RESTARTS` times, once a worker is present.
 - An exception raised in a task (a data error, a MemoryError, a bug) is the task's: Dask sends it
   back and it is raised here as itself, on the first try.
-- A worker that stops answering (frozen, swapped out) is reported by :func:`result_within` after
-  a stated time, :data:`STALL` seconds or 20 times the slowest call so far, whichever is longer,
-  with the workers that hold the calls' tasks named; Dask's scheduler itself removes such a
-  worker after ``distributed.scheduler.worker-ttl`` (5 minutes by default).
+- A worker that stops answering (frozen, swapped out) is reported by :func:`result_within` as a
+  ``TimeoutError`` naming it once the scheduler has heard no heartbeat from it for
+  :data:`STALL` seconds (a worker busy with a long task keeps sending them: its event loop runs
+  beside the task); Dask's scheduler itself removes such a worker after
+  ``distributed.scheduler.worker-ttl`` (5 minutes by default).
 """
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 from concurrent.futures import CancelledError
 
@@ -23,8 +25,11 @@ __all__ = ["RESTARTS", "STALL", "restarting", "result_within", "scatter_within"]
 #: how many times a call starts again after a worker took part of its state with it
 RESTARTS = 3
 
-#: seconds without an answer after which a call's workers are reported frozen (at least)
+#: seconds without a heartbeat reaching the scheduler after which a worker is reported frozen
 STALL = 60.0
+
+#: seconds between two looks at the workers' heartbeats while a call's results are awaited
+POLL = 2.0
 
 
 def _lost_errors():
@@ -33,33 +38,42 @@ def _lost_errors():
     return (CancelledError, CommClosedError)
 
 
-def result_within(client, futures, patience: float, what: str) -> list:
+def result_within(client, futures, what: str) -> list:
     """The results of ``futures``, each task's exception raised as itself; a ``TimeoutError``
-    naming the workers still busy with them after ``patience`` seconds."""
+    naming the workers the scheduler has not heard from for :data:`STALL` seconds while it
+    waits (a worker's heartbeats are compared with themselves, so no clock need agree)."""
+    import time
+
     from distributed import wait
 
-    try:
-        wait(futures, timeout=patience)
-    except TimeoutError:
-        raise _frozen(client, patience, what) from None
+    heard = {}  # worker -> (its last heartbeat as the scheduler saw it, when that changed here)
+    while True:
+        try:
+            wait(futures, timeout=POLL)
+            break
+        except (TimeoutError, asyncio.TimeoutError):
+            now, silent = time.monotonic(), []
+            for worker, info in client.scheduler_info()["workers"].items():
+                seen = info.get("last_seen")
+                last, since = heard.get(worker, (None, now))
+                if seen != last:
+                    heard[worker] = (seen, now)
+                elif now - since >= STALL:
+                    silent.append(worker)
+            if silent:
+                raise TimeoutError(
+                    f"{what}: the scheduler has heard nothing from {sorted(silent)} for {STALL:.0f} s "
+                    "(frozen?); the call was abandoned"
+                ) from None
     return client.gather(futures, direct=True)
 
 
-def _frozen(client, patience, what):
-    busy = sorted(w for w, keys in client.processing().items() if keys)
-    return TimeoutError(
-        f"{what}: no answer from the cluster for {patience:.0f} s; the workers still busy are "
-        f"{busy or 'none'} (frozen or overloaded?); the call was abandoned"
-    )
-
-
-def scatter_within(client, data, worker, patience: float, what: str):
+def scatter_within(client, data, worker, what: str):
     """``data`` sent to ``worker`` (None: one Dask chooses), its future; the tasks of other workers
-    fetch it from there.  A ``TimeoutError`` after ``patience`` seconds, as :func:`result_within`
-    (a frozen worker never takes it), and a worker that left meanwhile as a lost worker.  (Not
+    fetch it from there.  A ``TimeoutError`` after :data:`STALL` seconds (a frozen worker never
+    takes it), and a worker that left meanwhile as a lost worker.  (Not
     ``broadcast``: the scheduler's copying to a worker that died meanwhile waits, it does not
     fail.)"""
-    import asyncio
 
     async def send():
         # through the scheduler, not straight to the workers: a client killed between sending data
@@ -67,9 +81,9 @@ def scatter_within(client, data, worker, patience: float, what: str):
         where = None if worker is None else [worker]
         sent = client.scatter(data, workers=where, direct=False, hash=False, asynchronous=True)
         try:
-            return await asyncio.wait_for(sent, patience)
+            return await asyncio.wait_for(sent, STALL)
         except (TimeoutError, asyncio.TimeoutError):
-            raise TimeoutError(f"{what}: worker {worker or '(any)'} took no data for {patience:.0f} s "
+            raise TimeoutError(f"{what}: worker {worker or '(any)'} took no data for {STALL:.0f} s "
                                "(frozen or overloaded?); the call was abandoned") from None  # fmt: skip
         except (KeyError, OSError, ValueError) as exc:  # the scheduler or a worker lost it meanwhile
             raise CancelledError(f"{what}: a worker left while data was sent to it ({exc!r})") from exc
@@ -97,12 +111,12 @@ def restarting(client, attempt, what: str, before_again=None):
         try:
             return attempt()
         except BaseException as exc:
+            # Dask keeps a task's error, with the traceback it gathers on its way up here, in the
+            # failed futures' state on the client; the finished frames' locals hold the call's
+            # futures, and so would keep its data on the workers for as long as the client lives.
+            # The traceback keeps its lines; the frames lose their locals.
+            _clear_locals(exc)
             if not isinstance(exc, lost):
-                # Dask keeps a task's error, with the traceback it gathers on its way up here, in
-                # the failed futures' state on the client; the finished frames' locals hold the
-                # call's futures, and so would keep its data on the workers for as long as the
-                # client lives.  The traceback keeps its lines; the frames lose their locals.
-                _clear_locals(exc)
                 raise
             if tries == RESTARTS:
                 raise RuntimeError(

@@ -39,6 +39,10 @@ class Group:
     def n_rows(self) -> int:
         return self.X.shape[0]
 
+    def __sizeof__(self) -> int:
+        # what Dask's memory manager counts: b and the weights (the block is its own key's)
+        return object.__sizeof__(self) + self.BT.nbytes + (0 if self.WT is None else self.WT.nbytes)
+
     def kernel(self, u, check=False) -> RowGroup:
         """The C step over these rows with ``u`` (K x rows) as LSQR's u, updated in place."""
         X = self.X

@@ -1,29 +1,25 @@
 """What the public entry points call when ``X`` is distributed (see ``textsel/_dispatch.py``).
 
-Each reuses the in-memory code for everything but the passes over ``X``: the selectors score
-and select on the client from the distributed statistics, the classifiers run their usual fit
-with the distributed LSQR, and transform / predict / decision_function run the in-memory method
-on each block, lazily.  Of an estimator, a handler calls only the hooks named in
-``textsel._base.DISTRIBUTED_HOOKS`` and the methods it was handed; nothing here imports the
-public modules that dispatch to it.
+Each reuses the in-memory code for everything but the passes over ``X``: ``term_stats`` and
+``lsqr`` run on the cluster, a classifier's fit reads its documents from :func:`document_rows`
+as it reads them in memory (the selectors' fits need only ``term_stats``), and transform /
+predict / decision_function run the in-memory method on each block, lazily.  No handler calls
+into an estimator but the method it was handed; nothing here imports the public modules that
+dispatch to it.
 """
 
 from __future__ import annotations
 
-import functools
-
-import numpy as np
 import scipy.sparse as sp
 
 from .._stats import TermStats
 from ._blocks import BlockMatrix, check_row_blocks
 from ._worker import block_error, check_block
-from .operator import BlockOperator
-from .rows import BlockRows, fold_bounds
+from .rows import BlockRows
 from .solve import ArrayRows, solve
 from .termstats import term_stats as _term_stats
 
-__all__ = ["fit_lsqr_classifier", "fit_selector", "lsqr", "map_row_blocks", "term_stats"]
+__all__ = ["document_rows", "lsqr", "map_row_blocks", "term_stats"]
 
 
 def _array(X):
@@ -53,44 +49,18 @@ def lsqr(X, inputs, fit_intercept):
             A.release()
 
 
-def _mark_fitted(est, n_features):
-    est.n_features_in_ = int(n_features)
-    if hasattr(est, "feature_names_in_"):
-        del est.feature_names_in_
-
-
-def fit_selector(est, fit, X, y):
-    """TermSelector / ScalableTermSelector ``fit``: statistics on the cluster, the rest here."""
-    est._textsel_check_params()
-    stats = _term_stats(_array(X), y)
-    _mark_fitted(est, stats.n_terms)
-    return est._textsel_fit_stats(stats)
-
-
-def fit_lsqr_classifier(est, fit, X, y, sample_weight=None):
-    """The least-squares classifiers' ``fit`` with every pass over ``X`` and over the documents'
-    labels and weights on the cluster (:class:`textsel.distributed.rows.BlockRows`)."""
+def document_rows(X, y, sample_weight, class_weight, owner) -> BlockRows:
+    """A least-squares classifier's documents on the cluster (``textsel.linear_model``'s fit
+    reads them as it reads :class:`textsel._rows.DocumentRows`): the checked blocks of ``X`` (a
+    :class:`BlockMatrix` built here unless given, then released with the rows) and every pass
+    over the labels and weights on the workers."""
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)
     try:
-        rows = BlockRows(A, y, sample_weight, est.class_weight, type(est).__name__)
-        est._textsel_fit_rows(A, rows, functools.partial(_out_of_fold_scores, est))
-    finally:
-        if A is not X:  # built for this fit: its blocks go with it, whatever happened
+        return BlockRows(A, y, sample_weight, class_weight, owner, owned=A is not X)
+    except BaseException:
+        if A is not X:
             A.release()
-    _mark_fitted(est, A.shape[1])
-    return est
-
-
-def _out_of_fold_scores(est, A, rows, n_folds, delta, damp):
-    """SCut's held-out scores on the cluster: each fold's model is the weighted solve with the
-    held-out documents' weights set to zero (the same least-squares problem as on the training
-    rows alone, without slicing the blocks), scored by one product."""
-    operator = BlockOperator(A)
-    scores = np.empty((rows.n_docs, rows.n_columns))
-    for start, stop in fold_bounds(rows.n_docs, n_folds):
-        coef, intercept, _ = est._textsel_solve(A, rows.holding_out(start, stop), delta, damp)
-        scores[start:stop] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[start:stop]
-    return scores
+        raise
 
 
 def _apply(block, method, est, n_terms, empty, block_info=None):

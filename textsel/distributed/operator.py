@@ -8,12 +8,10 @@ import asyncio
 import numpy as np
 
 from ._blocks import place_groups
+from ._faults import restarting, result_within
 from ._worker import block_matvec
 
 __all__ = ["BlockOperator"]
-
-#: how many times a product is tried again after a worker was lost
-RETRIES = 3
 
 
 class BlockOperator:
@@ -23,7 +21,7 @@ class BlockOperator:
     holding them, sends it ``V`` (to every worker at once), runs the C block kernel there and
     brings back the block results, written straight into ``out``.  A product is stateless, so
     one that fails because a worker was lost is simply asked again once the cluster has
-    recomputed the lost blocks from their graph.
+    recomputed the lost blocks from their graph (``_faults.restarting``).
     """
 
     def __init__(self, A):
@@ -34,19 +32,9 @@ class BlockOperator:
         return place_groups(self.client, self.A.futures, self.A.groups)
 
     def _run(self, product, *args):
-        """Run ``product`` and retry it after a lost worker (not after a data error)."""
-        for attempt in range(RETRIES + 1):
-            try:
-                return product(*args)
-            except (ValueError, TypeError, MemoryError):
-                raise
-            except Exception as exc:  # a worker or its data lost in the middle: ask again
-                if attempt == RETRIES:
-                    raise RuntimeError(
-                        f"lsqr: a product on the cluster failed {RETRIES + 1} times ({exc!r}); "
-                        "the solve was abandoned and nothing is returned"
-                    ) from exc
-                self.client.wait_for_workers(1, timeout=60)
+        """Run ``product``, again after a lost worker (``_faults``' one policy; a task's own error
+        is raised as itself)."""
+        return restarting(self.client, lambda: product(*args), "lsqr")
 
     def _submit(self, worker, func, blocks, data):
         futures = [self.A.futures[i] for i in blocks]
@@ -54,14 +42,14 @@ class BlockOperator:
                                   pure=False)  # fmt: skip
 
     def _send(self, pieces):
-        """Each (worker, data) pair sent straight from the client to its worker, all at once
+        """Each (worker, data) pair sent to its worker (through the scheduler), all at once
         rather than one after another (each send waits out a round trip); the data's futures, in
         order."""
         client = self.client
 
         async def send_all():
             return await asyncio.gather(*[
-                client.scatter(data, workers=[worker], hash=False, asynchronous=True)
+                client.scatter(data, workers=[worker], direct=False, hash=False, asynchronous=True)
                 for worker, data in pieces
             ])  # fmt: skip
 
@@ -72,7 +60,7 @@ class BlockOperator:
         sent = self._send([(w, V) for w, _ in placement])
         self.A.traffic["sent"] += V.nbytes * len(placement)
         tasks = [self._submit(w, block_matvec, idx, v) for (w, idx), v in zip(placement, sent, strict=True)]
-        results = self.client.gather(tasks, direct=True)
+        results = result_within(self.client, tasks, "lsqr")
         starts = self.A.row_starts
         for (_, idx), parts in zip(placement, results, strict=True):
             for i, part in zip(idx, parts, strict=True):

@@ -4,7 +4,7 @@
 weights) of each row block are placed once on the worker that solves the block, and everything of
 the documents' length is built there from them by the same block functions as in memory: the
 label summaries that fix the classes, the weighted class sizes and norm sums the estimates read,
-and, for each solve, the targets and row weights (``_solve_worker.setup``).  The client holds the
+and, for each solve, the targets and row weights (``_solve_worker.setup_group``).  The client holds the
 labels only when it was given them as an array (8 bytes a document for integer labels), and a Dask
 array of labels chunked like ``X``'s rows never reaches it; no documents x classes array is built
 here, except SCut's held-out scores and their positives (:meth:`BlockRows.positive`).
@@ -41,10 +41,13 @@ class BlockRows:
     class_weight : dict, list of dicts, "balanced" or None
     owner : str
         The estimator's name, for errors.
+    owned : bool
+        ``A`` was built for this fit: :meth:`release` releases its blocks.
     """
 
-    def __init__(self, A, y, sample_weight, class_weight, owner):
-        self.A = A
+    def __init__(self, A, y, sample_weight, class_weight, owner, owned=False):
+        self.A = self.X = A
+        self.owned = owned
         self.client = A.client
         self._y_pieces = self._pieces(y, "y")
         self._s_pieces = None
@@ -104,7 +107,7 @@ class BlockRows:
             if hasattr(chunk[0], "dask"):
                 futures = self.client.compute(chunk, workers=[worker], allow_other_workers=True)
             else:
-                futures = self.client.scatter(chunk, workers=[worker], hash=False)
+                futures = self.client.scatter(chunk, workers=[worker], direct=False, hash=False)
                 self.A.traffic["setup"] += sum(getattr(p, "nbytes", 0) for p in chunk)
             for i, future in zip(idx, futures, strict=True):
                 placed[i] = future
@@ -113,9 +116,23 @@ class BlockRows:
     def refresh(self):
         """Place the pieces (again, after a lost worker took some of those scattered from here, on
         the workers holding the blocks now)."""
-        self.placement = place_groups(self.client, self.A.futures, self.A.groups)
-        self._y = self._place(self._y_pieces)
-        self._s = self._place(self._s_pieces)
+        if not hasattr(self, "_placed"):
+            self._placed = {}  # one dict, shared by every fold's copy (holding_out), updated in place
+        self._placed["placement"] = place_groups(self.client, self.A.futures, self.A.groups)
+        self._placed["y"] = self._place(self._y_pieces)
+        self._placed["s"] = self._place(self._s_pieces)
+
+    @property
+    def placement(self):
+        return self._placed["placement"]
+
+    @property
+    def _y(self):
+        return self._placed["y"]
+
+    @property
+    def _s(self):
+        return self._placed["s"]
 
     def _submit(self, i, func, *args):
         worker = next(w for w, idx in self.placement if i in idx)
@@ -147,6 +164,24 @@ class BlockRows:
         """Which documents belong to each column (documents x columns, bool), here: for SCut."""
         parts = [self._submit(i, positive, self._y[i], self.recipe) for i in range(self.A.n_blocks)]
         return np.concatenate(self.client.gather(parts))
+
+    def out_of_fold_scores(self, n_folds, solve) -> np.ndarray:
+        """SCut's held-out scores on the cluster: each fold's model is ``solve(A, rows)`` with the
+        held-out documents' weights zero (the same least-squares problem as on the training rows
+        alone, without slicing the blocks), scored by one product."""
+        from .operator import BlockOperator
+
+        operator = BlockOperator(self.A)
+        scores = np.empty((self.n_docs, self.n_columns))
+        for start, stop in fold_bounds(self.n_docs, n_folds):
+            coef, intercept, _ = solve(self.A, self.holding_out(start, stop))
+            scores[start:stop] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[start:stop]
+        return scores
+
+    def release(self):
+        """Release the blocks when the matrix was built for this fit."""
+        if self.owned:
+            self.A.release()
 
     def holding_out(self, start, stop) -> BlockRows:
         """These rows with the documents ``start:stop`` weighted 0 (a fold's model)."""

@@ -25,8 +25,6 @@ released.  How a lost worker, an error on a worker and a frozen worker are met i
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from .._ext.ccore import lsqr_rowop
@@ -123,13 +121,13 @@ class ClusterRowOperator:
         self.nodes = {}
         for owner, node in _here_nodes(self.plan):
             self.nodes.setdefault(owner, []).append(node)
+        self.rows = rows
         self.groups = [
             self._submit(owners[i], setup_group, A.futures[i], rows.block(i, owners[i]), self.fit_intercept)
             for i in range(A.n_blocks)
         ]
         self.state = dict.fromkeys(self.runs)  # owner -> its last run_step result (u), or None
         self._pending = []
-        self.slowest = 0.0
 
     # -- the two calls of the C solver -------------------------------------------------------
 
@@ -137,14 +135,15 @@ class ClusterRowOperator:
         if exps is None:
             futures = self._steps("max", cols)
             self._pending = list(futures.values())
-            parts = result_within(self.client, list(futures.values()), self._patience(), "lsqr")
+            parts = result_within(self.client, list(futures.values()), "lsqr")
+            self.rows.release()  # every group is set up: what was sent for them is theirs now
             maxabs[:] = np.max([p[1] for p in parts], axis=0) if parts else 0.0
         else:
             self._products("start", cols, unorm, g, exps=np.asarray(exps, dtype=np.int64))
 
     def step(self, cols, v, vcoef, ucoef, unorm, g):
         v = np.ascontiguousarray(v)
-        v_future = scatter_within(self.client, v, self._target(), self._patience(), "lsqr")
+        v_future = scatter_within(self.client, v, self._target(), "lsqr")
         self._pending = [v_future]
         self.A.traffic["sent"] += v.nbytes  # once, to one worker; the others fetch it from there
         self._products("step", cols, unorm, g, v=v_future, vcoef=np.array(vcoef), ucoef=np.array(ucoef))
@@ -175,7 +174,6 @@ class ClusterRowOperator:
         }
 
     def _products(self, kind, cols, unorm, g, **args):
-        began = time.perf_counter()
         steps = self._steps(kind, cols, **args)
         self._pending += list(steps.values())  # released by close() if this call fails
         picked = {}
@@ -188,27 +186,20 @@ class ClusterRowOperator:
 
         back = {span(node): future_of(node) for node in client_nodes(self.plan)}
         self._pending += list(picked.values()) + list(back.values())
-        got = result_within(self.client, list(back.values()), self._patience(), "lsqr")
+        got = result_within(self.client, list(back.values()), "lsqr")
         part = combine(self.plan, dict(zip(back, got, strict=True)))
         self.A.traffic["received"] += sum(g.nbytes for _, _, g in got)
         self.state, self._pending = steps, []  # the new u; the previous results released with their futures
         scale, ssq, total = part
         unorm[:] = scale * np.sqrt(ssq)
         g[...] = total
-        self.slowest = max(self.slowest, time.perf_counter() - began)
 
     def _target(self):
-        """The worker v is sent to: the first holding groups that the scheduler lists now (a
-        retired one is not; its groups' tasks run where its data went), else None: one Dask
-        chooses."""
-        present = self.client.scheduler_info()["workers"]
-        return next((w for w in self.runs if w in present), None)
-
-    def _patience(self):
-        """Seconds to wait for a call before its workers are reported frozen."""
-        from ._faults import STALL
-
-        return max(STALL, 20 * self.slowest)
+        """The worker v is sent to: the first holding groups that the scheduler lists as running
+        now (not paused for memory, not retiring: its groups' tasks run where its data goes),
+        else None: one Dask chooses."""
+        workers = self.client.scheduler_info()["workers"]
+        return next((w for w in self.runs if workers.get(w, {}).get("status") == "running"), None)
 
     def close(self):
         """Drop every future of the solve: its state on the workers is released with them.  (Not
@@ -232,7 +223,9 @@ class ArrayRows:
         """The ``rows`` argument of ``setup_group`` for block ``i`` on ``worker``."""
         a, z = self.A.row_starts[i], self.A.row_starts[i + 1]
         parts = [self.b[a:z], None if self.weights is None else self.weights[a:z]]
-        sent = self.A.client.scatter([p for p in parts if p is not None], workers=[worker], hash=False)
+        sent = self.A.client.scatter(
+            [p for p in parts if p is not None], workers=[worker], direct=False, hash=False
+        )
         self.A.traffic["setup"] += sum(p.nbytes for p in parts if p is not None)
         self.sent += sent
         return ("arrays", sent[0], sent[1] if len(sent) > 1 else None)
