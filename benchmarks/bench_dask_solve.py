@@ -5,7 +5,8 @@
 runs in a fresh process: ``WeightedProximalSVC(n_threads=t).fit(X, y)`` in memory on 1 and 2
 threads, then on a LocalCluster of W worker processes of one thread each for every W of
 ``--workers``, the matrix given as ``textsel.distributed.row_blocks(X)`` (cut where the in-memory
-solve cuts its groups, consecutive blocks on each worker).  ``--classes 1`` fits one class against
+solve cuts its groups, consecutive blocks on each worker; ``--blocks`` cuts it otherwise, and a
+layout that leaves a worker without blocks is refused).  ``--classes 1`` fits one class against
 the rest instead.
 
 Printed per configuration: the whole fit (best of ``--repeat``), LSQR's iterations, seconds per
@@ -83,8 +84,14 @@ def run_cluster(args, n_workers):
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     with cluster, Client(cluster) as client:
         client.wait_for_workers(n_workers)
-        dX = textsel.distributed.row_blocks(X)
+        dX = textsel.distributed.row_blocks(X, n_blocks=args.blocks)
         del X
+        if len(dX.chunks[0]) < n_workers:
+            raise SystemExit(
+                f"{len(dX.chunks[0])} blocks for {n_workers} workers: a worker would hold none; give "
+                "--blocks at least the number of workers (the answer then differs from memory's in its "
+                "last bits)"
+            )
         best = None
         for _ in range(args.repeat):
             calls.update(n=0, s=0.0)
@@ -117,6 +124,12 @@ def main():
     parser.add_argument("--replicas", type=int, default=16)
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--classes", type=int, choices=(1, 20), default=20)
+    parser.add_argument(
+        "--blocks",
+        type=int,
+        default=None,
+        help="row blocks (default: cut like the in-memory solve's groups, for the same bits)",
+    )
     parser.add_argument("--run", help=__import__("argparse").SUPPRESS)
     parser.add_argument("--reference", help=__import__("argparse").SUPPRESS)
     args = parser.parse_args()
@@ -131,6 +144,7 @@ def main():
             cmd = [sys.executable, __file__, "--data-home", args.data_home, "--repeat", str(args.repeat),
                    "--replicas", str(args.replicas), "--classes", str(args.classes), "--run", run,
                    "--reference", reference]  # fmt: skip
+            cmd += ["--blocks", str(args.blocks)] * (args.blocks is not None)
             done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(__file__))
             line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
             if done.returncode or not line:
