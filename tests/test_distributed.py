@@ -18,6 +18,7 @@ import dask.array as da  # noqa: E402
 from dask_corpus import client_fixture, corpus, dask_matrix, relative, uneven  # noqa: E402
 from distributed import Client, LocalCluster, wait  # noqa: E402
 from joblib import parallel_backend  # noqa: E402
+from sklearn.base import clone  # noqa: E402
 
 import textsel  # noqa: E402
 from textsel.distributed import BlockMatrix  # noqa: E402
@@ -402,6 +403,28 @@ def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
         latency = interrupt_after(0.5, lambda: textsel.lsqr(dX, y.astype(float)))
     assert latency.prompt, latency
     assert textsel.term_stats(dask_matrix(X), y) == textsel.term_stats(X, y)
+
+
+@pytest.mark.parametrize("selector", [textsel.TermSelector("bns", k=40, n_threads=-1),
+                                      textsel.ScalableTermSelector(k=40, n_threads=-1)])  # fmt: skip
+def test_a_selector_counts_each_block_on_one_thread_of_its_worker(client, selector, monkeypatch):
+    """A selector's n_threads (here every core) is not passed on to the workers, whose own
+    threads are the parallelism: each block is counted on one thread, as term_stats does by
+    default; the selection is the in-memory one."""
+    from textsel.distributed import handlers
+
+    asked = []
+    real = handlers._term_stats
+
+    def spy(X, y, **kw):
+        asked.append(kw.get("n_threads"))
+        return real(X, y, **kw)
+
+    monkeypatch.setattr(handlers, "_term_stats", spy)
+    X, y = corpus()
+    dist = clone(selector).fit(dask_matrix(X), y)
+    assert asked == [None]
+    np.testing.assert_array_equal(dist.get_support(), clone(selector).fit(X, y).get_support())
 
 
 def test_dask_workers_run_textsel_on_one_thread_each(client):

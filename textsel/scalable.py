@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import CheckedSelectorMixin, Estimator, fit_input, terms_to_keep
 from ._checks import check_positive_int, check_real, plain
+from ._dispatch import is_distributed
 from .selection import top_k
 from .termstats import TermStats, term_stats
 
@@ -93,7 +94,8 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         halvings), so a large value costs nothing more.
     n_threads : int, optional
         Threads for counting; None uses every core the process may use, within threadpoolctl's
-        and ``OMP_NUM_THREADS``'s limits.
+        and ``OMP_NUM_THREADS``'s limits.  On a Dask array each block is counted on one thread of
+        its worker, whatever this says.
 
     Attributes
     ----------
@@ -134,7 +136,9 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         """
         X, y = fit_input(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
                          multi_output=True)  # fmt: skip
-        return self._fit_stats(term_stats(X, y, n_threads=self.n_threads))
+        # on a cluster the workers are the parallelism: each block is counted on one thread
+        threads = None if is_distributed(X) else self.n_threads
+        return self._fit_stats(term_stats(X, y, n_threads=threads))
 
     def _fit_stats(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""

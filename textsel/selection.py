@@ -110,6 +110,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
     n_threads : int, optional
         Threads for counting and scoring; None uses every core the process may use, within
         threadpoolctl's and ``OMP_NUM_THREADS``'s limits.  The selection does not depend on it.
+        On a Dask array each block is counted on one thread of its worker, whatever this says.
 
     Attributes
     ----------
@@ -196,7 +197,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         with warnings.catch_warnings():  # k is checked here early; its warning comes once, below
             warnings.simplefilter("ignore", UserWarning)
             self._n_selected(X.shape[1])
-        return self._choose(term_stats(X, y, n_threads=self.n_threads))
+        # on a cluster the workers are the parallelism: each block is counted on one thread
+        threads = None if is_distributed(X) else self.n_threads
+        return self._choose(term_stats(X, y, n_threads=threads))
 
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
