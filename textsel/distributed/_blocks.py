@@ -186,7 +186,7 @@ def row_blocks(X, client=None, n_blocks=None):
     solve with an intercept, as the classifiers fit), so that a solve on the array gives the
     in-memory answer to the last bit; ``n_blocks`` cuts it into that many blocks of about as many
     stored values instead (to use more workers than the matrix has groups).  Consecutive blocks
-    go to each worker, as evenly as their count allows, sent straight from here (a graph holding
+    go to each worker, as evenly as their count allows, sent from here (a graph holding
     the matrix would pass through the scheduler: Dask's "Sending large graph" warning).  Scattered
     blocks have no graph to recompute them from: a worker lost with them loses them for good, so
     a long job on an unreliable cluster should build its blocks from files instead.
@@ -220,10 +220,8 @@ def row_blocks(X, client=None, n_blocks=None):
         raise ValueError("row_blocks: the client's cluster has no worker")
     pieces = [X[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
     futures = []
-    for w, worker in enumerate(workers):
-        mine = [p for i, p in enumerate(pieces) if i * len(workers) // len(pieces) == w]
-        if mine:
-            futures += client.scatter(mine, workers=[worker], direct=False, hash=False)
+    for worker, idx in zip(workers, contiguous_groups(len(pieces), len(workers)), strict=False):
+        futures += client.scatter([pieces[i] for i in idx], workers=[worker], direct=False, hash=False)
     meta = sp.csr_matrix((0, X.shape[1]), dtype=X.dtype)
     return da.concatenate([
         da.from_delayed(delayed(f), shape=p.shape, dtype=X.dtype, meta=meta)

@@ -38,10 +38,11 @@ def _lost_errors():
     return (CancelledError, CommClosedError)
 
 
-def result_within(client, futures, what: str) -> list:
+def result_within(client, futures, what: str, workers) -> list:
     """The results of ``futures``, each task's exception raised as itself; a ``TimeoutError``
-    naming the workers the scheduler has not heard from for :data:`STALL` seconds while it
-    waits (a worker's heartbeats are compared with themselves, so no clock need agree)."""
+    naming those of ``workers`` (the call's) the scheduler has not heard from for :data:`STALL`
+    seconds while it waits (a worker's heartbeats are compared with themselves, so no clock need
+    agree; a worker of the cluster the call does not use is none of its business)."""
     import time
 
     from distributed import wait
@@ -53,8 +54,9 @@ def result_within(client, futures, what: str) -> list:
             break
         except (TimeoutError, asyncio.TimeoutError):
             now, silent = time.monotonic(), []
-            for worker, info in client.scheduler_info()["workers"].items():
-                seen = info.get("last_seen")
+            listed = client.scheduler_info()["workers"]
+            for worker in set(workers) & set(listed):
+                seen = listed[worker].get("last_seen")
                 last, since = heard.get(worker, (None, now))
                 if seen != last:
                     heard[worker] = (seen, now)

@@ -166,10 +166,9 @@ def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vco
 
 
 def add_parts(a, b):
-    """Two parts (scale, ssq, A'D u) as one: the norms as :func:`textsel._row_groups.add_norms`
-    adds them, A'D u (an array, or a list of lane blocks) elementwise."""
-    if isinstance(a[2], list):
-        return (*add_norms(a[:2], b[:2]), [x + y for x, y in zip(a[2], b[2], strict=True)])
+    """Two parts (scale, ssq, A'D u) as :func:`pick` returns them, as one: the norms as
+    :func:`textsel._row_groups.add_norms` adds them, A'D u elementwise (into a new array: the
+    parts may be Dask's)."""
     return (*add_norms(a[:2], b[:2]), a[2] + b[2])
 
 

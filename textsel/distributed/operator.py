@@ -60,7 +60,7 @@ class BlockOperator:
         sent = self._send([(w, V) for w, _ in placement])
         self.A.traffic["sent"] += V.nbytes * len(placement)
         tasks = [self._submit(w, block_matvec, idx, v) for (w, idx), v in zip(placement, sent, strict=True)]
-        results = result_within(self.client, tasks, "lsqr")
+        results = result_within(self.client, tasks, "lsqr", [w for w, _ in placement])
         starts = self.A.row_starts
         for (_, idx), parts in zip(placement, results, strict=True):
             for i, part in zip(idx, parts, strict=True):

@@ -113,7 +113,6 @@ class ClusterRowOperator:
                 owner = min(holders, key=lambda w: (load[w], w))
             load[owner] += 1
             owners.append(owner)
-        self.owners = owners
         self.plan = tree_plan(owners)
         self.runs = {}  # owner -> its blocks, in order
         for i, owner in enumerate(owners):
@@ -135,7 +134,7 @@ class ClusterRowOperator:
         if exps is None:
             futures = self._steps("max", cols)
             self._pending = list(futures.values())
-            parts = result_within(self.client, list(futures.values()), "lsqr")
+            parts = result_within(self.client, list(futures.values()), "lsqr", list(self.runs))
             self.rows.release()  # every group is set up: what was sent for them is theirs now
             maxabs[:] = np.max([p[1] for p in parts], axis=0) if parts else 0.0
         else:
@@ -186,9 +185,9 @@ class ClusterRowOperator:
 
         back = {span(node): future_of(node) for node in client_nodes(self.plan)}
         self._pending += list(picked.values()) + list(back.values())
-        got = result_within(self.client, list(back.values()), "lsqr")
+        got = result_within(self.client, list(back.values()), "lsqr", list(self.runs))
         part = combine(self.plan, dict(zip(back, got, strict=True)))
-        self.A.traffic["received"] += sum(g.nbytes for _, _, g in got)
+        self.A.traffic["received"] += sum(sums.nbytes for _, _, sums in got)
         self.state, self._pending = steps, []  # the new u; the previous results released with their futures
         scale, ssq, total = part
         unorm[:] = scale * np.sqrt(ssq)
@@ -212,7 +211,7 @@ class ClusterRowOperator:
 class ArrayRows:
     """The right-hand sides b (n_docs x K) and row weights (the same shape, or None) of a solve
     given as arrays on the client (:func:`textsel.lsqr` on a Dask array): each block's rows sent
-    straight to the worker holding it, once an attempt."""
+    to the worker holding it (through the scheduler), once an attempt."""
 
     def __init__(self, A, b, weights):
         self.A, self.b, self.weights = A, b, weights
