@@ -3,8 +3,11 @@
 - A worker lost (killed, its machine gone, retired without its data) is noticed by the scheduler,
   which recomputes what it can from the graph; a result that cannot be recomputed (a solve's u,
   whose history is released as the solve goes) is cancelled, the call sees
-  ``concurrent.futures.CancelledError`` and :func:`restarting` runs it again from its beginning,
-  at most :data:`RESTARTS` times, once a worker is present.
+  ``concurrent.futures.CancelledError`` and :func:`restarting` runs it again (after the call's own
+  mending, ``before_again``: a solve rebuilds what the worker took, see
+  ``solve.ClusterRowOperator``), at most :data:`RESTARTS` times, once a worker is present.  Data
+  that was sent from the client and went with the worker cannot come back: a
+  :class:`BlockLostError` says so.
 - An exception raised in a task (a data error, a MemoryError, a bug) is the task's: Dask sends it
   back and it is raised here as itself, on the first try.
 - A worker that stops answering (frozen, swapped out) is reported by :func:`result_within` as a
@@ -20,7 +23,7 @@ import asyncio
 import traceback
 from concurrent.futures import CancelledError
 
-__all__ = ["RESTARTS", "STALL", "restarting", "result_within", "scatter_within"]
+__all__ = ["RESTARTS", "STALL", "BlockLostError", "restarting", "result_within", "scatter_within"]
 
 #: how many times a call starts again after a worker took part of its state with it
 RESTARTS = 3
@@ -30,6 +33,11 @@ STALL = 60.0
 
 #: seconds between two looks at the workers' heartbeats while a call's results are awaited
 POLL = 2.0
+
+
+class BlockLostError(RuntimeError):
+    """A block of the data went with a lost worker and cannot be computed again (it was sent from
+    the client, not computed from a graph): the call cannot go on, nor start again."""
 
 
 def _lost_errors():

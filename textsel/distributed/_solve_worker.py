@@ -23,7 +23,7 @@ from .._row_groups import LANES, add_norms, lane_width, pack_lanes, tree_reduce
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
-__all__ = ["Group", "add_parts", "pick", "run_step", "setup_group", "unpack_part"]
+__all__ = ["Group", "add_parts", "pick", "replay", "run_step", "saved_u", "setup_group", "unpack_part"]
 
 
 class Group:
@@ -163,6 +163,22 @@ def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vco
     if len(parts) < len(nodes) or sum(b - a for a, b in nodes) < len(groups):
         raise ValueError(f"nodes {nodes} do not cover the blocks {blocks} once each")
     return u, parts
+
+
+def saved_u(result):
+    """The groups' u of a :func:`run_step` result: a copy of it, run on a second worker (so that the
+    u outlives the loss of its own)."""
+    return result[0]
+
+
+def replay(groups, saved, blocks, nodes, log):
+    """A run's :func:`run_step` result after the calls ``log`` (``(kind, cols, args)`` each, in
+    order) from its u ``saved`` (None: zeros): the same kernel on the same inputs, so the same bits
+    as the u the lost worker held (the parts computed on the way are dropped)."""
+    result = None if saved is None else (saved, {})
+    for kind, cols, args in log:
+        result = run_step(groups, result, blocks, kind, cols, nodes, **args)
+    return result
 
 
 def add_parts(a, b):

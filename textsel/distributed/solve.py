@@ -25,12 +25,16 @@ released.  How a lost worker, an error on a worker and a frozen worker are met i
 
 from __future__ import annotations
 
+import asyncio
+import time
+from concurrent.futures import CancelledError
+
 import numpy as np
 
 from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
-from ._faults import restarting, result_within, scatter_within
-from ._solve_worker import add_parts, pick, run_step, setup_group
+from ._faults import BlockLostError, restarting, result_within, scatter_within
+from ._solve_worker import add_parts, pick, replay, run_step, saved_u, setup_group
 
 __all__ = [
     "CLIENT_DEPTH", "ArrayRows", "ClusterRowOperator", "client_nodes", "combine", "solve", "span",
@@ -42,6 +46,18 @@ __all__ = [
 #: among the workers (the client then receives at most 2**CLIENT_DEPTH parts an iteration, not
 #: one per worker, at the cost of one scheduler round trip per level below)
 CLIENT_DEPTH = 2
+
+#: seconds of solving between two copies of every run's u to a second worker: a lost worker's u is
+#: rebuilt from the last copy by running again the calls since (about this long, on its groups)
+CHECKPOINT = 5.0
+
+#: the most bytes of logged calls (their v) kept on the client; beyond (one worker, nowhere to copy
+#: u to) the log is dropped, and a lost worker restarts the solve
+MAX_LOG_BYTES = 1 << 28
+
+#: seconds a resume waits for as many workers as the solve had (a nanny restarts a killed one
+#: within seconds); then it goes on with those present
+REJOIN = 5.0
 
 
 def tree_plan(owners):
@@ -91,20 +107,50 @@ def combine(plan, parts):
 class ClusterRowOperator:
     """The row operator of ``ts_lsqr_rowop`` over a :class:`BlockMatrix`: one group per block, its
     state Dask data on the worker holding the block.  Built by :func:`solve`; its ``start`` and
-    ``step`` are called by the C solver."""
+    ``step`` are called by the C solver.
+
+    The blocks one worker holds form a *run*, added by one task a call; a run keeps its number (its
+    place in the tree) when a lost worker's runs move to others.  Every :data:`CHECKPOINT` seconds
+    each run's u is copied to a second worker, and the calls since the last copy are kept here
+    (:meth:`_resume` rebuilds a lost run's u from them)."""
 
     def __init__(self, A, rows, fit_intercept):
         self.A, self.client = A, A.client
         self.fit_intercept = bool(fit_intercept)
-        who_has = self.client.who_has(A.futures)
+        owners = self._owners()
+        number = {}  # worker -> its run
+        run_of = [number.setdefault(owner, len(number)) for owner in owners]
+        self.plan = tree_plan(run_of)
+        self.where = list(number)  # run -> the worker it runs on
+        self.runs = [[] for _ in self.where]  # run -> its blocks, in order
+        for i, run in enumerate(run_of):
+            self.runs[run].append(i)
+        self.nodes = [[] for _ in self.where]  # run -> the pieces of the tree it adds
+        for run, node in _here_nodes(self.plan):
+            self.nodes[run].append(node)
+        self.rows = rows
+        self.groups = [
+            self._submit(owners[i], setup_group, A.futures[i], rows.block(i, owners[i]), self.fit_intercept)
+            for i in range(A.n_blocks)
+        ]
+        self.state = [None] * len(self.runs)  # run -> its last run_step result (u), or None
+        # run -> the last copy of its u (None: zeros, before the first call); None: no copy to resume
+        # from (the log grew too long), a lost worker restarts the solve
+        self.saved = [None] * len(self.runs)
+        self.log, self._log_bytes = [], 0  # the calls since that copy (None with saved None)
+        self._copying, self._copied_at = None, time.monotonic()  # (copies, log length) under way
+        self._pending = []
+
+    def _owners(self):
+        """The worker that solves each block: one holding it, the previous block's while it holds
+        no more than its share (a run of blocks on one worker is a piece of the tree it adds in its
+        own task), else the least loaded (blocks copied to several workers spread evenly)."""
+        who_has = self.client.who_has(self.A.futures)
         present = sorted(self.client.nthreads())
         load = dict.fromkeys(present, 0)
-        fair = -(-A.n_blocks // max(len(present), 1))
+        fair = -(-self.A.n_blocks // max(len(present), 1))
         owners = []
-        for future in A.futures:
-            # each block with a worker holding it: the previous block's while it holds no more than
-            # its share (a run of blocks on one worker is a piece of the tree it adds in its own
-            # task), else the least loaded (blocks copied to several workers spread evenly)
+        for future in self.A.futures:
             holders = [w for w in who_has.get(future.key, ()) if w in load] or present
             previous = owners[-1] if owners else None
             if previous in holders and load[previous] < fair:
@@ -113,40 +159,49 @@ class ClusterRowOperator:
                 owner = min(holders, key=lambda w: (load[w], w))
             load[owner] += 1
             owners.append(owner)
-        self.plan = tree_plan(owners)
-        self.runs = {}  # owner -> its blocks, in order
-        for i, owner in enumerate(owners):
-            self.runs.setdefault(owner, []).append(i)
-        self.nodes = {}
-        for owner, node in _here_nodes(self.plan):
-            self.nodes.setdefault(owner, []).append(node)
-        self.rows = rows
-        self.groups = [
-            self._submit(owners[i], setup_group, A.futures[i], rows.block(i, owners[i]), self.fit_intercept)
-            for i in range(A.n_blocks)
-        ]
-        self.state = dict.fromkeys(self.runs)  # owner -> its last run_step result (u), or None
-        self._pending = []
+        return owners
 
     # -- the two calls of the C solver -------------------------------------------------------
 
     def start(self, cols, exps, maxabs, unorm, g):
-        if exps is None:
-            futures = self._steps("max", cols)
-            self._pending = list(futures.values())
-            parts = result_within(self.client, list(futures.values()), "lsqr", list(self.runs))
-            self.rows.release()  # every group is set up: what was sent for them is theirs now
-            maxabs[:] = np.max([p[1] for p in parts], axis=0) if parts else 0.0
-        else:
-            self._products("start", cols, unorm, g, exps=np.asarray(exps, dtype=np.int64))
+        cols = np.array(cols, dtype=np.int64)
+        if exps is not None:
+            return self._call("start", cols, unorm, g, exps=np.asarray(exps, dtype=np.int64))
+
+        def attempt():
+            self._pending = self._steps("max", cols)
+            return result_within(self.client, self._pending, "lsqr", self.where)
+
+        parts = restarting(self.client, attempt, "lsqr", before_again=self._resume)
+        self._pending = []
+        self.rows.release()  # every group is set up: what was sent for them is theirs now
+        maxabs[:] = np.max([p[1] for p in parts], axis=0) if parts else 0.0
 
     def step(self, cols, v, vcoef, ucoef, unorm, g):
-        v = np.ascontiguousarray(v)
-        v_future = scatter_within(self.client, v, self._target(), "lsqr")
-        self._pending = [v_future]
-        self.A.traffic["sent"] += v.nbytes  # once, to one worker; the others fetch it from there
-        self._products("step", cols, unorm, g, v=v_future, vcoef=np.array(vcoef), ucoef=np.array(ucoef))
+        # a copy: v is the solver's buffer, and the call is kept for a resume
+        v = np.array(v, order="C")
+        self._call("step", np.array(cols, dtype=np.int64), unorm, g, v=v, vcoef=np.array(vcoef),
+                   ucoef=np.array(ucoef))  # fmt: skip
         self.A.traffic["products"] += 2
+
+    def _call(self, kind, cols, unorm, g, **args):
+        """A start or step call: its tasks, run again after a lost worker once :meth:`_resume` has
+        rebuilt what it took; the new u kept, the call logged."""
+
+        def attempt():
+            sent = dict(args)
+            if kind == "step":  # once, to one worker; the others fetch it from there
+                sent["v"] = scatter_within(self.client, args["v"], self._target(), "lsqr")
+                self._pending = [sent["v"]]
+                self.A.traffic["sent"] += args["v"].nbytes
+            return self._products(kind, cols, sent)
+
+        steps, (scale, ssq, total) = restarting(self.client, attempt, "lsqr", before_again=self._resume)
+        self.state, self._pending = steps, []  # the previous results released with their futures
+        self.rows.release()  # what a resume sent for the groups it rebuilt
+        self._record(kind, cols, args)
+        unorm[:] = scale * np.sqrt(ssq)
+        g[...] = total
 
     # -- the tasks -------------------------------------------------------------------------------
 
@@ -156,56 +211,160 @@ class ClusterRowOperator:
                                   **kwargs)  # fmt: skip
 
     def _steps(self, kind, cols, **args):
-        cols = np.array(cols, dtype=np.int64)
-        return {
-            owner: self._submit(
-                owner,
+        """One ``run_step`` task per run, in run order."""
+        return [
+            self._submit(
+                self.where[run],
                 run_step,
-                [self.groups[i] for i in idx],
-                self.state[owner],
-                idx,
+                [self.groups[i] for i in blocks],
+                self.state[run],
+                blocks,
                 kind,
                 cols,
-                self.nodes.get(owner, []),
+                self.nodes[run],
                 **args,
             )  # fmt: skip
-            for owner, idx in self.runs.items()
-        }
+            for run, blocks in enumerate(self.runs)
+        ]
 
-    def _products(self, kind, cols, unorm, g, **args):
+    def _products(self, kind, cols, args):
+        """The new u of every run (futures) and the call's (scale, ssq, A'D u), added as the tree
+        adds them."""
         steps = self._steps(kind, cols, **args)
-        self._pending += list(steps.values())  # released by close() if this call fails
-        picked = {}
+        self._pending += steps  # released by close() if this call fails
+        picked = []
 
         def future_of(node):
             if node[0] == "here":
-                picked[span(node)] = self._submit(node[1], pick, steps[node[1]], span(node), len(cols))
-                return picked[span(node)]
+                picked.append(self._submit(self.where[node[1]], pick, steps[node[1]], span(node), len(cols)))
+                return picked[-1]
             return self.client.submit(add_parts, future_of(node[1]), future_of(node[2]), pure=False)
 
         back = {span(node): future_of(node) for node in client_nodes(self.plan)}
-        self._pending += list(picked.values()) + list(back.values())
-        got = result_within(self.client, list(back.values()), "lsqr", list(self.runs))
-        part = combine(self.plan, dict(zip(back, got, strict=True)))
+        self._pending += picked + list(back.values())
+        got = result_within(self.client, list(back.values()), "lsqr", self.where)
         self.A.traffic["received"] += sum(sums.nbytes for _, _, sums in got)
-        self.state, self._pending = steps, []  # the new u; the previous results released with their futures
-        scale, ssq, total = part
-        unorm[:] = scale * np.sqrt(ssq)
-        g[...] = total
+        return steps, combine(self.plan, dict(zip(back, got, strict=True)))
 
     def _target(self):
         """The worker v is sent to: the first holding groups that the scheduler lists as running
         now (not paused for memory, not retiring: its groups' tasks run where its data goes),
         else None: one Dask chooses."""
         workers = self.client.scheduler_info()["workers"]
-        return next((w for w in self.runs if workers.get(w, {}).get("status") == "running"), None)
+        return next((w for w in self.where if workers.get(w, {}).get("status") == "running"), None)
+
+    # -- surviving a lost worker -----------------------------------------------------------------
+
+    def _record(self, kind, cols, args):
+        """Log a call that ran; finish taking a copy of every run's u, or start one when due (every
+        :data:`CHECKPOINT` seconds, or sooner when the log reaches half :data:`MAX_LOG_BYTES`)."""
+        if self.log is not None:
+            self.log.append((kind, cols, args))
+            self._log_bytes += _nbytes(args)
+        if self._copying is not None:
+            self._finish_copy()
+        if self._log_bytes > MAX_LOG_BYTES:  # one worker (nowhere to copy to), or copies failing
+            self.log, self.saved, self._copying, self._log_bytes = None, None, None, 0
+        due = time.monotonic() - self._copied_at >= CHECKPOINT or self._log_bytes > MAX_LOG_BYTES // 2
+        if self._copying is None and due:
+            self._start_copy()
+
+    def _start_copy(self):
+        """Each run's u copied to the next worker after its own (in the workers' sorted order)."""
+        workers = sorted(self.client.scheduler_info()["workers"])
+        if len(workers) < 2:
+            return
+        if self.log is None:  # logging starts again here: resumable once this copy is made
+            self.log, self._log_bytes = [], 0
+        copies = []
+        for run, state in enumerate(self.state):
+            at = workers.index(self.where[run]) if self.where[run] in workers else -1
+            partner = workers[(at + 1) % len(workers)]
+            copies.append(None if state is None else self.client.submit(
+                saved_u, state, workers=[partner], allow_other_workers=True, pure=False))  # fmt: skip
+        self._copying, self._copied_at = (copies, len(self.log)), time.monotonic()
+
+    def _finish_copy(self):
+        """The copy under way made the last one once every run's is done on another worker than
+        the run's own (a copy beside its u would go with it); given up if a worker left meanwhile."""
+        copies, at = self._copying
+        status = {c.status for c in copies if c is not None}
+        if status - {"finished"}:
+            if status & {"error", "cancelled", "lost"}:
+                self._copying = None  # the last copy stands
+            return
+        holders = self.client.who_has([c for c in copies if c is not None])
+        if all(c is None or self.where[run] not in holders.get(c.key, ()) for run, c in enumerate(copies)):
+            self.saved, self.log = copies, self.log[at:]
+            self._log_bytes = sum(_nbytes(logged) for _, _, logged in self.log)
+        self._copying = None
+
+    def _resume(self):
+        """After a lost worker: each run that lost its u (or whose worker is gone) placed on a worker
+        present, its lost groups set up again, and its u rebuilt there from the last copy by
+        running the logged calls again (the same kernel on the same inputs: the same bits).  A
+        ``CancelledError`` when that cannot be done (the copy lost too, or no log kept): the solve
+        then starts again (:func:`solve`)."""
+        client = self.client
+        try:  # a nanny restarts a killed worker within seconds
+            client.wait_for_workers(len(set(self.where)), timeout=REJOIN)
+        except (TimeoutError, asyncio.TimeoutError):
+            pass
+        present = sorted(client.nthreads())
+        finished = [s for s in self.state if s is not None and s.status == "finished"]
+        held = client.who_has(finished) if finished else {}  # the scheduler's word, not a stale status
+        lost = [s is not None and not held.get(s.key) for s in self.state]
+        moved = [lost[run] or self.where[run] not in present for run in range(len(self.runs))]
+        load = dict.fromkeys(present, 0)
+        for run, blocks in enumerate(self.runs):
+            if not moved[run]:
+                load[self.where[run]] = load.get(self.where[run], 0) + len(blocks)
+        for run, blocks in enumerate(self.runs):
+            if moved[run]:
+                self.where[run] = min(present, key=lambda w: (load[w], w))
+                load[self.where[run]] += len(blocks)
+        gone = [i for i, group in enumerate(self.groups) if group.status == "cancelled"]
+        for i in gone:
+            if self.A.futures[i].status == "cancelled":
+                raise BlockLostError(
+                    f"row block {i} of the matrix was lost with its worker and cannot be computed again: "
+                    "it was sent from the client (as textsel.distributed.row_blocks sends its blocks), not "
+                    "computed from a graph; give a Dask array computed from its source (files, delayed "
+                    "reads) for a solve that outlives a worker"
+                )
+        if gone:
+            self.rows.refresh()  # labels sent from here may have gone with the blocks
+        run_of = {i: run for run, blocks in enumerate(self.runs) for i in blocks}
+        for i in gone:
+            worker = self.where[run_of[i]]
+            self.groups[i] = self._submit(worker, setup_group, self.A.futures[i], self.rows.block(i, worker),
+                                          self.fit_intercept)  # fmt: skip
+        if not any(lost):
+            return
+        if self.saved is None or any(
+            lost[run] and self.saved[run] is not None and self.saved[run].status != "finished"
+            for run in range(len(self.runs))
+        ):
+            raise CancelledError("lsqr: a lost worker's u cannot be rebuilt (its copy went too, or no log "
+                                 "was kept); the solve starts again")  # fmt: skip
+        log = scatter_within(client, [self.log], self.where[lost.index(True)], "lsqr")[0]
+        for run, blocks in enumerate(self.runs):
+            if lost[run]:
+                self.state[run] = self._submit(self.where[run], replay, [self.groups[i] for i in blocks],
+                                               self.saved[run], blocks, self.nodes[run], log)  # fmt: skip
 
     def close(self):
         """Drop every future of the solve: its state on the workers is released with them.  (Not
         ``Client.cancel``: cancelling a key cancels its dependents too, and the scheduler refuses
         a dependent no client holds, such as an earlier u still feeding the last step, by dropping
         the client's connection.)"""
-        self.groups, self.state, self._pending = [], {}, []
+        self.groups, self.state, self._pending = [], [], []
+        self.saved, self.log, self._copying = None, None, None
+
+
+def _nbytes(args) -> int:
+    """The bytes of the arrays among a logged call's arguments."""
+    return sum(getattr(a, "nbytes", 0) for a in args.values())
 
 
 class ArrayRows:
