@@ -16,13 +16,21 @@ from Dask's task stream, per call), the rest of an iteration (the first less the
 v, the scheduler's round trips, bringing the parts back and adding the top of the tree), and
 whether the coefficients and iterations equal the in-memory ones to the bit.
 
+``--kill-at N`` measures a lost worker instead: the blocks are read by the workers from files
+(one ``.npz`` a block, written to a temporary folder first: data Dask can compute again, as a
+user's reading of their files is), the fit runs once undisturbed and once with a worker killed
+(SIGKILL; its nanny starts a new one) at the N-th call of the row operator; printed are both fit
+times, the delay, and whether the disturbed model equals the undisturbed one and memory's.
+
     python benchmarks/bench_dask_solve.py [--data-home ../shared/data] [--workers 1,2,4] [--classes 20]
+    python benchmarks/bench_dask_solve.py --workers 2 --kill-at 20
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,12 +70,60 @@ def run_memory(args, threads):
                 itn=int(np.max(model.n_iter_)))  # fmt: skip
 
 
+def block_from_file(path):
+    return sp.load_npz(path)
+
+
+def from_files(X, chunks, folder):
+    """``X`` cut at ``chunks`` as a Dask array whose blocks are read from one file each."""
+    import dask
+    import dask.array as da
+
+    bounds = np.concatenate([[0], np.cumsum(chunks)])
+    blocks = []
+    for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        path = os.path.join(folder, f"block{i}.npz")
+        sp.save_npz(path, X[a:b], compressed=False)
+        reader = dask.delayed(block_from_file, pure=True)(path)
+        blocks.append(da.from_delayed(reader, shape=(b - a, X.shape[1]), dtype=X.dtype,
+                                      meta=sp.csr_matrix((0, X.shape[1]))))  # fmt: skip
+    return da.concatenate(blocks, axis=0)
+
+
+def run_killed(args, n_workers, calls):
+    """The fit on blocks read from files, undisturbed and with a worker killed at call N."""
+    from distributed import Client, LocalCluster
+
+    X, y = corpus(args)
+    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    with cluster, Client(cluster) as client, tempfile.TemporaryDirectory() as folder:
+        client.wait_for_workers(n_workers)
+        chunks = textsel.distributed.row_blocks(X, n_blocks=args.blocks).chunks[0]
+        dX = from_files(X, chunks, folder).persist()
+        del X
+        calls.update(n=0, s=0.0)
+        undisturbed, model = fit(dX, y, 1)
+
+        def kill(n):
+            if n == args.kill_at:
+                victim = sorted(client.nthreads())[-1]
+                os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+
+        calls.update(n=0, s=0.0, on_call=kill)
+        disturbed, again = fit(dX, y, 1)
+        ref = np.load(args.reference)
+    same = np.array_equal(again.coef_, model.coef_) and np.array_equal(again.n_iter_, model.n_iter_)
+    memory = np.array_equal(again.coef_, ref["coef"]) and np.array_equal(again.n_iter_, ref["n_iter"])
+    return dict(config=f"{n_workers} workers, killed", fit_s=undisturbed, killed_s=disturbed,
+                itn=int(np.max(again.n_iter_)), same_as_undisturbed=bool(same),
+                same_bits=bool(memory))  # fmt: skip
+
+
 def run_cluster(args, n_workers):
     from distributed import Client, LocalCluster, get_task_stream
 
     from textsel.distributed import solve
 
-    X, y = corpus(args)
     calls = {"n": 0, "s": 0.0}
     for name in ("start", "step"):  # the row operator's calls, timed on the client
         real = getattr(solve.ClusterRowOperator, name)
@@ -79,8 +135,13 @@ def run_cluster(args, n_workers):
             finally:
                 calls["n"] += 1
                 calls["s"] += time.perf_counter() - began
+                if "on_call" in calls:
+                    calls["on_call"](calls["n"])
 
         setattr(solve.ClusterRowOperator, name, timed)
+    if args.kill_at:
+        return run_killed(args, n_workers, calls)
+    X, y = corpus(args)
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     with cluster, Client(cluster) as client:
         client.wait_for_workers(n_workers)
@@ -130,6 +191,7 @@ def main():
         default=None,
         help="row blocks (default: cut like the in-memory solve's groups, for the same bits)",
     )
+    parser.add_argument("--kill-at", type=int, default=0, help="kill a worker at this call of the operator")
     parser.add_argument("--run", help=__import__("argparse").SUPPRESS)
     parser.add_argument("--reference", help=__import__("argparse").SUPPRESS)
     args = parser.parse_args()
@@ -140,11 +202,13 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         reference = os.path.join(tmp, "memory.npz")
-        for run in ["memory:1", "memory:2"] + [f"cluster:{w}" for w in args.workers.split(",")]:
+        memory = ["memory:1"] if args.kill_at else ["memory:1", "memory:2"]  # memory:1 writes the reference
+        for run in memory + [f"cluster:{w}" for w in args.workers.split(",")]:
             cmd = [sys.executable, __file__, "--data-home", args.data_home, "--repeat", str(args.repeat),
                    "--replicas", str(args.replicas), "--classes", str(args.classes), "--run", run,
                    "--reference", reference]  # fmt: skip
             cmd += ["--blocks", str(args.blocks)] * (args.blocks is not None)
+            cmd += ["--kill-at", str(args.kill_at)] * bool(args.kill_at)
             done = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(__file__))
             line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
             if done.returncode or not line:
@@ -156,7 +220,11 @@ def main():
 def report(row, rows):
     two = next((r for r in rows if r["config"] == "in memory, 2 threads"), None)
     line = f"{row['config']:>22}: fit {row['fit_s']:7.2f} s, {row['itn']} iterations"
-    if "calls" in row:
+    if "killed_s" in row:
+        line += (f"; a worker killed: {row['killed_s']:.2f} s ({row['killed_s'] - row['fit_s']:+.2f} s), "
+                 f"same bits as undisturbed: {row['same_as_undisturbed']}, "
+                 f"as in memory: {row['same_bits']}")  # fmt: skip
+    elif "calls" in row:
         rest = row["call_s"] - row["arithmetic_s"]
         line += (f", {row['blocks']} blocks; per call of the row operator ({row['calls']}): "
                  f"{1e3 * row['call_s']:.1f} ms, arithmetic {1e3 * row['arithmetic_s']:.1f} ms, rest "

@@ -89,19 +89,51 @@ def test_a_classifier_fits_the_same_model_on_the_cluster(client, small_groups):
     np.testing.assert_array_equal(dist.n_iter_, local.n_iter_)
 
 
-@pytest.mark.parametrize("n_workers", [3, 4])
-def test_the_answer_does_not_depend_on_the_number_of_workers(small_groups, n_workers):
+@pytest.mark.parametrize("n_workers, fanout", [(3, 4), (4, 1)])
+def test_the_answer_does_not_depend_on_the_number_of_workers(small_groups, monkeypatch, n_workers, fanout):
     """On 3 and 4 workers (blocks spread unevenly, the tree cut across workers at other places)
-    the in-memory answer to the bit."""
+    the in-memory answer to the bit; with a fan-out of 1, v goes down a chain of workers, each
+    passing it on from a ``relay`` task of its own: the second and third of the four, every step."""
+    from distributed import get_task_stream
+
+    monkeypatch.setattr(cluster_solve, "FANOUT", fanout)
     X, B, W = problem()
     kw = dict(damp=0.5, row_weights=W, fit_intercept=True, atol=1e-6, btol=1e-6)
     cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0")
     with cluster, Client(cluster) as c:
         c.wait_for_workers(n_workers)
-        dist = textsel.lsqr(textsel.distributed.row_blocks(X, c), B, **kw)
+        dX = textsel.distributed.row_blocks(X, c)
+        with get_task_stream(c) as stream:
+            dist = textsel.lsqr(dX, B, **kw)
     local = textsel.lsqr(X, B, **kw)
     np.testing.assert_array_equal(dist.x, local.x)
     np.testing.assert_array_equal(dist.itn, local.itn)
+    relays = {}
+    for task in stream.data:
+        if str(task["key"]).startswith("relay"):
+            relays[task["worker"]] = relays.get(task["worker"], 0) + 1
+    steps = int(dist.itn.max())
+    if fanout >= n_workers - 1:
+        assert relays == {}  # every worker fetches v from the first
+    else:
+        assert sorted(relays.values()) == [steps, steps], relays  # two of four pass it on, each step
+
+
+def test_v_goes_down_a_tree_of_the_stated_fanout():
+    """``copy_tree``: every worker but the first has one parent before it; no parent has more than
+    ``fanout`` children; the depth is the least a tree of that fan-out allows (log_fanout)."""
+    for fanout in range(1, 6):
+        for n in range(1, 60):
+            parents = cluster_solve.copy_tree(n, fanout)
+            assert parents[0] is None and all(0 <= p < j for j, p in enumerate(parents) if j)
+            assert all(parents.count(p) <= fanout for p in set(parents[1:]))
+            depth = [0] * n
+            for j in range(1, n):
+                depth[j] = depth[parents[j]] + 1
+            least, reach = 0, 1  # workers within depth d: 1 + f + ... + f^d
+            while reach < n:
+                least, reach = least + 1, reach + fanout ** (least + 1)
+            assert max(depth) == least, (fanout, n, depth)
 
 
 @pytest.mark.parametrize("n_ranks", range(1, 10))

@@ -23,7 +23,9 @@ from .._row_groups import LANES, add_norms, lane_width, pack_lanes, tree_reduce
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
-__all__ = ["Group", "add_parts", "pick", "replay", "run_step", "saved_u", "setup_group", "unpack_part"]
+__all__ = [
+    "Group", "add_parts", "pick", "relay", "replay", "run_step", "saved_u", "setup_group", "unpack_part",
+]  # fmt: skip
 
 
 class Group:
@@ -163,6 +165,11 @@ def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vco
     if len(parts) < len(nodes) or sum(b - a for a, b in nodes) < len(groups):
         raise ValueError(f"nodes {nodes} do not cover the blocks {blocks} once each")
     return u, parts
+
+
+def relay(v):
+    """v, here: a copy on this worker, which the workers below it in the tree fetch."""
+    return v
 
 
 def saved_u(result):

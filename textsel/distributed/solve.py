@@ -34,11 +34,11 @@ import numpy as np
 from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
 from ._faults import BlockLostError, restarting, result_within, scatter_within
-from ._solve_worker import add_parts, pick, replay, run_step, saved_u, setup_group
+from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group
 
 __all__ = [
-    "CLIENT_DEPTH", "ArrayRows", "ClusterRowOperator", "client_nodes", "combine", "solve", "span",
-    "tree_plan",
+    "CLIENT_DEPTH", "FANOUT", "ArrayRows", "ClusterRowOperator", "client_nodes", "combine", "copy_tree",
+    "solve", "span", "tree_plan",
 ]  # fmt: skip
 
 
@@ -46,6 +46,11 @@ __all__ = [
 #: among the workers (the client then receives at most 2**CLIENT_DEPTH parts an iteration, not
 #: one per worker, at the cost of one scheduler round trip per level below)
 CLIENT_DEPTH = 2
+
+#: how many workers each holder of v copies it to: the first worker gets v from the client, and v
+#: goes down a tree of this fan-out (:func:`copy_tree`), so that no worker sends it more than this
+#: many times an iteration; at up to FANOUT + 1 workers every one fetches it from the first
+FANOUT = 4
 
 #: seconds of solving between two copies of every run's u to a second worker: a lost worker's u is
 #: rebuilt from the last copy by running again the calls since (about this long, on its groups)
@@ -72,6 +77,14 @@ def tree_plan(owners):
         return ("add", node(a, a + half), node(a + half, b))
 
     return node(0, len(owners))
+
+
+def copy_tree(n, fanout=None):
+    """The parent of each of ``n`` workers in the tree v is copied down (None for the first, which
+    gets it from the client): worker j's parent is (j - 1) // fanout, so each sends v to at most
+    ``fanout`` others and the last gets it after about log_fanout(n) copies."""
+    fanout = FANOUT if fanout is None else fanout
+    return [None] + [(j - 1) // fanout for j in range(1, n)]
 
 
 def _here_nodes(plan):
@@ -190,9 +203,8 @@ class ClusterRowOperator:
 
         def attempt():
             sent = dict(args)
-            if kind == "step":  # once, to one worker; the others fetch it from there
-                sent["v"] = scatter_within(self.client, args["v"], self._target(), "lsqr")
-                self._pending = [sent["v"]]
+            if kind == "step":  # once, to one worker; the others get it down a tree from there
+                sent["v"] = self._send_v(args["v"])
                 self.A.traffic["sent"] += args["v"].nbytes
             return self._products(kind, cols, sent)
 
@@ -210,8 +222,28 @@ class ClusterRowOperator:
         return self.client.submit(func, *args, workers=[worker], allow_other_workers=True, pure=False,
                                   **kwargs)  # fmt: skip
 
-    def _steps(self, kind, cols, **args):
-        """One ``run_step`` task per run, in run order."""
+    def _send_v(self, v):
+        """v on the workers: {worker: the future of the copy its tasks read}.  Scattered to the
+        first running worker and copied down :func:`copy_tree` by ``relay`` tasks on the workers
+        that pass it on; the others' tasks fetch it from their parent."""
+        first = self._target()
+        root = scatter_within(self.client, v, first, "lsqr")
+        self._pending = [root]
+        if first is None:
+            return dict.fromkeys(self.where, root)
+        workers = list(dict.fromkeys([first, *self.where]))
+        parents = copy_tree(len(workers))
+        held = [root]
+        for j in range(1, len(workers)):
+            if j in parents:  # it passes v on: a copy of its own, which its children fetch
+                held.append(self._submit(workers[j], relay, held[parents[j]]))
+                self._pending.append(held[-1])
+            else:
+                held.append(held[parents[j]])
+        return dict(zip(workers, held, strict=True))
+
+    def _steps(self, kind, cols, v=None, **args):
+        """One ``run_step`` task per run, in run order (``v``: each worker's copy of v)."""
         return [
             self._submit(
                 self.where[run],
@@ -222,6 +254,7 @@ class ClusterRowOperator:
                 kind,
                 cols,
                 self.nodes[run],
+                v=None if v is None else v[self.where[run]],
                 **args,
             )  # fmt: skip
             for run, blocks in enumerate(self.runs)
