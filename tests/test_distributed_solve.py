@@ -89,6 +89,37 @@ def test_a_classifier_fits_the_same_model_on_the_cluster(client, small_groups):
     np.testing.assert_array_equal(dist.n_iter_, local.n_iter_)
 
 
+def test_blocks_held_interleaved_are_solved_in_runs_of_consecutive_blocks(client, small_groups, monkeypatch):
+    """Blocks held alternately by the two workers (as Dask may persist an array's blocks): the solve
+    gives each worker one run of consecutive blocks (so the tree's pieces cross workers at one
+    place, not at every block), the worker fetching once the blocks of its run it does not hold;
+    the answer is memory's to the bit."""
+    import dask.array as da
+    from dask import delayed
+
+    X, B, W = problem()
+    kw = dict(damp=0.5, row_weights=W, fit_intercept=True, atol=1e-6, btol=1e-6)
+    bounds = _row_groups.group_bounds(X.indptr, _row_groups.group_count(X.nnz, X.shape[1] + 1))
+    pieces = [X[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    workers = sorted(client.nthreads())
+    futures = [
+        client.scatter(p, workers=[workers[i % 2]], direct=False, hash=False) for i, p in enumerate(pieces)
+    ]
+    dX = da.concatenate([da.from_delayed(delayed(f), shape=p.shape, dtype=X.dtype, meta=p[:0])
+                         for f, p in zip(futures, pieces, strict=True)]).persist()  # fmt: skip
+    seen = []
+    real = cluster_solve.ClusterRowOperator._owners
+    monkeypatch.setattr(
+        cluster_solve.ClusterRowOperator, "_owners", lambda op: seen.append(real(op)) or seen[-1]
+    )
+    dist = textsel.lsqr(dX, B, **kw)
+    owners, fetch = seen[0]
+    assert len(pieces) >= 8 and sorted(set(owners)) == workers
+    assert sum(a != b for a, b in zip(owners, owners[1:], strict=False)) == 1  # two runs
+    assert len(fetch) // 4 <= sum(fetch) < len(fetch)  # about half the blocks of each run fetched
+    np.testing.assert_array_equal(dist.x, textsel.lsqr(X, B, **kw).x)
+
+
 @pytest.mark.parametrize("n_workers, fanout", [(3, 4), (4, 1)])
 def test_the_answer_does_not_depend_on_the_number_of_workers(small_groups, monkeypatch, n_workers, fanout):
     """On 3 and 4 workers (blocks spread unevenly, the tree cut across workers at other places)

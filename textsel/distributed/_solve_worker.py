@@ -33,8 +33,9 @@ class Group:
     once), its right-hand sides ``BT`` and row weights ``WT`` (K x rows, each column's rows
     contiguous; ``WT`` None: all 1)."""
 
-    def __init__(self, X, BT, WT, fit_intercept):
+    def __init__(self, X, BT, WT, fit_intercept, fetched=False):
         self.X, self.BT, self.WT, self.fit_intercept = X, BT, WT, bool(fit_intercept)
+        self.fetched = bool(fetched)
         self.kernel(np.zeros_like(BT), check=True)  # refuses a malformed block, here and once
 
     @property
@@ -42,8 +43,10 @@ class Group:
         return self.X.shape[0]
 
     def __sizeof__(self) -> int:
-        # what Dask's memory manager counts: b and the weights (the block is its own key's)
-        return object.__sizeof__(self) + self.BT.nbytes + (0 if self.WT is None else self.WT.nbytes)
+        # what Dask's memory manager counts: b and the weights, and the rows when they were fetched
+        # from another worker (else the block is its own key's, counted there)
+        rows = self.X.data.nbytes + self.X.indices.nbytes + self.X.indptr.nbytes if self.fetched else 0
+        return object.__sizeof__(self) + self.BT.nbytes + (0 if self.WT is None else self.WT.nbytes) + rows
 
     def kernel(self, u, check=False) -> RowGroup:
         """The C step over these rows with ``u`` (K x rows) as LSQR's u, updated in place."""
@@ -55,11 +58,12 @@ class Group:
         return self.BT[cols] if self.WT is None else self.WT[cols] * self.BT[cols]
 
 
-def setup_group(X, rows, fit_intercept) -> Group:
+def setup_group(X, rows, fit_intercept, fetched=False) -> Group:
     """A block's :class:`Group`.  ``rows`` is ``("arrays", b, weights)``, the block's rows of b and
     of the weights (None: all 1) as given, or ``("labels", y, s, recipe, delta, held_out)``: its
     labels and sample weights, from which b and the weights are built here as in memory
-    (:mod:`textsel._rows`), 0 on the rows ``held_out`` (a slice, or None)."""
+    (:mod:`textsel._rows`), 0 on the rows ``held_out`` (a slice, or None).  ``fetched``: the block
+    came from another worker, and its memory is counted with the group."""
     if rows[0] == "arrays":
         _, b, w = rows
     else:
@@ -69,7 +73,7 @@ def setup_group(X, rows, fit_intercept) -> Group:
         w = block_row_weights(b, document_weights(y, s, recipe), delta, held_out)
     BT = np.ascontiguousarray(np.asarray(b, dtype=np.float64).T)
     WT = None if w is None else np.ascontiguousarray(np.asarray(w, dtype=np.float64).T)
-    return Group(X, BT, WT, fit_intercept)
+    return Group(X, BT, WT, fit_intercept, fetched)
 
 
 def _lane_blocks(P):

@@ -33,6 +33,7 @@ import numpy as np
 
 from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
+from ._blocks import contiguous_groups
 from ._faults import BlockLostError, restarting, result_within, scatter_within
 from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group
 
@@ -130,7 +131,7 @@ class ClusterRowOperator:
     def __init__(self, A, rows, fit_intercept):
         self.A, self.client = A, A.client
         self.fit_intercept = bool(fit_intercept)
-        owners = self._owners()
+        owners, fetch = self._owners()
         number = {}  # worker -> its run
         run_of = [number.setdefault(owner, len(number)) for owner in owners]
         self.plan = tree_plan(run_of)
@@ -143,7 +144,9 @@ class ClusterRowOperator:
             self.nodes[run].append(node)
         self.rows = rows
         self.groups = [
-            self._submit(owners[i], setup_group, A.futures[i], rows.block(i, owners[i]), self.fit_intercept)
+            self._submit(
+                owners[i], setup_group, A.futures[i], rows.block(i, owners[i]), self.fit_intercept, fetch[i]
+            )  # fmt: skip
             for i in range(A.n_blocks)
         ]
         self.state = [None] * len(self.runs)  # run -> its last run_step result (u), or None
@@ -155,24 +158,30 @@ class ClusterRowOperator:
         self._pending = []
 
     def _owners(self):
-        """The worker that solves each block: one holding it, the previous block's while it holds
-        no more than its share (a run of blocks on one worker is a piece of the tree it adds in its
-        own task), else the least loaded (blocks copied to several workers spread evenly)."""
-        who_has = self.client.who_has(self.A.futures)
+        """The worker that solves each block, and whether it must fetch the block: the blocks cut
+        into one run of consecutive blocks per worker (the tree's pieces a run holds whole are
+        added in its own task), the runs matched to the workers holding most of their blocks.  A
+        block its worker does not hold is fetched once, when its group is set up, and counted with
+        the group while the solve lasts: a copy, but no part of the tree crosses workers every
+        iteration where blocks sit interleaved (as Dask persists an array's blocks)."""
+        futures = self.A.futures
         present = sorted(self.client.nthreads())
-        load = dict.fromkeys(present, 0)
-        fair = -(-self.A.n_blocks // max(len(present), 1))
-        owners = []
-        for future in self.A.futures:
-            holders = [w for w in who_has.get(future.key, ()) if w in load] or present
-            previous = owners[-1] if owners else None
-            if previous in holders and load[previous] < fair:
-                owner = previous
-            else:
-                owner = min(holders, key=lambda w: (load[w], w))
-            load[owner] += 1
-            owners.append(owner)
-        return owners
+        if not present:
+            raise CancelledError("lsqr: no worker is running")  # the solve starts once one is
+        who_has = self.client.who_has(futures)
+        runs = contiguous_groups(len(futures), len(present))
+        held = {
+            (run, w): sum(w in who_has.get(futures[i].key, ()) for i in blocks)
+            for run, blocks in enumerate(runs)
+            for w in present
+        }
+        worker_of = {}
+        for run, w in sorted(held, key=lambda pair: (-held[pair], pair)):
+            if run not in worker_of and w not in worker_of.values():
+                worker_of[run] = w
+        owners = [worker_of[run] for run, blocks in enumerate(runs) for _ in blocks]
+        fetch = [owner not in who_has.get(f.key, ()) for owner, f in zip(owners, futures, strict=True)]
+        return owners, fetch
 
     # -- the two calls of the C solver -------------------------------------------------------
 
@@ -371,7 +380,7 @@ class ClusterRowOperator:
         for i in gone:
             worker = self.where[run_of[i]]
             self.groups[i] = self._submit(worker, setup_group, self.A.futures[i], self.rows.block(i, worker),
-                                          self.fit_intercept)  # fmt: skip
+                                          self.fit_intercept, True)  # fmt: skip
         if not any(lost):
             return
         if self.saved is None or any(
