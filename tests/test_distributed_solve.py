@@ -296,7 +296,7 @@ def test_a_block_sent_from_the_client_and_lost_is_named(fragile_client, small_gr
             os.kill(next(iter(op.client.run(os.getpid).values())), signal.SIGKILL)
 
     calls["on_step"] = kill
-    with pytest.raises(_faults.BlockLostError, match=r"row block \d+ of the matrix was lost"):
+    with pytest.raises(textsel.distributed.BlockLostError, match=r"row block \d+ of the matrix was lost"):
         textsel.lsqr(dX, B, damp=0.5, atol=1e-8, btol=1e-8)
     assert calls["attempts"] == 1
 

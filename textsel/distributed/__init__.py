@@ -5,15 +5,20 @@ Nothing here is called directly in the common case: :func:`textsel.term_stats`,
 scipy.sparse CSR row blocks wherever they accept ``X`` and come here through one seam
 (``textsel/_dispatch.py``).  :class:`BlockMatrix` holds such an array's blocks persisted and
 checked on the workers, for several solves on the same matrix; :func:`row_blocks` turns an
-in-memory matrix into such an array, cut as an in-memory solve cuts it.  ``import textsel`` does not
-import this package or Dask.
+in-memory matrix into such an array, cut as an in-memory solve cuts it; :class:`BlockLostError`
+is what a solve raises when a block sent from the client went with a lost worker.  ``import
+textsel`` does not import this package or Dask.
 """
 
-__all__ = ["BlockMatrix", "row_blocks"]
+__all__ = ["BlockLostError", "BlockMatrix", "row_blocks"]
 
 
 def __getattr__(name):
     # lazily: a worker unpickling a block task imports this package, and needs no Dask array code
+    if name == "BlockLostError":  # no Dask needed to name it (or to catch it)
+        from ._faults import BlockLostError
+
+        return BlockLostError
     if name in __all__:
         try:
             from . import _blocks

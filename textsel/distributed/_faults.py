@@ -36,8 +36,10 @@ POLL = 2.0
 
 
 class BlockLostError(RuntimeError):
-    """A block of the data went with a lost worker and cannot be computed again (it was sent from
-    the client, not computed from a graph): the call cannot go on, nor start again."""
+    """A row block went with a lost worker and cannot be computed again: it was sent from the
+    client (as :func:`textsel.distributed.row_blocks` sends them), not computed from a graph, so
+    the solve can neither go on nor start again.  Build the blocks from their source (files,
+    delayed reads) for a solve that outlives a worker."""
 
 
 def _lost_errors():

@@ -120,13 +120,13 @@ def combine(plan, parts):
 
 class ClusterRowOperator:
     """The row operator of ``ts_lsqr_rowop`` over a :class:`BlockMatrix`: one group per block, its
-    state Dask data on the worker holding the block.  Built by :func:`solve`; its ``start`` and
+    state Dask data on the worker that solves the block.  Built by :func:`solve`; its ``start`` and
     ``step`` are called by the C solver.
 
-    The blocks one worker holds form a *run*, added by one task a call; a run keeps its number (its
-    place in the tree) when a lost worker's runs move to others.  Every :data:`CHECKPOINT` seconds
-    each run's u is copied to a second worker, and the calls since the last copy are kept here
-    (:meth:`_resume` rebuilds a lost run's u from them)."""
+    Each worker solves one *run* of consecutive blocks (:meth:`_owners`), one task a call; a run
+    keeps its number (its place in the tree) when a lost worker's run moves to another.  Every
+    :data:`CHECKPOINT` seconds each run's u is copied to a second worker, and the calls since the
+    last copy are kept here (:meth:`_resume` rebuilds a lost run's u from them)."""
 
     def __init__(self, A, rows, fit_intercept):
         self.A, self.client = A, A.client
@@ -442,8 +442,9 @@ def solve(A, rows, damp, fit_intercept, atol, btol, conlim, iter_lim):
     """:func:`textsel.lsqr` on a :class:`BlockMatrix`, its groups' state on the workers: ``(x,
     report)`` as :func:`textsel._ext.ccore.lsqr_rowop` returns them.  ``rows`` gives b and the
     weights of each block (:class:`ArrayRows`, or ``textsel.distributed.rows.BlockRows`` bound to
-    a solve).  A solve whose state a lost worker took starts again from its beginning
-    (``_faults.restarting``)."""
+    a solve).  A lost worker's part is rebuilt and the solve goes on
+    (:meth:`ClusterRowOperator._resume`); where that cannot be done, the solve starts again from its
+    beginning (``_faults.restarting``)."""
     m, n = A.shape
     K = rows.n_columns
 
