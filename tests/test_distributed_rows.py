@@ -4,7 +4,8 @@ A least-squares fit on a Dask array builds its targets and row weights on the wo
 block's labels (textsel.distributed.rows.BlockRows): these tests prove that it gives the in-memory
 model for every kind of label and weight, that nothing of the documents' length passes through the
 client when the labels are a Dask array, that bad labels are refused naming the block, and that a
-worker lost mid-fit (taking labels sent from the client with it) costs a restart, not the answer.
+worker lost mid-fit (taking labels sent from the client with it) costs neither a restart nor the
+answer.
 """
 
 import os
@@ -194,6 +195,32 @@ def test_a_worker_lost_mid_fit_takes_the_labels_sent_to_it(monkeypatch):
         assert calls["starts"] == 1 and calls["n"] > 5
         np.testing.assert_array_equal(disturbed.coef_, undisturbed.coef_)
         np.testing.assert_array_equal(disturbed.n_iter_, undisturbed.n_iter_)
+    finally:
+        fragile.close()
+        cluster.close()
+
+
+def test_the_label_sums_and_positives_survive_a_lost_worker():
+    """The labels' sums, norm sums and positives are asked again after a lost worker took the
+    labels sent to it (the one fault policy, which places them again), not raised as a cancelled
+    future: the same arrays as before the loss."""
+    from textsel.distributed import BlockMatrix
+    from textsel.distributed.rows import BlockRows
+
+    cluster, fragile = cluster_client()
+    try:
+        X, y = corpus(n=3000)
+        A = BlockMatrix(dask_matrix(X))
+        rows = BlockRows(A, y, None, None, "test")
+        before = rows.positive(), rows.norm_sums(), rows.sums
+        os.kill(next(iter(fragile.run(os.getpid).values())), signal.SIGKILL)
+        fragile.wait_for_workers(1)
+        rows._norm_sums = None  # asked of the workers again
+        after = rows.positive(), rows.norm_sums(), rows._sums(norms=False)
+        np.testing.assert_array_equal(after[0], before[0])
+        for got, expected in zip(after[1:], before[1:], strict=True):
+            for field in vars(expected):
+                np.testing.assert_array_equal(getattr(got, field), getattr(expected, field))
     finally:
         fragile.close()
         cluster.close()

@@ -21,6 +21,7 @@ import numpy as np
 from .._checks import check_lsqr_options
 from .._rows import check_weighted, merge_summaries, resolve
 from ._blocks import as_label_array, label_blocks, place_groups
+from ._faults import restarting, result_within
 from ._rows_worker import group_sums, label_summary, positive
 from .solve import solve
 
@@ -58,8 +59,8 @@ class BlockRows:
             )
         self.refresh()
         sizes = np.diff(A.row_starts)
-        summaries = self.client.gather(
-            [self._submit(i, label_summary, self._y[i], i, int(sizes[i])) for i in range(A.n_blocks)]
+        summaries = self._results(
+            lambda: [self._submit(i, label_summary, self._y[i], i, int(sizes[i])) for i in range(A.n_blocks)]
         )
         self.recipe = resolve(merge_summaries(summaries), class_weight, owner)
         self.sums = self._sums(norms=False)
@@ -134,6 +135,15 @@ class BlockRows:
     def _s(self):
         return self._placed["s"]
 
+    def _results(self, tasks):
+        """The results of the futures ``tasks()`` submits, asked again after a lost worker once the
+        labels are placed again (``_faults``' one policy; a task's own error is raised as itself)."""
+
+        def attempt():
+            return result_within(self.client, tasks(), "fit", [w for w, _ in self.placement])
+
+        return restarting(self.client, attempt, "fit", before_again=self.refresh)
+
     def _submit(self, i, func, *args):
         worker = next(w for w, idx in self.placement if i in idx)
         return self.client.submit(func, *args, workers=[worker], allow_other_workers=True, pure=False)
@@ -141,16 +151,18 @@ class BlockRows:
     # -- what the estimators read ----------------------------------------------------------
 
     def _sums(self, norms):
-        parts = []
-        for worker, idx in self.placement:
-            s = None if self._s is None else [self._s[i] for i in idx]
-            blocks = [self.A.futures[i] for i in idx] if norms else None
-            args = (idx, [self._y[i] for i in idx], s, self.recipe, blocks)
-            parts.append(
-                self.client.submit(group_sums, *args, workers=[worker], allow_other_workers=True, pure=False)
-            )
+        def tasks():
+            parts = []
+            for worker, idx in self.placement:
+                s = None if self._s is None else [self._s[i] for i in idx]
+                blocks = [self.A.futures[i] for i in idx] if norms else None
+                args = (idx, [self._y[i] for i in idx], s, self.recipe, blocks)
+                parts.append(self.client.submit(group_sums, *args, workers=[worker], allow_other_workers=True,
+                                                pure=False))  # fmt: skip
+            return parts
+
         total = None
-        for part in self.client.gather(parts):  # added in group order: the same sum every time
+        for part in self._results(tasks):  # added in group order: the same sum every time
             total = part if total is None else total + part
         return total
 
@@ -162,8 +174,10 @@ class BlockRows:
 
     def positive(self) -> np.ndarray:
         """Which documents belong to each column (documents x columns, bool), here: for SCut."""
-        parts = [self._submit(i, positive, self._y[i], self.recipe) for i in range(self.A.n_blocks)]
-        return np.concatenate(self.client.gather(parts))
+        parts = self._results(
+            lambda: [self._submit(i, positive, self._y[i], self.recipe) for i in range(self.A.n_blocks)]
+        )
+        return np.concatenate(parts)
 
     def out_of_fold_scores(self, n_folds, solve) -> np.ndarray:
         """SCut's held-out scores on the cluster: each fold's model is ``solve(A, rows)`` with the
