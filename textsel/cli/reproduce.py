@@ -37,6 +37,13 @@ def add_parser(subparsers) -> None:
         help="parallel workers as joblib counts them (default: -1, every core)",
     )
     reproduce.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of every random choice: splits, folds, samples and the intervals' resamples "
+        "(default: 0, the published pages' seed)",
+    )
+    reproduce.add_argument(
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
@@ -46,6 +53,8 @@ def add_parser(subparsers) -> None:
 
 def run(args, out=None):
     """Run the reproduction, write its page and print how its claims came out."""
+    if not 0 <= args.seed < 2**32:
+        raise ValueError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
     folder_target(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
     out = out or sys.stdout
     draw = importlib.util.find_spec("matplotlib") is not None
@@ -63,6 +72,7 @@ def run(args, out=None):
         n_jobs=args.n_jobs,
         progress=progress,
         figures=draw,
+        seed=args.seed,
         _option="--out",
     )
     out.write(

@@ -25,7 +25,7 @@ import numpy as np
 from .claims import DASGUPTA as CLAIMS
 from .documents import f1_draws
 from .report import Report
-from .verdicts import band, cell, family
+from .verdicts import band, cell, current_seed, family, seeded
 
 __all__ = ["run"]
 
@@ -43,6 +43,7 @@ AGGRESSIVE = 500
 ABOVE, BELOW = 1, -1
 
 
+@seeded
 def run(
     data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True, corpora=None, seed=0
 ) -> Report:
@@ -51,8 +52,9 @@ def run(
     ``corpora`` (name to ``(X, y, X_test, y_test)`` or a list of such train/test splits, unit-length
     tf-idf rows; the first is the 20 Newsgroups stand-in, the second the Reuters one) replaces the
     data home's; single-label ``y`` is decided one-vs-all, as the paper does; ``quick`` uses
-    k = 150 / 20 for SS, two draws, three budgets and two splits; ``seed`` draws the splits and the
-    samples (another seed: a rerun whose verdicts should move only into or out of "within noise")."""
+    k = 150 / 20 for SS, two draws, three budgets and two splits; ``seed`` draws the splits, the
+    samples and every bootstrap (another seed: a rerun whose verdicts should move only into or out
+    of "within noise")."""
     start = time.perf_counter()
     if corpora is None:
         corpora = _corpora(data_home, 2 if quick else SPLITS, seed)
@@ -404,7 +406,8 @@ def _hellinger(report, trainings, ks):
     distances = []
     for X in trainings:
         ws = feature_probabilities(X, "ws")
-        distances.append([hellinger(ws, feature_probabilities(X, "ss", k, random_state=0)) for k in ks])
+        distances.append([hellinger(ws, feature_probabilities(X, "ss", k, random_state=current_seed()))
+                          for k in ks])  # fmt: skip
     _judge_hellinger(report, np.asarray(distances), ks)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .verdicts import BATCH, RESAMPLES, SEED
+from .verdicts import BATCH, RESAMPLES, current_seed
 
 __all__ = ["class_f1", "f1_draws", "f1_from_sums"]
 
@@ -37,7 +37,7 @@ def f1_draws(counts, split_index=0):
     (RESAMPLES, matrices)."""
     stacked = sp.hstack(counts, format="csc")
     n, width = stacked.shape[0], counts[0].shape[1]
-    rng = np.random.default_rng(SEED + split_index)
+    rng = np.random.default_rng(current_seed() * 1_000_003 + split_index)  # apart for every split
 
     def scores(weights):  # weights: (resamples, documents) -> micro, macro: (resamples, matrices)
         sums = np.asarray((stacked.T @ weights.T).T).reshape(weights.shape[0], len(counts), width)

@@ -24,6 +24,7 @@ from .forman_judge import FIGURE_7, HIGH_SKEW, judge
 from .forman_tables import f1_markdown, macro_table, nearest_k, table_ks, task_table
 from .forman_tolerance import tolerance_sections
 from .report import Report
+from .verdicts import seeded
 
 __all__ = ["run"]
 
@@ -31,6 +32,7 @@ __all__ = ["run"]
 CUTOFFS = (1, 2, 3, 5, 10, 15, 20, 25)
 
 
+@seeded
 def run(
     data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True, datasets=None, seed=0
 ) -> Report:
@@ -38,8 +40,9 @@ def run(
 
     ``datasets`` (name to ``(X, y)`` word counts) replaces Forman's ARFF sets from the data home;
     ``quick`` runs one trial and fewer cutoffs, for a test; ``figures`` draws the figures into
-    ``<out>/forman/`` (matplotlib); ``seed`` draws the cross-validation folds (another seed: a
-    rerun whose verdicts should move only into or out of "within noise")."""
+    ``<out>/forman/`` (matplotlib); ``seed`` draws the cross-validation folds and every
+    bootstrap (another seed: a rerun whose verdicts should move only into or out of "within
+    noise")."""
     start = time.perf_counter()
     if datasets is None:
         datasets = _forman_sets(data_home)

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .verdicts import DIFFERS, LEVEL, REPRODUCES, WITHIN_NOISE, combine
+from .verdicts import DIFFERS, LEVEL, REPRODUCES, WITHIN_NOISE, combine, current_seed
 
 __all__ = ["Report", "Row", "verdict"]
 
@@ -29,6 +29,9 @@ class Row:
     ours: str
     verdict: str
     interval: str = ""  # the interval of the quantity judged, where the row has one
+    #: the row judges seconds or bytes measured on the machine that ran it: it moves between runs
+    #: with the machine's load, whatever the seed
+    timed: bool = False
 
     @property
     def word(self) -> str:
@@ -52,11 +55,14 @@ class Report:
     claims: dict = field(default_factory=dict)
     #: what differs from the paper's setup (corpus, solver, preprocessing) and the rows it bears on
     stand_ins: list[tuple[str, str]] = field(default_factory=list)
+    #: the seed of every random choice of the run (its splits, folds, samples and resamples)
+    seed: int = field(default_factory=current_seed)
 
     @property
     def command(self) -> str:
         """The command that makes the page."""
-        return f"textsel reproduce {self.key} --data-home DATA" + (" --quick" if self.quick else "")
+        return (f"textsel reproduce {self.key} --data-home DATA" + (" --quick" if self.quick else "")
+                + (f" --seed {self.seed}" if self.seed else ""))  # fmt: skip
 
     def add(self, where, claim, measure, ours, holds, why_not=""):
         """Add a row; ``holds`` decides the verdict, ``why_not`` gives the measured reason."""
@@ -66,16 +72,17 @@ class Report:
         """Add the row of ``claims[key]`` (where the paper makes it, and its words)."""
         self.add(*self.claims[key], measure, ours, holds, why_not)
 
-    def judge(self, key, measure, ours, cells):
+    def judge(self, key, measure, ours, cells, timed=False):
         """Add the row of ``claims[key]`` judged on intervals: ``cells`` are ``(label, interval,
         (verdict, reason))``, one per corpus or part of the claim, each verdict from a function
-        of :mod:`textsel.reproduce.verdicts`; the row's verdict is their :func:`combine`."""
+        of :mod:`textsel.reproduce.verdicts`; the row's verdict is their :func:`combine`.
+        ``timed``: the quantity is a time or a memory size measured here (:attr:`Row.timed`)."""
         cells = list(cells)
         word, reason = combine(cells)
         text = "; ".join(f"{label}: {interval}" for label, interval, _ in cells)
         hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval, _ in cells)
         text += f" ({', '.join(hows)} over {_units([interval.over for _, interval, _ in cells])})"
-        self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text))
+        self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed))
 
     def figure_folder(self, out, figures=True) -> Path | None:
         """Where to draw the figures: ``<out>/<key>/`` (``out`` is the run's private staging

@@ -9,18 +9,47 @@ into or out of "within noise", but not from "reproduces" to "differs".
 
 from __future__ import annotations
 
+import contextvars
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "at_least", "at_most",
-           "band", "bootstrap", "cell", "combine", "equivalent", "every", "family"]  # fmt: skip
+           "band", "bootstrap", "cell", "combine", "current_seed", "equivalent", "every", "family",
+           "seeded"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
-#: the interval's coverage, and the bootstrap's resamples and seed (fixed: a page is reproducible)
-LEVEL, RESAMPLES, SEED = 0.95, 1999, 0
+#: the interval's coverage, and the bootstrap's resamples
+LEVEL, RESAMPLES = 0.95, 1999
 #: resamples drawn at once: bounds the bootstrap's memory (resamples x units) on large test sets
 BATCH = 200
+
+#: the seed of the resamples: the run's (:func:`seeded`), 0 outside a run, so that a page is
+#: reproducible and another seed redraws every resample
+_SEED = contextvars.ContextVar("textsel_reproduce_seed", default=0)
+
+
+def current_seed() -> int:
+    """The seed of the reproduction running (0 outside one)."""
+    return _SEED.get()
+
+
+def seeded(run):
+    """A paper's ``run(..., seed=N)`` with every resample drawn in it seeded by N (its splits,
+    folds, samples and SVMs take ``seed`` themselves): one seed moves every random choice."""
+
+    @functools.wraps(run)
+    def wrapper(*args, seed=0, **kwargs):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+            raise ValueError(f"seed must be an integer in [0, 2**32), got {seed!r}")
+        token = _SEED.set(int(seed))
+        try:
+            return run(*args, seed=int(seed), **kwargs)
+        finally:
+            _SEED.reset(token)
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -57,7 +86,7 @@ def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vecto
     if values.shape[0] == 1 or np.all(values == values[0]):
         return Interval(estimate, estimate, estimate, over)
     options = dict(confidence_level=LEVEL, n_resamples=n_resamples, method="percentile", batch=BATCH,
-                   random_state=np.random.default_rng(SEED))  # fmt: skip
+                   random_state=np.random.default_rng(current_seed()))  # fmt: skip
     if values.ndim == 1 and statistic is np.mean:  # the common case, vectorized by scipy
         result = scipy_bootstrap((values,), np.mean, vectorized=True, **options)
     elif vectorized:  # resample the units, a batch of resamples at a time
@@ -133,7 +162,7 @@ def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES) -
     of the units, and returns shape (resamples, len(labels)); :func:`band` gives each statistic
     its interval and its simultaneous interval.
     """
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(current_seed())
     estimate = np.asarray(statistics(np.arange(n_units)[None, :]), dtype=np.float64)[0]
     draws = []
     for start in range(0, n_resamples, BATCH):

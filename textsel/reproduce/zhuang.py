@@ -27,7 +27,7 @@ from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2
 from .documents import class_f1, f1_draws
 from .report import Report
-from .verdicts import Interval, band, cell, family
+from .verdicts import Interval, band, cell, family, seeded
 from .zhuang_scaling import scaling
 
 __all__ = ["run"]
@@ -45,6 +45,7 @@ REPEATS = 3
 ABOVE, BELOW = 1, -1
 
 
+@seeded
 def run(
     data_home=None, out=None, quick=False, n_jobs=None, progress=False, figures=True, corpora=None, seed=0
 ) -> Report:
@@ -53,8 +54,9 @@ def run(
     ``corpora``: ``{"topics": (X, Y, X_test, Y_test), "scaling": (X, y)}`` in place of the data
     home's corpora (``Y`` 0/1 indicator columns; ``y`` the class of each document); ``quick``
     keeps twenty categories (the most and least frequent), replicates the scaling corpus at most 4
-    times and times each fit twice; ``seed`` seeds the SVMs and SVM.1's folds (another seed: a rerun
-    whose verdicts should move only into or out of "within noise")."""
+    times and times each fit twice; ``seed`` seeds the SVMs, SVM.1's folds and every
+    bootstrap (another seed: a rerun whose verdicts should move only into or out of "within
+    noise")."""
     start = time.perf_counter()
     if corpora is None:
         corpora = _corpora(data_home)

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .claims import ZHUANG_TABLE4
-from .verdicts import DIFFERS, Interval, at_least, at_most, combine
+from .verdicts import DIFFERS, Interval, at_least, at_most, combine, current_seed
 
 __all__ = ["scaling"]
 
@@ -93,6 +93,7 @@ def _judge_scaling(report, results, names, repeats):
         "balanced (within a factor of 2)",
         ", ".join(f"{c[0]} {c[1].estimate:.1f}" for c in cells),
         decided[:3] or [min(cells[: len(names) * len(sizes)], key=lambda c: c[1].low)],
+        timed=True,
     )
     factor = sizes[-1] / sizes[0]
     growth = []
@@ -107,6 +108,7 @@ def _judge_scaling(report, results, names, repeats):
         f"stored values): at most {1.5 * factor:.0f}x",
         "; ".join(f"{label} {interval.estimate:.1f}x" for label, interval, _ in growth),
         growth,
+        timed=True,
     )
     memory = []
     for name in names:
@@ -126,6 +128,7 @@ def _judge_scaling(report, results, names, repeats):
         "LinearSVC",
         "; ".join(f"{label} {interval.estimate:+.0f}" for label, interval, _ in memory),
         memory,
+        timed=True,
     )
 
 
@@ -165,7 +168,7 @@ def _fit_in_child(method, X, y, pipe):
     model = {
         "WPSVM": WeightedProximalSVC(n_threads=1),
         "PSVM": ProximalSVC(n_threads=1),
-        "LinearSVC": LinearSVC(loss="hinge", C=1.0, random_state=0),
+        "LinearSVC": LinearSVC(loss="hinge", C=1.0, random_state=current_seed()),  # forked: the run's
     }[method]
     start = time.perf_counter()
     with warnings.catch_warnings():
