@@ -1078,3 +1078,28 @@ def test_the_run_seed_reaches_every_resample():
     a, b = run(seed=3), run(seed=4)
     assert a[0] != b[0] and a[1] != b[1] and not np.array_equal(a[2], b[2])  # each moved
     assert verdicts.bootstrap(values, "units") == run(seed=0)[0] and verdicts.current_seed() == 0
+
+
+def test_the_cutoff_row_selects_one_number_of_features_and_names_identical_runs():
+    """Fig. 11 at cutoffs 1, 2 and 5 on a set whose words all occur twice or more: every cutoff
+    selects the same k (the smallest vocabulary a cutoff leaves, under 1000 here), cutoffs 1 and 2
+    keep the same words and are one run, named as such in the row and the section."""
+    from textsel.reproduce import forman
+    from textsel.reproduce.forman_judge import judge
+    from textsel.reproduce.forman_tables import task_table
+
+    X, y = _corpus(0)
+    occurrences = np.asarray(X.sum(axis=0)).ravel()
+    X = X[:, occurrences >= 2]
+    occurrences = occurrences[occurrences >= 2]
+    per_task, rows, k = forman._cutoff({"one": (X, y)}, (1, 2, 5), trials=1, n_jobs=1, seed=0)
+    assert k == min(1000, int((occurrences >= 5).sum())) < 1000
+    assert [r["k"] for r in rows] == [k, k, k] and [r["same_as"] for r in rows] == [1, 1, 5]
+    assert per_task[2] is per_task[1] and per_task[5] is not per_task[1]
+    report = Report(key="forman", title="", citation="", corpus="", claims=FORMAN)
+    tasks = task_table(forman.study.forman({"one": (X, y)}, ks=(10,), trials=1, n_jobs=1))
+    judge(report, tasks, cutoffs=per_task, keys=["cutoff"], cutoff_k=k)
+    assert f"BNS at {k} features at every cutoff" in report.rows[0].measure
+    assert report.rows[0].ours.startswith("1 = 2 (one run): ")
+    forman._cutoff_section(report, rows, None)
+    assert "Cutoffs 1 and 2 keep the same words on every set" in report.sections[-1][1]

@@ -327,8 +327,8 @@ def _high_precision(report, tasks, **_):
 # -- the rare-word cutoff (Fig. 11) and negative features (Fig. 13)
 
 
-def _cutoff(report, tasks, cutoffs=None, **_):
-    """``cutoffs``: {cutoff: {measure: array over tasks}}, BNS at (up to) 1000 features."""
+def _cutoff(report, tasks, cutoffs=None, cutoff_k=1000, **_):
+    """``cutoffs``: {cutoff: {measure: array over tasks}}, BNS at ``cutoff_k`` features."""
     if not cutoffs:
         return
     first, last = min(cutoffs), max(cutoffs)
@@ -345,17 +345,28 @@ def _cutoff(report, tasks, cutoffs=None, **_):
     ]
     report.judge(
         "cutoff",
-        "macro F1 / precision / recall of BNS at 1000 features, words occurring fewer than c times dropped",
-        ", ".join(
-            f"{c}: " + "/".join(f"{cutoffs[c][m].mean():.3f}" for m in ("f1", "precision", "recall"))
-            for c in sorted(cutoffs)
-        ),
+        f"macro F1 / precision / recall of BNS at {cutoff_k} features at every cutoff c"
+        + ("" if cutoff_k == 1000 else " (the smallest vocabulary a cutoff leaves; the paper: 1000)")
+        + ", words occurring fewer than c times dropped",
+        _cutoff_values(cutoffs),
         [
             differences(
                 columns, labels, f"{len(columns[0])} tasks", [(BELOW, 0.0), (BELOW, 0.0), (ABOVE, 0.0)]
             )
         ],
     )
+
+
+def _cutoff_values(cutoffs) -> str:
+    """Each cutoff's F1/precision/recall; cutoffs that are one run (the same words kept) as one."""
+    runs = {}
+    for c in sorted(cutoffs):
+        runs.setdefault(id(cutoffs[c]), []).append(c)
+    return ", ".join(
+        " = ".join(map(str, cs)) + (" (one run)" if len(cs) > 1 else "") + ": "
+        + "/".join(f"{cutoffs[cs[0]][m].mean():.3f}" for m in ("f1", "precision", "recall"))
+        for cs in runs.values()
+    )  # fmt: skip
 
 
 def _negative(report, tasks, negative=None, **_):
@@ -400,7 +411,8 @@ JUDGES = {
 }
 
 
-def judge(report, tasks: Tasks, cutoffs=None, negative=None, keys=None):
-    """Add the rows of ``keys`` (every claim by default) to ``report``, judged on ``tasks``."""
+def judge(report, tasks: Tasks, cutoffs=None, negative=None, keys=None, cutoff_k=1000):
+    """Add the rows of ``keys`` (every claim by default) to ``report``, judged on ``tasks``;
+    ``cutoffs`` were run at ``cutoff_k`` features."""
     for key in keys or JUDGES:
-        JUDGES[key](report, tasks, cutoffs=cutoffs, negative=negative)
+        JUDGES[key](report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k)
