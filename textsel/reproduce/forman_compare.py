@@ -6,30 +6,43 @@ from __future__ import annotations
 import numpy as np
 
 from .forman_tables import paper_name
-from .verdicts import WITHIN_NOISE, Interval, family
+from .verdicts import MIN_CLUSTERS_BOOTSTRAP, TOO_FEW, clustered_t_family, family, too_few
 from .verdicts import cell as judged  # this module's cell() builds the family first
 
-__all__ = ["ABOVE", "BELOW", "HIGH_SKEW", "at", "cell", "differences", "group", "leader_rows", "leads",
-           "means", "nearest", "ranked", "std", "unjudged"]  # fmt: skip
+__all__ = ["ABOVE", "BELOW", "HIGH_SKEW", "TOO_FEW", "at", "cell", "datasets", "differences", "group",
+           "leader_rows", "leads", "means", "nearest", "ranked", "std", "unjudged"]  # fmt: skip
 
 #: Forman's high-skew threshold: 1:67, the 90th percentile of his tasks' skews
 HIGH_SKEW = 67.0
 ABOVE, BELOW = 1, -1
 
 
-def cell(statistics, n, labels, sides, over):
-    """The cell of one family of statistics of the ``n`` tasks (:func:`verdicts.cell`)."""
-    return judged(family(statistics, n, labels, over), sides)
+def cell(statistics, n, labels, sides, over, clusters=None):
+    """The cell of one family of statistics of the ``n`` tasks (:func:`verdicts.cell`); with
+    ``clusters`` (each task's dataset) the datasets are resampled, too few to judge under
+    MIN_CLUSTERS_BOOTSTRAP of them."""
+    comparisons = family(statistics, n, labels, over, clusters=clusters)
+    if comparisons is None:
+        count = len(set(clusters))
+        return too_few(f"{over} in {count} datasets", count, "datasets", MIN_CLUSTERS_BOOTSTRAP)
+    return judged(comparisons, sides)
 
 
-def differences(columns, labels, over, sides=None):
-    """The family "each column's mean above 0" (or its ``sides``), columns being per-task values."""
+def differences(columns, labels, over, sides=None, clusters=None):
+    """The family "each column's mean above 0" (or its ``sides``), columns being per-task values:
+    bootstrapped over the tasks, or with ``clusters`` (each task's dataset) judged by Student's t
+    over the datasets, corrected for the family's size (too few to judge under MIN_UNITS)."""
     table = np.column_stack(columns)
     sides = sides or [(ABOVE, 0.0)] * len(labels)
-    return cell(lambda rows: table[rows].mean(axis=1), table.shape[0], labels, sides, over)
+    if clusters is None:
+        return cell(lambda rows: table[rows].mean(axis=1), table.shape[0], labels, sides, over)
+    comparisons = clustered_t_family(table, clusters, labels, over)
+    if comparisons is None:
+        return too_few(f"{over} in {len(set(clusters))} datasets", len(set(clusters)), "datasets")
+    return judged(comparisons, sides)
 
 
-def leads(groups, over, name=paper_name):
+def leads(groups, over, name=paper_name, clusters=None):
     """The family "the leader is ahead of each rival": ``groups`` of ``(prefix, leader, values,
     rivals)``, ``values`` a {name: per-task values}."""
     columns, labels = [], []
@@ -37,7 +50,7 @@ def leads(groups, over, name=paper_name):
         for rival in rivals:
             columns.append(values[leader] - values[rival])
             labels.append(f"{prefix}{name(leader)} - {name(rival)}")
-    return differences(columns, labels, over)
+    return differences(columns, labels, over, clusters=clusters)
 
 
 def nearest(tasks, k):
@@ -57,15 +70,17 @@ def ranked(values, top=3) -> list:
     return sorted(values, key=lambda m: -values[m].mean())[:top]
 
 
-def leader_rows(report, key, measure_text, tasks, measure, leader, ks, metrics=None, skip=()):
-    """A row "``leader(k)`` is ahead of every other metric at each k": one family."""
+def leader_rows(report, key, measure_text, tasks, measure, leader, ks, metrics=None, skip=(), clusters=None):
+    """A row "``leader(k)`` is ahead of every other metric at each k": one family, judged over the
+    tasks' datasets (``clusters``, by default :func:`datasets`; see :func:`differences`)."""
     groups, ours = [], []
     for k in ks:
         values = at(tasks, measure, k, metrics)
         others = [m for m in values if m != leader(k) and (k, m) not in skip]
         groups.append((f"k = {k}: ", leader(k), values, others))
         ours.append(f"{k}: {means(values, ranked(values, 2))}")
-    report.judge(key, measure_text, "; ".join(ours), [leads(groups, tasks.over)])
+    clusters = datasets(tasks) if clusters is None else clusters
+    report.judge(key, measure_text, "; ".join(ours), [leads(groups, tasks.over, clusters=clusters)])
 
 
 def std(values, weights):
@@ -80,11 +95,13 @@ def group(tasks, high):
 
 
 def unjudged(report, key, measure, group, tasks):
-    """A skew row without tasks in its group: it cannot be judged here."""
-    empty = Interval(0.0, -np.inf, np.inf, "0 tasks")
-    report.judge(
-        key,
-        measure,
-        f"none of the {len(tasks.names)} tasks is {group}-skew",
-        [(f"{group} skew", empty, (WITHIN_NOISE, "no task in the group"))],
-    )
+    """A skew row with (almost) no tasks in its group: too few to judge."""
+    n = int(((tasks.skew > HIGH_SKEW) if group == "high" else (tasks.skew <= HIGH_SKEW)).sum())
+    report.judge(key, measure, f"{n} of the {len(tasks.names)} tasks are {group}-skew",
+                 [too_few(f"{group} skew", n, "tasks")])  # fmt: skip
+
+
+def datasets(tasks) -> list:
+    """Each task's dataset: the clusters its tasks are nested in (one dataset's classes share its
+    documents and its vocabulary, so they are not independent)."""
+    return [name[0] if isinstance(name, tuple) else name for name in tasks.names]

@@ -21,6 +21,7 @@ from .forman_compare import (
     HIGH_SKEW,
     at,
     cell,
+    datasets,
     differences,
     group,
     leader_rows,
@@ -79,7 +80,7 @@ def _all_terms(report, tasks, **_):
         f"best macro-F1 over k minus the SVM on all terms ({baseline.mean():.3f}; the best k chosen again in "
         "each resample): above 0 for BNS and IG, not above for the others",
         ", ".join(f"{paper_name(metrics[j])} {best[j]:+.3f}" for j in order[:5]),
-        [cell(peaks, len(tasks.names), [paper_name(m) for m in metrics], sides, tasks.over)],
+        [cell(peaks, len(tasks.names), [paper_name(m) for m in metrics], sides, tasks.over, datasets(tasks))],
     )
 
 
@@ -120,7 +121,7 @@ def _small_k(report, tasks, **_):
         "small_k",
         "macro-F1 at 20 and 50 features: the better of IG and Acc2 against each other metric",
         "; ".join(ours),
-        [cell(better, a.shape[0], labels, [(ABOVE, 0.0)] * len(labels), tasks.over)],
+        [cell(better, a.shape[0], labels, [(ABOVE, 0.0)] * len(labels), tasks.over, datasets(tasks))],
     )
 
 
@@ -130,7 +131,7 @@ def _acc2(report, tasks, **_):
         "acc2",
         f"macro-F1 of Acc2 - Acc, mean over k = {tasks.ks[0]} ... {tasks.ks[-1]}",
         f"Acc2 {a.mean():.3f}, Acc {b.mean():.3f}",
-        [differences([a - b], ["Acc2 - Acc"], tasks.over)],
+        [differences([a - b], ["Acc2 - Acc"], tasks.over, clusters=datasets(tasks))],
     )
 
 
@@ -141,7 +142,11 @@ def _ig_chi(report, tasks, **_):
         "ig_chi",
         "macro-F1 of IG - Chi at each k",
         f"IG's mean below Chi's at {behind} of {len(columns)} k",
-        [differences(columns, [f"k = {k}: IG - Chi" for k in tasks.ks], tasks.over)],
+        [
+            differences(
+                columns, [f"k = {k}: IG - Chi" for k in tasks.ks], tasks.over, clusters=datasets(tasks)
+            )
+        ],  # fmt: skip
     )
 
 
@@ -198,7 +203,7 @@ def _precision(report, tasks, **_):
         "precision",
         f"macro-precision at k = {k}: IG and Chi each against every metric but the other",
         means(values, ranked(values)),
-        [leads(groups, tasks.over)],
+        [leads(groups, tasks.over, clusters=datasets(tasks))],
     )
 
 
@@ -262,7 +267,7 @@ def _low_f1(report, tasks, **_):
             for j, m in enumerate(("bns", *rivals))
             if j in np.argsort(-peak)[:3]
         ),
-        [cell(statistics, len(low.names), labels, [(ABOVE, 0.0)] * len(labels), low.over)],
+        [cell(statistics, len(low.names), labels, [(ABOVE, 0.0)] * len(labels), low.over, datasets(low))],
     )
 
 
@@ -276,12 +281,14 @@ def _high_f1(report, tasks, **_):
     leader_rows(
         report,
         "high_f1",
-        measure + ", BNS against each of Fig. 7's metrics at each k",
+        measure + ", BNS against each of Fig. 7's metrics at each k; Student's t over the tasks' datasets "
+        "(a dataset's classes are not independent), Bonferroni over the comparisons",
         high,
         "f1",
         lambda _: "bns",
         high.ks,
         FIGURE_7,
+        clusters=datasets(high),
     )
 
 
@@ -306,13 +313,16 @@ def _low_precision(report, tasks, **_):
         + f": IG against each of Fig. 8's metrics at each k; at k = {last} against all terms (reached: "
         f"within {REACHES:g} or above)",
         "best mean: " + ", ".join(leaders),
-        [differences(columns, labels, low.over, sides)],
+        [differences(columns, labels, low.over, sides, clusters=datasets(low))],
     )
 
 
 def _high_precision(report, tasks, **_):
     high = group(tasks, high=True)
-    measure = f"macro-precision of the {len(high.names)} high-skew tasks, BNS - IG, mean over k"
+    measure = (
+        f"macro-precision of the {len(high.names)} high-skew tasks, BNS - IG, mean over k; Student's t over "
+        "the tasks' datasets"
+    )
     if len(high.names) < 2:
         return unjudged(report, "high_precision", measure, "high", tasks)
     a, b = high.curve("precision", "bns").mean(axis=1), high.curve("precision", "ig").mean(axis=1)
@@ -320,7 +330,7 @@ def _high_precision(report, tasks, **_):
         "high_precision",
         measure,
         f"BNS {a.mean():.3f}, IG {b.mean():.3f}",
-        [differences([a - b], ["BNS - IG"], high.over)],
+        [differences([a - b], ["BNS - IG"], high.over, clusters=datasets(high))],
     )
 
 

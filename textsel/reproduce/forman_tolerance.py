@@ -10,7 +10,7 @@ import numpy as np
 from .. import study
 from ..metrics import METRICS
 from .claims import FORMAN_PAIRS
-from .forman_compare import ABOVE, BELOW, cell, differences, leads, ranked
+from .forman_compare import ABOVE, BELOW, cell, datasets, differences, leads, ranked
 from .forman_tables import pair_name, paper_name
 from .verdicts import bootstrap, equivalent
 
@@ -106,7 +106,7 @@ def tolerance(report, tasks, **_):
         "tolerance",
         "share of tasks whose average maximum F1 is within 1% of the best any metric reached: BNS - IG",
         _shares(within, ["bns", "ig"]),
-        [differences([within["bns"] - within["ig"]], ["BNS - IG"], tasks.over)],
+        [differences([within["bns"] - within["ig"]], ["BNS - IG"], tasks.over, clusters=datasets(tasks))],
     )
 
 
@@ -123,7 +123,7 @@ def goals(report, tasks, **_):
         "goals",
         "share of tasks within the tolerance of the best, per goal",
         "; ".join(ours),
-        [leads(groups, tasks.over)],
+        [leads(groups, tasks.over, clusters=datasets(tasks))],
     )
 
 
@@ -137,7 +137,7 @@ def precision_tolerance(report, tasks, **_):
         "precision_tolerance",
         "share of tasks within 5% ... 10% of the best precision, IG against each other",
         "; ".join(ours),
-        [leads(groups, tasks.over)],
+        [leads(groups, tasks.over, clusters=datasets(tasks))],
     )
 
 
@@ -202,5 +202,5 @@ def pairs(report, tasks, **_):
         "share of tasks where the better of a pair is within 1% of the best (0.1% for accuracy), the "
         "paper's pair against each of the other 65",
         "; ".join(ours),
-        [leads(groups, tasks.over, pair_name)],
+        [leads(groups, tasks.over, pair_name, clusters=datasets(tasks))],
     )

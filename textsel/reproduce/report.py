@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .verdicts import DIFFERS, LEVEL, REPRODUCES, WITHIN_NOISE, combine, current_seed
+from .verdicts import DIFFERS, LEVEL, MIN_UNITS, REPRODUCES, TOO_FEW, WITHIN_NOISE, combine, current_seed
 
 __all__ = ["Report", "Row", "verdict"]
 
@@ -79,9 +79,13 @@ class Report:
         ``timed``: the quantity is a time or a memory size measured here (:attr:`Row.timed`)."""
         cells = list(cells)
         word, reason = combine(cells)
-        text = "; ".join(f"{label}: {interval}" for label, interval, _ in cells)
-        hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval, _ in cells)
-        text += f" ({', '.join(hows)} over {_units([interval.over for _, interval, _ in cells])})"
+        shown = [(label, interval) for label, interval, judged in cells if judged[0] != TOO_FEW]
+        text = "; ".join(f"{label}: {interval}" for label, interval in shown)
+        if shown:
+            hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval in shown)
+            text += f" ({', '.join(hows)} over {_units([interval.over for _, interval in shown])})"
+        unjudged = [f"{label}: not judged ({why})" for label, _, (w, why) in cells if w == TOO_FEW]
+        text = "; ".join([text] * bool(shown) + unjudged)
         self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed))
 
     def figure_folder(self, out, figures=True) -> Path | None:
@@ -102,12 +106,15 @@ class Report:
 
     @property
     def tally(self) -> str:
-        """How the claims came out: "Of 23 claims, 8 reproduce, 2 differ and 13 are within noise"."""
-        counts = {w: sum(r.word == w for r in self.rows) for w in (REPRODUCES, DIFFERS, WITHIN_NOISE)}
-        return (
-            f"Of {len(self.rows)} claims, {counts[REPRODUCES]} reproduce, {counts[DIFFERS]} differ and "
-            f"{counts[WITHIN_NOISE]} are within noise"
-        )
+        """How the claims came out: "Of 23 claims, 8 reproduce, 2 differ and 13 are within noise"
+        (and how many are too few to judge, where some are)."""
+        words = (REPRODUCES, DIFFERS, WITHIN_NOISE, TOO_FEW)
+        counts = {w: sum(r.word == w for r in self.rows) for w in words}
+        parts = [f"{counts[REPRODUCES]} reproduce", f"{counts[DIFFERS]} differ",
+                 f"{counts[WITHIN_NOISE]} are within noise"]  # fmt: skip
+        if counts[TOO_FEW]:
+            parts.append(f"{counts[TOO_FEW]} {'is' if counts[TOO_FEW] == 1 else 'are'} too few to judge")
+        return f"Of {len(self.rows)} claims, " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def markdown(self) -> str:
         """The page: the command and machine, the table of claims, the sections, the figures."""
@@ -135,7 +142,14 @@ class Report:
         if judged:
             lines += [
                 f"{self.tally}: each row judges an interval for the quantity it is about, against the "
-                "margin its measure states.",
+                "margin its measure states"
+                + (
+                    f"; a row resting on fewer than {MIN_UNITS} independent units (one dataset's tasks count "
+                    "once) is too few to judge"
+                    if any(r.word == TOO_FEW for r in self.rows)
+                    else ""
+                )
+                + ".",
                 "",
                 "| where | the paper | measured as | textsel | interval | verdict |",
                 "|---|---|---|---|---|---|",

@@ -5,6 +5,11 @@ the paper's unit: tasks, categories or test documents): it **reproduces** when t
 lies on the claim's side of its margin, **differs** when the whole interval lies on the other
 side, and is **within noise** when the interval reaches both.  So a reseeded run can move a row
 into or out of "within noise", but not from "reproduces" to "differs".
+
+Where the units are few, or nested in a few clusters (tasks that are classes of one dataset), a
+mean's interval is Student's t over the clusters (:func:`clustered_t_family`), the family's
+simultaneous intervals corrected for its number of comparisons (Bonferroni); below
+:data:`MIN_UNITS` independent units a row is **too few to judge**.
 """
 
 from __future__ import annotations
@@ -15,11 +20,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DIFFERS", "REPRODUCES", "WITHIN_NOISE", "Comparison", "Interval", "at_least", "at_most",
-           "band", "bootstrap", "cell", "combine", "current_seed", "equivalent", "every", "family",
-           "seeded"]  # fmt: skip
+__all__ = ["DIFFERS", "MIN_UNITS", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Comparison", "Interval",
+           "at_least", "at_most", "band", "bootstrap", "cell", "clustered_t_family", "combine",
+           "current_seed", "equivalent", "every", "family", "seeded", "too_few"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
+TOO_FEW = "too few to judge"
+#: the fewest independent units (clusters) a row is judged on: with fewer, Student's t with
+#: fewer than 4 degrees of freedom gives intervals no claim could leave, and a verdict would
+#: say more than the data can
+MIN_UNITS = 5
+#: the fewest clusters a statistic other than a mean (a best over k, a ratio) is bootstrapped
+#: over: a bootstrap over fewer clusters understates its spread
+MIN_CLUSTERS_BOOTSTRAP = 20
 #: the interval's coverage, and the bootstrap's resamples
 LEVEL, RESAMPLES = 0.95, 1999
 #: resamples drawn at once: bounds the bootstrap's memory (resamples x units) on large test sets
@@ -134,13 +147,16 @@ def equivalent(interval: Interval, margin: float) -> tuple[str, str]:
 def combine(cells) -> tuple[str, str]:
     """One verdict for a claim judged on several cells (corpora, or the parts of a two-part
     claim), each ``(label, interval, (verdict, reason))``: it reproduces where every cell does,
-    differs where some cell differs, and is within noise otherwise; the reason names the cells
-    that decided it."""
+    differs where some cell differs, is too few to judge where no cell differs and some cell has
+    too few units, and is within noise otherwise; the reason names the cells that decided it."""
     cells = list(cells)
     words = [judged[0] for _, _, judged in cells]
-    word = (
-        DIFFERS if DIFFERS in words else REPRODUCES if all(w == REPRODUCES for w in words) else WITHIN_NOISE
-    )
+    if DIFFERS in words:
+        word = DIFFERS
+    elif TOO_FEW in words:
+        word = TOO_FEW
+    else:
+        word = REPRODUCES if all(w == REPRODUCES for w in words) else WITHIN_NOISE
     deciding = [(label, judged[1]) for label, _, judged in cells if judged[0] == word]
     return word, "; ".join(f"{label}: {reason}" for label, reason in deciding)
 
@@ -155,15 +171,76 @@ class Comparison:
     simultaneous: Interval
 
 
-def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES) -> list[Comparison]:
+def too_few(label: str, units: int, what: str = "units", needed: int = MIN_UNITS):
+    """The cell ``(label, interval, (verdict, reason))`` of a claim with fewer than ``needed``
+    independent ``what``: not judged."""
+    return (
+        label,
+        Interval(float("nan"), -np.inf, np.inf, f"{units} {what}", how="none"),
+        (TOO_FEW, f"{units} {what}, fewer than the {needed} a verdict needs"),
+    )
+
+
+def clustered_t_family(values, clusters, labels, over: str) -> list[Comparison] | None:
+    """Intervals for the means of a family of per-unit columns ``values`` (units x comparisons)
+    whose units are nested in ``clusters`` (one id per unit; None: each unit its own): the mean
+    over the units, its cluster-robust standard error (the units' deviations summed within each
+    cluster, scaled by G / (G - 1) for G clusters) and Student's t with G - 1 degrees of freedom;
+    each comparison's interval at LEVEL, and its simultaneous one at LEVEL for the whole family
+    (Bonferroni: 1 - LEVEL shared among the comparisons).  With each unit its own cluster this is
+    the one-sample t-interval.  None when there are fewer than :data:`MIN_UNITS` clusters."""
+    from scipy.stats import t as student
+
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    if values.shape[0] == 0 or not np.all(np.isfinite(values)):
+        raise ValueError("values must be a non-empty array of finite numbers")
+    n, m = values.shape
+    ids = np.arange(n) if clusters is None else np.unique(np.asarray(clusters), return_inverse=True)[1]
+    G = int(ids.max()) + 1
+    if G < MIN_UNITS:
+        return None
+    estimate = values.mean(axis=0)
+    sums = np.zeros((G, m))
+    np.add.at(sums, ids, values - estimate)
+    se = np.sqrt(G / (G - 1) * (sums**2).sum(axis=0)) / n
+    tail = (1 - LEVEL) / 2
+    one, joint = student.ppf(1 - tail, G - 1), student.ppf(1 - tail / m, G - 1)
+    units = over if clusters is None else f"{over} in {G} clusters"
+    how = f"{LEVEL:.0%} t-interval over {G} {'units' if clusters is None else 'clusters'}"
+    how_joint = how.replace("t-interval", f"simultaneous t-interval (Bonferroni, {m} comparisons)")
+
+    def interval(e, half, text):
+        return Interval(float(e), float(e - half), float(e + half), units, how=text)
+
+    return [
+        Comparison(label, interval(e, one * se_j, how), interval(e, joint * se_j, how_joint))
+        for label, e, se_j in zip(labels, estimate, se, strict=True)
+    ]
+
+
+def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES, clusters=None):
     """A family of statistics of the same units, bootstrapped together.
 
     ``statistics(rows)`` takes an integer array of shape (resamples, n_units), each row a resample
     of the units, and returns shape (resamples, len(labels)); :func:`band` gives each statistic
-    its interval and its simultaneous interval.
+    its interval and its simultaneous interval.  With ``clusters`` (one id per unit) the clusters
+    are resampled, each with all its units (one resample at a time: their sizes differ), and
+    None is returned under :data:`MIN_CLUSTERS_BOOTSTRAP` clusters.
     """
     rng = np.random.default_rng(current_seed())
     estimate = np.asarray(statistics(np.arange(n_units)[None, :]), dtype=np.float64)[0]
+    if clusters is not None:
+        ids = np.unique(np.asarray(clusters), return_inverse=True)[1]
+        members = [np.flatnonzero(ids == g) for g in range(int(ids.max()) + 1)]
+        if len(members) < MIN_CLUSTERS_BOOTSTRAP:
+            return None
+        draws = [
+            np.asarray(statistics(np.concatenate([members[g] for g in chosen])[None, :]), dtype=np.float64)[0]
+            for chosen in rng.integers(0, len(members), size=(n_resamples, len(members)))
+        ]
+        return band(estimate, np.vstack(draws), labels, f"{over} in {len(members)} clusters")
     draws = []
     for start in range(0, n_resamples, BATCH):
         rows = rng.integers(0, n_units, size=(min(BATCH, n_resamples - start), n_units))

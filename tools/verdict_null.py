@@ -1,0 +1,52 @@
+"""How often each of Forman's comparison rows says "differs" in worlds where every metric is
+equally good (the claim's quantity at its margin, 0), with his tasks' structure here: tasks nested
+in datasets that move their tasks' values together.  A row judging its units fairly says
+"differs" in at most about 5% of such worlds (the goal allows 7%).
+
+    python tools/verdict_null.py [--worlds 200] [--datasets 8] [--rows high_f1,high_precision,...]
+
+Prints, per row, its rate with a 95% Wilson interval over the worlds, and how the row is judged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+#: the rows comparing metrics with a margin of 0: "equal metrics" is their null world.  (Not the
+#: all-terms row: there the best over k of equal metrics beats the SVM on all terms by chance, so
+#: its quantity is off its margin in these worlds, and "differs" is right.)
+ROWS = ("high_f1", "high_precision", "wide_margin", "low_f1", "low_precision", "small_k", "acc2", "ig_chi",
+        "recall", "precision")  # fmt: skip
+
+
+def wilson(k, n, z=1.96):
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def main():
+    from textsel.reproduce.calibration import false_differs
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worlds", type=int, default=200)
+    parser.add_argument("--datasets", type=int, default=8)
+    parser.add_argument("--rows", default=",".join(ROWS))
+    args = parser.parse_args()
+    keys = args.rows.split(",")
+    began = time.perf_counter()
+    rates = false_differs(keys, worlds=args.worlds, datasets=args.datasets)
+    print(f"{args.worlds} null worlds, 40 tasks (16 high-skew) from {args.datasets} datasets, "
+          f"{time.perf_counter() - began:.0f} s")  # fmt: skip
+    for key in keys:
+        rate, unjudged, how = rates[key]
+        low, high = wilson(round(rate * args.worlds), args.worlds)
+        print(f"{key:>16}: differs in {rate:6.1%} [{low:.1%}, {high:.1%}], too few to judge in "
+              f"{unjudged:6.1%}  ({how})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
