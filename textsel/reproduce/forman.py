@@ -101,7 +101,9 @@ def run(
         ))  # fmt: skip
     figures = report.figure_folder(out, figures)
     cutoffs, cutoff_rows, cutoff_k = _cutoff(datasets, (1, 5, 25) if quick else CUTOFFS, trials, n_jobs, seed)
-    judge(report, tasks, cutoffs=cutoffs, negative=_negative_shares(datasets), cutoff_k=cutoff_k)
+    negative, negative_datasets = _negative_shares(datasets)
+    judge(report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k,
+          negative_datasets=negative_datasets)  # fmt: skip
     _sections(report, records, figures)
     tolerance_sections(report, records, figures)
     _cutoff_section(report, cutoff_rows, figures)
@@ -220,9 +222,11 @@ def _cutoff_section(report, rows, figures):
 
 
 def _negative_shares(datasets):
-    """{metric: per task, the share of its top 100 terms with tpr < fpr} (Rand left out)."""
+    """({metric: per task, the share of its top 100 terms with tpr < fpr} (Rand left out), each
+    task's dataset)."""
     shares = {m: [] for m in METRICS if m != "rand"}
-    for X, y in datasets.values():
+    names = []
+    for name, (X, y) in datasets.items():
         # one count per dataset: each class's row of a multi-class table is its one-vs-rest score
         stats = term_stats(X, y)
         tables = {metric: score(stats, metric) for metric in shares}
@@ -232,10 +236,11 @@ def _negative_shares(datasets):
                 continue
             tpr = stats.class_df[c] / size
             fpr = (stats.df - stats.class_df[c]) / (stats.n_docs - size)
+            names.append(name)
             for metric, table in tables.items():
                 top = top_k(table[c], k)
                 shares[metric].append(float(np.mean(tpr[top] < fpr[top])))
-    return {m: np.asarray(v) for m, v in shares.items()}
+    return {m: np.asarray(v) for m, v in shares.items()}, names
 
 
 def _plots():

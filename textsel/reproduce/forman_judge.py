@@ -165,7 +165,7 @@ def _dfreq(report, tasks, **_):
         f"(over {RISEN:g})",
         f"{tasks.at('f1', 'dfreq', lo).mean():.3f} -> {tasks.at('f1', 'dfreq', hi).mean():.3f} "
         f"(BNS {tasks.at('f1', 'bns', lo).mean():.3f} -> {tasks.at('f1', 'bns', hi).mean():.3f})",
-        [cell(ratios, table.shape[0], labels, [(BELOW, POOR), (ABOVE, RISEN)], tasks.over)],
+        [cell(ratios, table.shape[0], labels, [(BELOW, POOR), (ABOVE, RISEN)], tasks.over, datasets(tasks))],
     )
 
 
@@ -237,7 +237,7 @@ def _skew_spread(report, tasks, **_):
         "minus at or below it",
         f"mean (sd) at or below: {low.mean():.3f} ({low.std():.3f}); above: {high.mean():.3f} "
         f"({high.std():.3f})",
-        [cell(spread, len(f1), ["sd above - sd below"], [(ABOVE, 0.0)], tasks.over)],
+        [cell(spread, len(f1), ["sd above - sd below"], [(ABOVE, 0.0)], tasks.over, datasets(tasks))],
     )
 
 
@@ -361,7 +361,12 @@ def _cutoff(report, tasks, cutoffs=None, cutoff_k=1000, **_):
         _cutoff_values(cutoffs),
         [
             differences(
-                columns, labels, f"{len(columns[0])} tasks", [(BELOW, 0.0), (BELOW, 0.0), (ABOVE, 0.0)]
+                columns,
+                labels,
+                f"{len(columns[0])} tasks",
+                [(BELOW, 0.0), (BELOW, 0.0), (ABOVE, 0.0)],
+                # the cutoffs' runs have the main study's tasks, in its order, when none was lost
+                clusters=datasets(tasks) if len(columns[0]) == len(tasks.names) else None,
             )
         ],
     )
@@ -379,17 +384,20 @@ def _cutoff_values(cutoffs) -> str:
     )  # fmt: skip
 
 
-def _negative(report, tasks, negative=None, **_):
-    """``negative``: {metric: array over tasks of the share of its top 100 terms with tpr < fpr}."""
+def _negative(report, tasks, negative=None, negative_datasets=None, **_):
+    """``negative``: {metric: array over tasks of the share of its top 100 terms with tpr < fpr};
+    ``negative_datasets``: each of those tasks' dataset (None: each task its own)."""
     if not negative:
         return
-    over = f"{len(next(iter(negative.values())))} tasks"
+    n = len(next(iter(negative.values())))
+    over = f"{n} tasks"
+    clusters = negative_datasets if negative_datasets is not None else list(range(n))
     report.judge(
         "negative",
         "share of each task's top 100 terms with tpr < fpr (their absence marks the class), BNS against "
         "each metric",
         ", ".join(f"{paper_name(m)} {100 * negative[m].mean():.0f}%" for m in ranked(negative, 4)),
-        [leads([("", "bns", negative, [m for m in negative if m != "bns"])], over)],
+        [leads([("", "bns", negative, [m for m in negative if m != "bns"])], over, clusters=clusters)],
     )
 
 
@@ -421,8 +429,11 @@ JUDGES = {
 }
 
 
-def judge(report, tasks: Tasks, cutoffs=None, negative=None, keys=None, cutoff_k=1000):
+def judge(report, tasks: Tasks, cutoffs=None, negative=None, keys=None, cutoff_k=1000,
+          negative_datasets=None):  # fmt: skip
     """Add the rows of ``keys`` (every claim by default) to ``report``, judged on ``tasks``;
-    ``cutoffs`` were run at ``cutoff_k`` features."""
+    ``cutoffs`` were run at ``cutoff_k`` features; ``negative_datasets`` names the dataset of each
+    task of ``negative``."""
     for key in keys or JUDGES:
-        JUDGES[key](report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k)
+        JUDGES[key](report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k,
+                    negative_datasets=negative_datasets)  # fmt: skip

@@ -176,7 +176,7 @@ def residual(report, tasks, **_):
         + ", ".join(f"{paper_name(m)} {counts[m]}" for m in ranked[:3])
         + f", Chi {counts['chi2']}, Rand {counts['rand']}",
         [
-            cell(shares, len(failed), labels, sides, tasks.over),
+            cell(shares, len(failed), labels, sides, tasks.over, datasets(tasks)),
             ("Chi - Rand", rand, equivalent(rand, AS_BAD)),
         ],
     )

@@ -110,10 +110,15 @@ class Report:
         (and how many are too few to judge, where some are)."""
         words = (REPRODUCES, DIFFERS, WITHIN_NOISE, TOO_FEW)
         counts = {w: sum(r.word == w for r in self.rows) for w in words}
-        parts = [f"{counts[REPRODUCES]} reproduce", f"{counts[DIFFERS]} differ",
-                 f"{counts[WITHIN_NOISE]} are within noise"]  # fmt: skip
+
+        def said(n, one, many):
+            return f"{n} {one if n == 1 else many}"
+
+        parts = [said(counts[REPRODUCES], "reproduces", "reproduce"),
+                 said(counts[DIFFERS], "differs", "differ"),
+                 said(counts[WITHIN_NOISE], "is within noise", "are within noise")]  # fmt: skip
         if counts[TOO_FEW]:
-            parts.append(f"{counts[TOO_FEW]} {'is' if counts[TOO_FEW] == 1 else 'are'} too few to judge")
+            parts.append(said(counts[TOO_FEW], "is too few to judge", "are too few to judge"))
         return f"Of {len(self.rows)} claims, " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def markdown(self) -> str:

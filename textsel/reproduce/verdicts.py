@@ -208,8 +208,8 @@ def clustered_t_family(values, clusters, labels, over: str) -> list[Comparison] 
     tail = (1 - LEVEL) / 2
     one, joint = student.ppf(1 - tail, G - 1), student.ppf(1 - tail / m, G - 1)
     units = over if clusters is None else f"{over} in {G} clusters"
-    how = f"{LEVEL:.0%} t-interval over {G} {'units' if clusters is None else 'clusters'}"
-    how_joint = how.replace("t-interval", f"simultaneous t-interval (Bonferroni, {m} comparisons)")
+    how = f"{LEVEL:.0%} t-interval"
+    how_joint = f"{LEVEL:.0%} simultaneous t-interval (Bonferroni, {m} comparisons)"
 
     def interval(e, half, text):
         return Interval(float(e), float(e - half), float(e + half), units, how=text)
