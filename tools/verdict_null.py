@@ -11,7 +11,6 @@ Prints, per row, its rate with a 95% Wilson interval over the worlds, and how th
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 #: the rows comparing metrics with a margin of 0: "equal metrics" is their null world.  (Not the
@@ -21,14 +20,9 @@ ROWS = ("high_f1", "high_precision", "wide_margin", "low_f1", "low_precision", "
         "recall", "precision")  # fmt: skip
 
 
-def wilson(k, n, z=1.96):
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 def main():
+    from scipy.stats import binomtest
+
     from textsel.reproduce.calibration import false_differs
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -43,7 +37,7 @@ def main():
           f"{time.perf_counter() - began:.0f} s")  # fmt: skip
     for key in keys:
         rate, unjudged, how = rates[key]
-        low, high = wilson(round(rate * args.worlds), args.worlds)
+        low, high = binomtest(round(rate * args.worlds), args.worlds).proportion_ci(method="wilson")
         print(f"{key:>16}: differs in {rate:6.1%} [{low:.1%}, {high:.1%}], too few to judge in "
               f"{unjudged:6.1%}  ({how})")  # fmt: skip
 

@@ -15,11 +15,10 @@ import numpy as np
 
 from .._names import FORMAN_KS
 from ..metrics import METRICS
+from ..study.protocol import MEASURES
 from .forman_tables import Tasks
 
 __all__ = ["false_differs", "null_tasks"]
-
-MEASURES = ("accuracy", "f1", "precision", "recall")
 
 
 def null_tasks(rng, tasks=40, high=16, datasets=8, trials=2, dataset_sd=0.03, task_sd=0.03, trial_sd=0.01):

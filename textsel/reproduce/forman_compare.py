@@ -94,11 +94,12 @@ def group(tasks, high):
     return tasks.subset(tasks.skew > HIGH_SKEW if high else tasks.skew <= HIGH_SKEW)
 
 
-def unjudged(report, key, measure, group, tasks):
-    """A skew row with (almost) no tasks in its group: too few to judge."""
-    n = int(((tasks.skew > HIGH_SKEW) if group == "high" else (tasks.skew <= HIGH_SKEW)).sum())
-    report.judge(key, measure, f"{n} of the {len(tasks.names)} tasks are {group}-skew",
-                 [too_few(f"{group} skew", n, "tasks")])  # fmt: skip
+def unjudged(report, key, measure, which, tasks):
+    """A skew row with (almost) no tasks in its group (``which``: "high" or "low"): too few to
+    judge."""
+    n = len(group(tasks, high=which == "high").names)
+    report.judge(key, measure, f"{n} of the {len(tasks.names)} tasks are {which}-skew",
+                 [too_few(f"{which} skew", n, "tasks")])  # fmt: skip
 
 
 def datasets(tasks) -> list:
