@@ -149,7 +149,7 @@ def run_memory(args, out):
     model = textsel.WeightedProximalSVC().fit(X, y)
     t_fit = time.perf_counter() - start
     start = time.perf_counter()
-    textsel.WeightedProximalSVC(n_threads=1).fit(X, y)
+    textsel.WeightedProximalSVC(n_jobs=1).fit(X, y)
     t_fit_one = time.perf_counter() - start
     np.savez(out, class_df=stats.class_df, coef=model.coef_, n_iter=model.n_iter_)
     return dict(
@@ -239,10 +239,10 @@ def run_cluster(args, n_workers, reference):
 
 
 def _count_repeatedly(X, y, repeat, queue):
-    textsel.term_stats(X, y, n_threads=1)
+    textsel.term_stats(X, y, n_jobs=1)
     start = time.perf_counter()
     for _ in range(repeat):
-        textsel.term_stats(X, y, n_threads=1)
+        textsel.term_stats(X, y, n_jobs=1)
     queue.put((time.perf_counter() - start) / repeat)
 
 

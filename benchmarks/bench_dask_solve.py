@@ -2,7 +2,7 @@
 
 20 Newsgroups (bydate training split, TfidfVectorizer(sublinear_tf=True, min_df=2)) replicated
 ``--replicas`` times (16: 181,024 documents, 27.4M nonzeros), 20 classes.  Each configuration
-runs in a fresh process: ``WeightedProximalSVC(n_threads=t).fit(X, y)`` in memory on 1 and 2
+runs in a fresh process: ``WeightedProximalSVC(n_jobs=t).fit(X, y)`` in memory on 1 and 2
 threads, then on a LocalCluster of W worker processes of one thread each for every W of
 ``--workers``, the matrix given as ``textsel.distributed.row_blocks(X)`` (cut where the in-memory
 solve cuts its groups, consecutive blocks on each worker; ``--blocks`` cuts it otherwise, and a
@@ -64,7 +64,7 @@ def fit(X, y, repeat, **kw):
 
 def run_memory(args, threads):
     X, y = corpus(args)
-    seconds, model = fit(X, y, args.repeat, n_threads=threads)
+    seconds, model = fit(X, y, args.repeat, n_jobs=threads)
     np.savez(args.reference, coef=model.coef_, n_iter=model.n_iter_) if threads == 1 else None
     return dict(config=f"in memory, {threads} thread{'s' * (threads > 1)}", fit_s=seconds,
                 itn=int(np.max(model.n_iter_)))  # fmt: skip

@@ -65,7 +65,7 @@ def compare_svms(corpus, tasks, repeat):
         y = corpus.Y[:, k].astype(int)
         signs = 2.0 * y - 1
         t_ours, ours = best_of(
-            lambda y=y, X=corpus.X: textsel.DualLinearSVC(random_state=0, n_threads=1).fit(X, y),
+            lambda y=y, X=corpus.X: textsel.DualLinearSVC(random_state=0, n_jobs=1).fit(X, y),
             repeat,
         )
         t_ref, ref = best_of(lambda y=y, X=corpus.X: LinearSVC(dual=True, random_state=0).fit(X, y), repeat)
@@ -90,7 +90,7 @@ def bench_masking(corpus, tasks):
     for k in tasks:
         y = corpus.Y[:, k].astype(int)
         y_test = (corpus.y_test[:, k] if corpus.y_test.ndim == 2 else corpus.y_test == k).astype(int)
-        model = textsel.DualLinearSVC(random_state=0, n_threads=1).fit(corpus.X, y)
+        model = textsel.DualLinearSVC(random_state=0, n_jobs=1).fit(corpus.X, y)
         records = []
         for key, methods in (("exact", ("exact",)), ("mask+svset", ("mask", "svset"))):
             start = time.perf_counter()

@@ -90,7 +90,7 @@ def measure(corpus, tasks, X, X_test, loss, C, fractions):
         y = corpus.Y[:, k].astype(int)
         y_test = corpus.y_test[:, k] if corpus.y_test.ndim == 2 else corpus.y_test == k
         truth = np.asarray(y_test, dtype=int)
-        model = textsel.DualLinearSVC(C=C, loss=loss, random_state=0, n_threads=1).fit(X, y)
+        model = textsel.DualLinearSVC(C=C, loss=loss, random_state=0, n_jobs=1).fit(X, y)
         records = evaluate_subsets(model, X, y, X_test, truth, fractions)
         counts = np.array(sorted({r["size"] for r in records}))
         frac = {r["size"]: r["fraction"] for r in records}

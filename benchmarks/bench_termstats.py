@@ -103,7 +103,7 @@ def run(name, X, y, Y_dense, repeat):
     methods = {
         "textsel term_stats + bns": lambda: textsel.score(textsel.term_stats(X, y), "bns"),
         "floor: fresh tables only": lambda: fresh_tables(shape),
-        "textsel, 1 thread": lambda: textsel.score(textsel.term_stats(X, y, n_threads=1), "bns", n_threads=1),
+        "textsel, 1 thread": lambda: textsel.score(textsel.term_stats(X, y, n_jobs=1), "bns", n_jobs=1),
         "scikit-learn chi2": lambda: sklearn_chi2(X, y),
         "numpy/scipy reference bns": lambda: numpy_reference_bns(X, Y_dense),
     }

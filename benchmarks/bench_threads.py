@@ -5,7 +5,7 @@ fixed random order) replicated ``--replicas`` times (16: 181,024 documents, 27.4
 K = 20 is the 20-class fit; K = 1 is one newsgroup (the first) against the rest, one
 right-hand side.  Each (K, threads) configuration runs in a fresh process (textsel's thread
 pool is per process), the configurations interleaved over ``--rounds``; each process times the
-whole public call ``WeightedProximalSVC(n_threads=t).fit(X, y)`` ``--repeat`` times and keeps
+whole public call ``WeightedProximalSVC(n_jobs=t).fit(X, y)`` ``--repeat`` times and keeps
 the best.  Printed per K and thread count: the best fit, the LSQR iterations, and the speed-up
 over the first thread count (>1: faster), with its range over the rounds.
 
@@ -41,7 +41,7 @@ def child(args):
         y = (y == 0).astype(int)
     times = []
     for _ in range(args.repeat):
-        model = WeightedProximalSVC(n_threads=args.threads[0])
+        model = WeightedProximalSVC(n_jobs=args.threads[0])
         start = time.perf_counter()
         model.fit(X, y)
         times.append(time.perf_counter() - start)
@@ -81,7 +81,7 @@ def main():
     first = next(iter(results.values()))[0]
     print(
         f"20 Newsgroups tf-idf x {args.replicas}: {first['docs']} documents, {first['nnz'] / 1e6:.1f}M "
-        f"nonzeros; WeightedProximalSVC(n_threads=t).fit, best of {args.repeat} per process, "
+        f"nonzeros; WeightedProximalSVC(n_jobs=t).fit, best of {args.repeat} per process, "
         f"{args.rounds} rounds; speed-up = 1 thread / t threads (range over rounds)"
     )
     header = ["K", "threads", "fit", "iters", "speed-up", "range"]

@@ -64,7 +64,7 @@ CASES = {
         ("textsel.scalable", "zeta", 3),  # after avl_all_ and target_avl_ are set, mid-search
     ),
     "DualLinearSVC": (
-        lambda: textsel.DualLinearSVC(n_threads=1),
+        lambda: textsel.DualLinearSVC(n_jobs=1),
         {"intercept_scaling": 0.0},
         ("textsel.svm", "fit_binary", 2),  # after the first class's SVM is trained
     ),

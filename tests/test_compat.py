@@ -60,3 +60,21 @@ def test_pickles_of_the_pinned_release_load_and_give_the_same_outputs(name):
             got = getattr(obj, method)(X)
             got = got.toarray() if sp.issparse(got) else got
         np.testing.assert_allclose(got, values, rtol=1e-10, atol=1e-12, err_msg=f"{name}.{method}")
+
+
+@pytest.mark.parametrize("name", PICKLES)
+def test_pickles_made_when_the_thread_count_was_n_threads_read_it_as_n_jobs(name):
+    """The thread count was renamed n_threads -> n_jobs (scikit-learn's name); the pinned
+    release's pickles hold the old attribute, and every estimator in them taking n_jobs now has it
+    under that name, with the pickled value."""
+    import inspect
+
+    raw = (COMPAT / "pickles" / f"{name}.pkl").read_bytes()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*Trying to unpickle estimator.*")
+        obj = pickle.loads(raw)
+    estimators = [step for _, step in obj.steps] if hasattr(obj, "steps") else [obj]
+    takes = [e for e in estimators if "n_jobs" in inspect.signature(type(e).__init__).parameters]
+    assert not takes or b"n_threads" in raw  # pickled under the old name
+    for est in takes:
+        assert "n_threads" not in vars(est) and hasattr(est, "n_jobs")

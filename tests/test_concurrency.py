@@ -59,18 +59,18 @@ def entry_points(X, y):
     """name -> a call on (X, y) returning arrays to compare."""
     binary = (y == 0).astype(int)
     Y = np.stack([y == c for c in range(3)], axis=1).astype(np.float64)
-    svm = textsel.DualLinearSVC(random_state=0, n_threads=1).fit(X[:400], binary[:400])
+    svm = textsel.DualLinearSVC(random_state=0, n_jobs=1).fit(X[:400], binary[:400])
 
     def stats():
-        s = textsel.term_stats(X, y, n_threads=2)
+        s = textsel.term_stats(X, y, n_jobs=2)
         return s.class_df, s.df
 
     return {
         "term_stats": stats,
-        "score bns": lambda: textsel.score(textsel.term_stats(X, y), "bns", n_threads=2),
-        "score ig": lambda: textsel.score(textsel.term_stats(X, y), "ig", n_threads=2),
-        "lsqr": lambda: textsel.lsqr(X, Y, damp=0.1, n_threads=2).x,
-        "DualLinearSVC": lambda: textsel.DualLinearSVC(random_state=3, n_threads=2).fit(X, binary).coef_,
+        "score bns": lambda: textsel.score(textsel.term_stats(X, y), "bns", n_jobs=2),
+        "score ig": lambda: textsel.score(textsel.term_stats(X, y), "ig", n_jobs=2),
+        "lsqr": lambda: textsel.lsqr(X, Y, damp=0.1, n_jobs=2).x,
+        "DualLinearSVC": lambda: textsel.DualLinearSVC(random_state=3, n_jobs=2).fit(X, binary).coef_,
         "WeightedProximalSVC": lambda: textsel.WeightedProximalSVC(tol=1e-8).fit(X, y).coef_,
         "RLSClassifier": lambda: textsel.RLSClassifier(tol=1e-8).fit(X, y).coef_,
         "TermSelector": lambda: textsel.TermSelector("bns", k=50).fit(X, y).transform(X).toarray(),
@@ -84,7 +84,7 @@ def entry_points(X, y):
             ]
         ),  # fmt: skip
         "feature_probabilities": lambda: feature_probabilities(
-            X, "ss", 20, method="randomized", random_state=5, n_threads=2
+            X, "ss", 20, method="randomized", random_state=5, n_jobs=2
         ),
     }
 
@@ -114,14 +114,14 @@ def test_eight_threads_on_read_only_inputs_equal_a_serial_call(layout, tmp_path)
 
 
 def test_seeded_calls_repeat_across_runs_and_thread_counts():
-    """The same random_state gives bitwise equal results whatever n_threads is."""
+    """The same random_state gives bitwise equal results whatever n_jobs is."""
     X, y = corpus()
     binary = (y == 0).astype(int)
     for make in (
-        lambda t: textsel.DualLinearSVC(random_state=7, n_threads=t).fit(X, binary).coef_,
-        lambda t: feature_probabilities(X, "ss", 20, method="randomized", random_state=7, n_threads=t),
-        lambda t: textsel.lsqr(X, binary.astype(float), damp=0.5, n_threads=t).x,
-        lambda t: textsel.score(textsel.term_stats(X, y, n_threads=t), "bns", n_threads=t),
+        lambda t: textsel.DualLinearSVC(random_state=7, n_jobs=t).fit(X, binary).coef_,
+        lambda t: feature_probabilities(X, "ss", 20, method="randomized", random_state=7, n_jobs=t),
+        lambda t: textsel.lsqr(X, binary.astype(float), damp=0.5, n_jobs=t).x,
+        lambda t: textsel.score(textsel.term_stats(X, y, n_jobs=t), "bns", n_jobs=t),
     ):
         first = make(1)
         for threads in (1, 2, 3, 8):

@@ -405,10 +405,10 @@ def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
     assert textsel.term_stats(dask_matrix(X), y) == textsel.term_stats(X, y)
 
 
-@pytest.mark.parametrize("selector", [textsel.TermSelector("bns", k=40, n_threads=-1),
-                                      textsel.ScalableTermSelector(k=40, n_threads=-1)])  # fmt: skip
+@pytest.mark.parametrize("selector", [textsel.TermSelector("bns", k=40, n_jobs=-1),
+                                      textsel.ScalableTermSelector(k=40, n_jobs=-1)])  # fmt: skip
 def test_a_selector_counts_each_block_on_one_thread_of_its_worker(client, selector, monkeypatch):
-    """A selector's n_threads (here every core) is not passed on to the workers, whose own
+    """A selector's n_jobs (here every core) is not passed on to the workers, whose own
     threads are the parallelism: each block is counted on one thread, as term_stats does by
     default; the selection is the in-memory one."""
     from textsel.distributed import handlers
@@ -417,7 +417,7 @@ def test_a_selector_counts_each_block_on_one_thread_of_its_worker(client, select
     real = handlers._term_stats
 
     def spy(X, y, **kw):
-        asked.append(kw.get("n_threads"))
+        asked.append(kw.get("n_jobs"))
         return real(X, y, **kw)
 
     monkeypatch.setattr(handlers, "_term_stats", spy)
@@ -430,9 +430,9 @@ def test_a_selector_counts_each_block_on_one_thread_of_its_worker(client, select
 def test_dask_workers_run_textsel_on_one_thread_each(client):
     """Dask's nannies set OMP_NUM_THREADS=1 in the workers: textsel's kernels there default to one
     thread each (no oversubscription with threads_per_worker)."""
-    from textsel._parallel import default_n_threads
+    from textsel._parallel import default_n_jobs
 
-    assert set(client.run(default_n_threads).values()) == {1}
+    assert set(client.run(default_n_jobs).values()) == {1}
 
 
 def test_sample_weight_on_the_cluster(client):

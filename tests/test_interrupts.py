@@ -110,10 +110,10 @@ def long_svm_problem(n_classes):
     return X, y
 
 
-@pytest.mark.parametrize("n_classes, n_threads", [(2, 1), (3, 2)])
-def test_dual_linear_svc_stops_on_ctrl_c_and_stays_unfitted(n_classes, n_threads):
+@pytest.mark.parametrize("n_classes, n_jobs", [(2, 1), (3, 2)])
+def test_dual_linear_svc_stops_on_ctrl_c_and_stays_unfitted(n_classes, n_jobs):
     X, y = long_svm_problem(n_classes)
-    model = textsel.DualLinearSVC(C=1000.0, tol=1e-15, max_iter=10**7, n_threads=n_threads)
+    model = textsel.DualLinearSVC(C=1000.0, tol=1e-15, max_iter=10**7, n_jobs=n_jobs)
     latency = interrupt_after(0.3, lambda: model.fit(X, y))
     assert latency.prompt, latency
     assert not hasattr(model, "coef_") and not hasattr(model, "classes_")
@@ -133,7 +133,7 @@ def test_lsqr_stops_on_ctrl_c(n_rhs):
     X = long_lsqr_problem(seed=2)
     B = np.random.default_rng(3).standard_normal((X.shape[0], n_rhs))
     latency = interrupt_after(
-        0.3, lambda: textsel.lsqr(X, B, atol=0.0, btol=0.0, conlim=0.0, iter_lim=10**7, n_threads=2)
+        0.3, lambda: textsel.lsqr(X, B, atol=0.0, btol=0.0, conlim=0.0, iter_lim=10**7, n_jobs=2)
     )
     assert latency.prompt, latency
 

@@ -108,7 +108,7 @@ def test_the_answer_is_the_same_to_the_last_bit_on_any_number_of_threads(small_g
     rng = np.random.default_rng(3)
     b, weights = rng.normal(size=(X.shape[0], K)), rng.uniform(0.2, 3, size=(X.shape[0], 1))
     options = dict(damp=0.3, row_weights=weights, fit_intercept=True)
-    results = [textsel.lsqr(X, b, n_threads=t, **options) for t in (1, 2, 3, 4, 7)]
+    results = [textsel.lsqr(X, b, n_jobs=t, **options) for t in (1, 2, 3, 4, 7)]
     assert len(rg.RowGroups(X, b, None, True, 1, Interrupt()).groups) >= 8
     for other in results[1:]:
         np.testing.assert_array_equal(other.x, results[0].x)
@@ -120,7 +120,7 @@ def test_many_groups_solve_as_scipy_does(small_groups):
     X = _matrix(m=2500, n=150, density=0.05)
     b = np.random.default_rng(4).normal(size=X.shape[0])
     tight = dict(atol=1e-12, btol=1e-12, iter_lim=400)
-    ours = textsel.lsqr(X, b, damp=0.05, n_threads=2, **tight)
+    ours = textsel.lsqr(X, b, damp=0.05, n_jobs=2, **tight)
     ref = scipy_lsqr(X, b, damp=0.05, **tight)
     np.testing.assert_allclose(ours.x, ref[0], rtol=1e-9, atol=1e-12)
     assert abs(ours.itn - ref[2]) <= 2
@@ -147,9 +147,9 @@ def test_a_column_solves_to_the_same_bits_alone_or_among_others(small_groups):
     rng = np.random.default_rng(5)
     b = rng.normal(size=(X.shape[0], 10))
     weights = rng.uniform(0.5, 2, size=b.shape)
-    together = textsel.lsqr(X, b, damp=0.2, row_weights=weights, fit_intercept=True, n_threads=2)
+    together = textsel.lsqr(X, b, damp=0.2, row_weights=weights, fit_intercept=True, n_jobs=2)
     for j in (0, 7, 9):
-        alone = textsel.lsqr(X, b[:, j], damp=0.2, row_weights=weights[:, j], fit_intercept=True, n_threads=3)
+        alone = textsel.lsqr(X, b[:, j], damp=0.2, row_weights=weights[:, j], fit_intercept=True, n_jobs=3)
         np.testing.assert_array_equal(alone.x, together.x[:, j])
         assert alone.itn == together.itn[j]
 
@@ -171,19 +171,19 @@ def test_row_norms_count_a_repeated_column_once_and_ignore_the_threads(index_dty
     assert X.indptr[10] == X.indptr[11]
     before = X.copy()
     dense = np.linalg.norm(X.toarray(), axis=1)
-    for n_threads in (1, 2, 5):
-        np.testing.assert_allclose(row_norms(X, n_threads), dense, rtol=1e-14, atol=0)
+    for n_jobs in (1, 2, 5):
+        np.testing.assert_allclose(row_norms(X, n_jobs), dense, rtol=1e-14, atol=0)
     assert (X != before).nnz == 0 and not X.has_canonical_format
 
 
-def test_fewer_groups_than_threads_share_the_lane_blocks_and_keep_the_answer():
+def test_fewer_groups_than_jobs_share_the_lane_blocks_and_keep_the_answer():
     """A matrix of one or two groups (here at the default sizes) runs several lane blocks at once
     so that every thread has work; a lane block's columns are computed apart from the others', so
     the answer is still the same to the last bit."""
     X = _matrix(m=3000, n=300)
     assert len(rg.RowGroups(X, np.ones((3000, 1)), None, False, 1, Interrupt()).groups) == 1
     b = np.random.default_rng(8).normal(size=(X.shape[0], 21))  # lane blocks of 8, 8 and 5
-    results = [textsel.lsqr(X, b, damp=0.1, fit_intercept=True, n_threads=t) for t in (1, 2, 3, 4)]
+    results = [textsel.lsqr(X, b, damp=0.1, fit_intercept=True, n_jobs=t) for t in (1, 2, 3, 4)]
     for other in results[1:]:
         np.testing.assert_array_equal(other.x, results[0].x)
         np.testing.assert_array_equal(other.itn, results[0].itn)

@@ -97,10 +97,10 @@ def test_threaded_products_equal_scipy():
     X = sp.random(3000, 700, density=0.05, format="csr", random_state=5)
     V = rng.standard_normal((700, 37))
     out = np.empty((3000, 37))
-    np.testing.assert_allclose(matmat(X, V, n_threads=2, out=out), X @ V, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(matmat(X, V, n_jobs=2, out=out), X @ V, rtol=1e-13, atol=1e-13)
     X64 = X.copy()
     X64.indices, X64.indptr = X64.indices.astype(np.int64), X64.indptr.astype(np.int64)
-    np.testing.assert_allclose(matmat(X64, np.asfortranarray(V), n_threads=3), X @ V, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(matmat(X64, np.asfortranarray(V), n_jobs=3), X @ V, rtol=1e-13, atol=1e-13)
     # a V above PANEL_BYTES takes the column-panel walk: the same sums in the same order, so equal
     # bit for bit to the plain walk's (scipy's, too, here), rows sorted or not
     wide = rng.standard_normal((700, 400))
@@ -112,7 +112,7 @@ def test_threaded_products_equal_scipy():
         shuffled.indices[a:b], shuffled.data[a:b] = shuffled.indices[a:b][order], shuffled.data[a:b][order]
     for M in (X, shuffled):
         plain = csr_matmat(M.data, M.indices, M.indptr, 700, wide)
-        np.testing.assert_array_equal(matmat(M, wide, n_threads=2), plain)
+        np.testing.assert_array_equal(matmat(M, wide, n_jobs=2), plain)
         np.testing.assert_allclose(plain, X @ wide, rtol=1e-12, atol=1e-12)
 
 

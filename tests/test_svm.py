@@ -142,8 +142,8 @@ def test_same_seed_same_model():
 
 def test_threads_do_not_change_the_model():
     X, y = data(4, n_classes=4)
-    one = textsel.DualLinearSVC(random_state=0, n_threads=1).fit(X, y)
-    two = textsel.DualLinearSVC(random_state=0, n_threads=2).fit(X, y)
+    one = textsel.DualLinearSVC(random_state=0, n_jobs=1).fit(X, y)
+    two = textsel.DualLinearSVC(random_state=0, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(one.coef_, two.coef_)
 
 

@@ -170,7 +170,7 @@ def test_count_blocks_adds_chunks_into_one_table(multilabel):
     total = textsel.term_stats(X[:30], y[:30], classes=classes)
     table = total.class_df
     for a, b in ((30, 75), (75, 120)):
-        total = count_blocks([X[a:b]], y[a:b], n_threads=2, into=total)
+        total = count_blocks([X[a:b]], y[a:b], n_jobs=2, into=total)
     assert total == textsel.term_stats(X, y)
     assert total.class_df is table
 
@@ -200,7 +200,7 @@ def _cut(X, bounds, rng):
 
 @settings(max_examples=120, deadline=None)
 @given(corpora(), st.integers(0, 2**31 - 1), st.booleans(), st.sampled_from([1, 2]))
-def test_count_blocks_equals_the_stacked_matrix(data, seed, multilabel, n_threads):
+def test_count_blocks_equals_the_stacked_matrix(data, seed, multilabel, n_jobs):
     """Row blocks counted together (uneven, empty ones included, each with its own value and
     index type) give exactly the statistics of the stacked matrix: one pass finds each
     document's row in whichever block holds it."""
@@ -213,7 +213,7 @@ def test_count_blocks_equals_the_stacked_matrix(data, seed, multilabel, n_thread
     bounds = np.unique(np.r_[0, rng.integers(0, X.shape[0] + 1, rng.integers(0, 6)), X.shape[0]])
     bounds = np.sort(np.r_[bounds, rng.choice(bounds, rng.integers(0, 3))])  # repeated: empty blocks
     blocks = _cut(X, bounds, rng)
-    stats = count_blocks(blocks, y, n_threads=n_threads)
+    stats = count_blocks(blocks, y, n_jobs=n_jobs)
     assert stats == textsel.term_stats(X, y)
     check_against_reference(stats, X, y if multilabel else indicator(y, stats.classes))
 

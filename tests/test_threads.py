@@ -14,7 +14,7 @@ from conftest import random_corpus
 import textsel
 from textsel import _parallel
 from textsel._ext.dealing import class_loads, deal_longest_first
-from textsel._parallel import effective_n_threads, split_blocks, split_groups
+from textsel._parallel import effective_n_jobs, split_blocks, split_groups
 
 
 @pytest.fixture
@@ -28,24 +28,24 @@ def big_corpus(seed=0, n_docs=1500, n_terms=800, n_classes=12):
     return X, y
 
 
-@pytest.mark.parametrize("n_threads", [1, 2, 3, 8])
-def test_results_do_not_depend_on_threads(n_threads, tiny_blocks):
+@pytest.mark.parametrize("n_jobs", [1, 2, 3, 8])
+def test_results_do_not_depend_on_jobs(n_jobs, tiny_blocks):
     X, y = big_corpus()
     Y = (np.random.default_rng(1).random((X.shape[0], 7)) < 0.2).astype(np.int8)
     for labels in (y, Y):
-        reference = textsel.term_stats(X, labels, n_threads=1)
-        stats = textsel.term_stats(X, labels, n_threads=n_threads)
+        reference = textsel.term_stats(X, labels, n_jobs=1)
+        stats = textsel.term_stats(X, labels, n_jobs=n_jobs)
         assert stats == reference
         for metric in ("bns", "ig", "odds"):
             np.testing.assert_array_equal(
-                textsel.score(stats, metric, n_threads=n_threads),
-                textsel.score(reference, metric, n_threads=1),
+                textsel.score(stats, metric, n_jobs=n_jobs),
+                textsel.score(reference, metric, n_jobs=1),
             )
 
 
 def test_kernels_run_concurrently_from_many_threads(tiny_blocks):
     corpora = [big_corpus(seed) for seed in range(6)]
-    expected = [textsel.score(textsel.term_stats(X, y, n_threads=1), "bns", n_threads=1) for X, y in corpora]
+    expected = [textsel.score(textsel.term_stats(X, y, n_jobs=1), "bns", n_jobs=1) for X, y in corpora]
 
     def work(i):
         X, y = corpora[i % 6]
@@ -96,19 +96,19 @@ def test_small_work_stays_on_one_thread():
 
 
 @pytest.mark.parametrize("bad, exc", [(0, ValueError), (-2, ValueError), (1.5, TypeError), ("2", TypeError)])
-def test_n_threads_is_checked(bad, exc):
-    with pytest.raises(exc, match="n_threads"):
-        effective_n_threads(bad)
+def test_n_jobs_is_checked(bad, exc):
+    with pytest.raises(exc, match="n_jobs"):
+        effective_n_jobs(bad)
     X, y = random_corpus()
-    with pytest.raises(exc, match="n_threads"):
-        textsel.term_stats(X, y, n_threads=bad)
+    with pytest.raises(exc, match="n_jobs"):
+        textsel.term_stats(X, y, n_jobs=bad)
 
 
-def test_int64_indices_on_threads(tiny_blocks):
+def test_int64_indices_on_jobs(tiny_blocks):
     X, y = big_corpus()
     X64 = sp.csr_matrix(X.shape)
     X64.data, X64.indices, X64.indptr = X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)
-    assert textsel.term_stats(X64, y, n_threads=2) == textsel.term_stats(X, y, n_threads=1)
+    assert textsel.term_stats(X64, y, n_jobs=2) == textsel.term_stats(X, y, n_jobs=1)
 
 
 def test_threadpoolctl_limits_textsel_threads():
@@ -116,16 +116,16 @@ def test_threadpoolctl_limits_textsel_threads():
     and lists textsel among the thread pools it controls; results do not change."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    from textsel._parallel import available_cores, default_n_threads
+    from textsel._parallel import available_cores, default_n_jobs
 
     assert any(info["user_api"] == "textsel" for info in threadpool_info())
     X, y = random_corpus(n_docs=400, n_terms=300, n_classes=6, seed=2)
     unlimited = textsel.score(textsel.term_stats(X, y), "bns")
     with threadpool_limits(limits=1):
-        assert default_n_threads() == 1
+        assert default_n_jobs() == 1
         limited = textsel.score(textsel.term_stats(X, y), "bns")
     with threadpool_limits(limits=1, user_api="blas"):  # another library's limit leaves textsel alone
-        assert default_n_threads() == min(available_cores(), default_n_threads())
+        assert default_n_jobs() == min(available_cores(), default_n_jobs())
     np.testing.assert_array_equal(limited, unlimited)
 
 
@@ -134,7 +134,7 @@ def test_threadpoolctl_limits_textsel_threads():
 def test_environment_thread_limits(env, expected):
     """OMP_NUM_THREADS (set by joblib's workers and Dask's nannies) and TEXTSEL_NUM_THREADS bound
     the default; a value that is not a positive integer is ignored."""
-    code = "from textsel._parallel import default_n_threads as d, available_cores as a; print(d(), a())"
+    code = "from textsel._parallel import default_n_jobs as d, available_cores as a; print(d(), a())"
     clean = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "TEXTSEL_NUM_THREADS")}
     out = subprocess.run([sys.executable, "-c", code], env={**clean, **env}, capture_output=True, text=True,
                          check=True)  # fmt: skip
@@ -147,17 +147,17 @@ def test_joblib_workers_do_not_oversubscribe():
     default thread count shrinks to its share."""
     from joblib import Parallel, delayed
 
-    from textsel._parallel import available_cores, default_n_threads
+    from textsel._parallel import available_cores, default_n_jobs
 
-    counts = Parallel(n_jobs=2, backend="loky")(delayed(default_n_threads)() for _ in range(2))
+    counts = Parallel(n_jobs=2, backend="loky")(delayed(default_n_jobs)() for _ in range(2))
     assert max(counts) <= max(1, available_cores() // 2)
 
 
-def test_selectors_take_n_threads():
+def test_selectors_take_n_jobs():
     X, y = random_corpus(n_docs=300, n_terms=200, n_classes=5, seed=3)
     for cls in (textsel.TermSelector, textsel.ScalableTermSelector):
-        one = cls(k=20, n_threads=1).fit(X, y)
-        many = cls(k=20, n_threads=2).fit(X, y)
+        one = cls(k=20, n_jobs=1).fit(X, y)
+        many = cls(k=20, n_jobs=2).fit(X, y)
         np.testing.assert_array_equal(one.get_support(), many.get_support())
-    with pytest.raises(ValueError, match="n_threads"):
-        textsel.TermSelector(k=5, n_threads=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_jobs"):
+        textsel.TermSelector(k=5, n_jobs=0).fit(X, y)

@@ -90,6 +90,14 @@ class Estimator(BaseEstimator):
             if method is not None and not getattr(method, "_all_or_nothing", False):
                 setattr(cls, name, _all_or_nothing(method))
 
+    def __setstate__(self, state):
+        # estimators pickled before the thread count was named n_jobs (scikit-learn's name) kept it
+        # as n_threads: the same setting, read under its present name
+        if isinstance(state, dict) and "n_threads" in state and "n_jobs" not in state:
+            state = dict(state)
+            state["n_jobs"] = state.pop("n_threads")
+        super().__setstate__(state)
+
 
 def _all_or_nothing(fit):
     @functools.wraps(fit)

@@ -42,7 +42,7 @@ def _env_limit() -> int | None:
     return None
 
 
-def default_n_threads() -> int:
+def default_n_jobs() -> int:
     """Threads a call uses when not told: every core this process may use, within the limits
     set by threadpoolctl (``threadpool_limits``) and by the environment (``OMP_NUM_THREADS``,
     ``TEXTSEL_NUM_THREADS``), so that textsel inside joblib or Dask workers does not
@@ -50,11 +50,11 @@ def default_n_threads() -> int:
     return max(1, min(n for n in (available_cores(), _limit, _env_limit()) if n is not None))
 
 
-def effective_n_threads(n_threads) -> int:
-    """``n_threads`` as a count: None or -1 means :func:`default_n_threads`."""
-    if n_threads is None or (isinstance(n_threads, int) and n_threads == -1):
-        return default_n_threads()
-    return check_positive_int(n_threads, "n_threads", 1)
+def effective_n_jobs(n_jobs) -> int:
+    """``n_jobs`` as a count: None or -1 means :func:`default_n_jobs`."""
+    if n_jobs is None or (isinstance(n_jobs, int) and n_jobs == -1):
+        return default_n_jobs()
+    return check_positive_int(n_jobs, "n_jobs", 1)
 
 
 def _register_with_threadpoolctl() -> None:
@@ -75,7 +75,7 @@ def _register_with_threadpoolctl() -> None:
         filename_prefixes = ("ccore.",)
 
         def get_num_threads(self):
-            return default_n_threads()
+            return default_n_jobs()
 
         def set_num_threads(self, num_threads):
             global _limit
@@ -98,11 +98,11 @@ def _register_with_threadpoolctl() -> None:
 _register_with_threadpoolctl()
 
 
-def split_blocks(weights: np.ndarray, n_threads: int) -> list[tuple[int, int]]:
-    """Cut ``range(len(weights))`` into at most ``n_threads`` contiguous blocks of similar total weight."""
+def split_blocks(weights: np.ndarray, n_jobs: int) -> list[tuple[int, int]]:
+    """Cut ``range(len(weights))`` into at most ``n_jobs`` contiguous blocks of similar total weight."""
     n = len(weights)
     total = float(np.sum(weights))
-    n_blocks = int(min(n_threads, n, max(1, total // MIN_WORK_PER_THREAD)))
+    n_blocks = int(min(n_jobs, n, max(1, total // MIN_WORK_PER_THREAD)))
     if n_blocks <= 1:
         return [(0, n)]
     cum = np.cumsum(weights, dtype=np.float64)
@@ -111,15 +111,15 @@ def split_blocks(weights: np.ndarray, n_threads: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
-def split_groups(weights: np.ndarray, n_threads: int) -> list[np.ndarray]:
-    """Deal the indices of ``weights`` into at most ``n_threads`` groups of similar total weight.
+def split_groups(weights: np.ndarray, n_jobs: int) -> list[np.ndarray]:
+    """Deal the indices of ``weights`` into at most ``n_jobs`` groups of similar total weight.
 
     Greedy longest-first: unlike contiguous blocks, one heavy item (a large
     class) does not drag its neighbours onto the same thread.
     """
     n = len(weights)
     total = float(np.sum(weights))
-    n_groups = int(min(n_threads, n, max(1, total // MIN_WORK_PER_THREAD)))
+    n_groups = int(min(n_jobs, n, max(1, total // MIN_WORK_PER_THREAD)))
     if n_groups <= 1:
         return [np.arange(n, dtype=np.int64)]
     group_of = deal_longest_first(np.ascontiguousarray(weights, dtype=np.float64), n_groups)

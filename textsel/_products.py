@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._ext.ccore import csr_matmat, csr_row_sumsq
-from ._parallel import effective_n_threads, run_blocks, split_blocks
+from ._parallel import effective_n_jobs, run_blocks, split_blocks
 
 __all__ = ["matmat", "row_norms"]
 
@@ -22,7 +22,7 @@ __all__ = ["matmat", "row_norms"]
 PANEL_BYTES = 2 << 20
 
 
-def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
+def matmat(X, V, n_jobs=None, out=None) -> np.ndarray:
     """``X @ V`` for a canonical float64 CSR ``X`` and a float64 ``V``, written into ``out`` (a
     C-contiguous (n_rows, P) float64 array, reused across calls to spare fresh pages) if given."""
     V = np.ascontiguousarray(V, dtype=np.float64)
@@ -38,13 +38,13 @@ def matmat(X, V, n_threads=None, out=None) -> np.ndarray:
         csr_matmat(X.data[lo:hi], X.indices[lo:hi], indptr[a : b + 1] - lo, X.shape[1], V, out=Y[a:b],
                    panel_cols=panel)  # fmt: skip
 
-    run_blocks(rows, split_blocks(work, effective_n_threads(n_threads)))
+    run_blocks(rows, split_blocks(work, effective_n_jobs(n_jobs)))
     return Y
 
 
-def row_norms(X, n_threads=None) -> np.ndarray:
+def row_norms(X, n_jobs=None) -> np.ndarray:
     """The Euclidean norm of every row of a sparse or dense matrix (a sparse one by the C core,
-    its rows split over ``n_threads`` threads; the Dask workers compute it on their blocks).  A
+    its rows split over ``n_jobs`` threads; the Dask workers compute it on their blocks).  A
     column repeated in a sparse row counts once, its values added."""
     if not sp.issparse(X):
         return np.linalg.norm(X, axis=1)
@@ -58,5 +58,5 @@ def row_norms(X, n_threads=None) -> np.ndarray:
         lo, hi = indptr[a], indptr[b]
         csr_row_sumsq(data[lo:hi], indices[lo:hi], indptr[a : b + 1] - lo, X.shape[1], sums[a:b])
 
-    run_blocks(rows, split_blocks(np.diff(indptr), effective_n_threads(n_threads)))
+    run_blocks(rows, split_blocks(np.diff(indptr), effective_n_jobs(n_jobs)))
     return np.sqrt(sums)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._checks import plain
 from ._ext import ranking
-from ._parallel import effective_n_threads, run_blocks, split_groups
+from ._parallel import effective_n_jobs, run_blocks, split_groups
 from .termstats import TermStats
 
 
@@ -27,7 +27,7 @@ def top_k(scores: np.ndarray, k: int) -> np.ndarray:
     return _ranked_rows(scores[None, :], k, k, 1)
 
 
-def _ranked_rows(table: np.ndarray, k: int, size: int, n_threads: int) -> np.ndarray:
+def _ranked_rows(table: np.ndarray, k: int, size: int, n_jobs: int) -> np.ndarray:
     """Round-robin over the rows' rankings (one row: its ranking), ``k`` terms; each row's head
     is guessed to hold about ``size`` terms."""
     table = np.ascontiguousarray(table, dtype=np.float64)
@@ -36,13 +36,13 @@ def _ranked_rows(table: np.ndarray, k: int, size: int, n_threads: int) -> np.nda
     def heads(rows):  # each row's terms above its guess, in index order (the merge ranks them)
         return [np.flatnonzero(table[r] > guesses[r]) for r in rows]
 
-    return ranking.round_robin(table, _per_row(heads, *table.shape, n_threads), guesses, k)
+    return ranking.round_robin(table, _per_row(heads, *table.shape, n_jobs), guesses, k)
 
 
-def _per_row(work, n_rows: int, n_terms: int, n_threads: int) -> list:
+def _per_row(work, n_rows: int, n_terms: int, n_jobs: int) -> list:
     """``work(rows)`` (one result per row of ``rows``) run over the rows split across
-    ``n_threads`` threads; the results in row order."""
-    groups = split_groups(np.full(n_rows, n_terms), n_threads)
+    ``n_jobs`` threads; the results in row order."""
+    groups = split_groups(np.full(n_rows, n_terms), n_jobs)
     out = [None] * n_rows
     for rows, results in zip(groups, run_blocks(work, [(g,) for g in groups]), strict=True):
         for r, result in zip(rows, results, strict=True):
@@ -113,21 +113,21 @@ def combine_scores(table: np.ndarray, stats: TermStats, how: str = "max") -> np.
     raise ValueError(f"how must be 'max' or 'mean', got {plain(how)!r}")
 
 
-def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str, n_threads=None) -> np.ndarray:
+def rank_terms(table: np.ndarray, stats: TermStats, k: int, multiclass: str, n_jobs=None) -> np.ndarray:
     """Indices of the ``k`` selected terms in the order they were chosen.
 
     ``multiclass="round_robin"`` (Forman 2004) lets each class in turn take its
     best term not yet taken, so no class with many strong terms crowds out
-    the others; ``"max"`` and ``"mean"`` rank the combined scores.  ``n_threads`` finds the
+    the others; ``"max"`` and ``"mean"`` rank the combined scores.  ``n_jobs`` finds the
     classes' best terms in parallel; the result does not depend on it.
     """
     if multiclass != "round_robin" or _positive_row(stats) is not None:
         how = "max" if multiclass == "round_robin" else multiclass
         return top_k(combine_scores(table, stats, how), k)
-    return _ranked_rows(table, k, _head_size(k, *table.shape), effective_n_threads(n_threads))
+    return _ranked_rows(table, k, _head_size(k, *table.shape), effective_n_jobs(n_jobs))
 
 
-def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_threads) -> np.ndarray | None:
+def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_jobs) -> np.ndarray | None:
     """rank_terms' round-robin without the (classes x terms) table: each class's row is scored
     into a buffer that stays in cache (``fill``, :func:`textsel.metrics.row_scorer`), its head
     taken and the row dropped.  Returns None when the merge would need a class's whole row (its
@@ -147,6 +147,6 @@ def _round_robin_by_rows(fill, stats: TermStats, k: int, positive_only: bool, n_
             found.append((guess, head, row[head]))
         return found
 
-    found = _per_row(heads, n_classes, n_terms, effective_n_threads(n_threads))
+    found = _per_row(heads, n_classes, n_terms, effective_n_jobs(n_jobs))
     guesses = np.array([g for g, _, _ in found])
     return ranking.round_robin_heads([h for _, h, _ in found], [v for _, _, v in found], guesses, n_terms, k)

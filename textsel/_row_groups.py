@@ -106,7 +106,7 @@ def pack_lanes(V: np.ndarray) -> np.ndarray:
 class RowGroups:
     """The row operator of ``ts_lsqr_rowop`` on a CSR matrix in memory: its rows cut into
     :func:`group_bounds` groups, each keeping its rows of b, of the row weights and of u, the
-    groups run on ``n_threads`` threads and their parts added by :func:`tree_reduce`.
+    groups run on ``n_jobs`` threads and their parts added by :func:`tree_reduce`.
 
     Parameters
     ----------
@@ -117,12 +117,12 @@ class RowGroups:
     weights : ndarray of shape (m, K) or None
         The row weights D, C-contiguous; None: all 1.
     fit_intercept : bool
-    n_threads : int
+    n_jobs : int
     interrupt : textsel._ext.ccore.Interrupt
         The solve's, so that Ctrl-C stops every thread.
     """
 
-    def __init__(self, X, B, weights, fit_intercept, n_threads, interrupt):
+    def __init__(self, X, B, weights, fit_intercept, n_jobs, interrupt):
         m, n = X.shape
         # each right-hand side's rows contiguous: a lane block reads each of its 8 columns of b,
         # D and u as one stream (row-major, it would read whole rows of every column)
@@ -142,10 +142,10 @@ class RowGroups:
                 )
             )  # fmt: skip
         G = len(self.groups)
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         # lane blocks taken together, so that fewer groups than threads still keep every thread
         # busy (a lane block's columns are computed apart from the others': no sum changes)
-        self.wave = max(1, -(-n_threads // G))
+        self.wave = max(1, -(-n_jobs // G))
         self.interrupt = interrupt
         # one part of A'D u, and of each norm, per group and lane block of a wave
         self._parts = np.empty((self.wave, G, self.n_unknowns * LANES))
@@ -188,7 +188,7 @@ class RowGroups:
             coefs = (None, None) if v is None else (vcoef[lanes], ucoef[lanes])
             jobs.append((lanes, parts, (cols[lanes], vb, *coefs)))
         tasks = [(j, k) for j in range(len(jobs)) for k in range(G)]
-        T = min(self.n_threads, len(tasks))
+        T = min(self.n_jobs, len(tasks))
 
         def run(a, b):
             for j, k in tasks[a:b]:
@@ -213,7 +213,7 @@ class RowGroups:
         G = len(self.groups)
         if G == 1:
             return
-        n1, T = self.n_unknowns, max(1, min(self.n_threads, self.n_unknowns))
+        n1, T = self.n_unknowns, max(1, min(self.n_jobs, self.n_unknowns))
 
         def add(a, b):
             return np.add(a, b, out=a)

@@ -18,7 +18,7 @@ from ._errors import CoreArgumentError, CoreValueError, status_error
 from ._ext import counting, dealing, pool
 from ._ext.ccore import Interrupt, check_status
 from ._labels import as_labels, label_repr
-from ._parallel import effective_n_threads, run_blocks, split_groups
+from ._parallel import effective_n_jobs, run_blocks, split_groups
 
 __all__ = ["BlockValueError", "TermStats", "count_blocks"]
 
@@ -176,7 +176,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and bool(np.all(a == b))
 
 
-def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermStats:
+def count_blocks(blocks, y, *, classes=None, n_jobs=None, into=None) -> TermStats:
     """:func:`term_stats` of row blocks read as one matrix (their rows one after another).
 
     One pass: each class's documents are counted across every block while its row of the table
@@ -193,7 +193,7 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
         Labels of the stacked rows, as for :func:`term_stats`.
     classes : array-like, optional
         Fix the class order (ignored with ``into``, whose classes are used).
-    n_threads : int, optional
+    n_jobs : int, optional
         As for :func:`term_stats`; the result does not depend on it.
     into : TermStats, optional
         Statistics counted with the same classes: the counts are added into its tables, which
@@ -248,13 +248,13 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
         # own thread; and from the table pool, so that a caller dropping the tables of one call
         # does not make the next call fault in fresh pages (textsel/_ext/pool.pyx)
         class_df = pool.empty((labels.classes.size, n_terms), dtype=np.int64)
-        df = _count(checked, positions, labels, class_df, effective_n_threads(n_threads), accumulate=False)
+        df = _count(checked, positions, labels, class_df, effective_n_jobs(n_jobs), accumulate=False)
         return TermStats(class_df, df, np.diff(labels.class_ptr), n_docs, labels.classes, labels.multilabel)
     if labels.multilabel != into.multilabel:
         raise ValueError("cannot add multi-label and single-label counts")
     if n_terms != into.n_terms:
         raise ValueError(f"X has {n_terms} terms but the statistics count {into.n_terms}")
-    df = _count(checked, positions, labels, into.class_df, effective_n_threads(n_threads), accumulate=True)
+    df = _count(checked, positions, labels, into.class_df, effective_n_jobs(n_jobs), accumulate=True)
     into.df[...] += df
     into.class_sizes[...] += np.diff(labels.class_ptr)
     return TermStats(into.class_df, into.df, into.class_sizes, into.n_docs + n_docs,
@@ -266,12 +266,12 @@ def count_blocks(blocks, y, *, classes=None, n_threads=None, into=None) -> TermS
 BlockValueError = CoreValueError
 
 
-def _count(blocks, positions, labels, class_df, n_threads, accumulate):
+def _count(blocks, positions, labels, class_df, n_jobs, accumulate):
     """Count the stacked ``blocks`` into ``class_df`` (overwritten, or added to with
     ``accumulate``); return df.  A fault names the block by its entry in ``positions``."""
     n_terms = class_df.shape[1]
     buffers = [(X.data, X.indices, X.indptr) for X in _same_types(blocks)]
-    if n_threads == 1:
+    if n_jobs == 1:
         class_nnz = np.ones(labels.class_ptr.size - 1)  # one thread takes every class anyway
     else:
         class_nnz = dealing.class_loads(_stacked_indptr(blocks), labels.class_ptr, labels.class_docs)
@@ -286,7 +286,7 @@ def _count(blocks, positions, labels, class_df, n_threads, accumulate):
         )
         return status, where, block, df
 
-    results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_threads)], interrupt)
+    results = run_blocks(fill, [(group,) for group in split_groups(class_nnz, n_jobs)], interrupt)
     if labels.unlabeled.size:
         # documents in no class: one pseudo-class whose primary visits check and count them
         n_unlabeled = labels.unlabeled.size

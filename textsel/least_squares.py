@@ -15,7 +15,7 @@ import numpy as np
 from ._checks import as_csr, check_lsqr_options
 from ._dispatch import handler, is_distributed
 from ._ext.ccore import Interrupt, lsqr_rowop
-from ._parallel import effective_n_threads
+from ._parallel import effective_n_jobs
 from ._row_groups import RowGroups
 
 __all__ = ["LSQRResult", "lsqr"]
@@ -49,7 +49,7 @@ def lsqr(
     btol=1e-6,
     conlim=1e8,
     iter_lim=None,
-    n_threads=None,
+    n_jobs=None,
 ) -> LSQRResult:
     """Solve ``min ||D (A x - b)||^2 + damp^2 ||x||^2`` by LSQR, A = X or [X, 1].
 
@@ -84,9 +84,11 @@ def lsqr(
         Stopping tolerances, as in scipy.sparse.linalg.lsqr.
     iter_lim : int, optional
         Iteration limit; default twice the number of unknowns.
-    n_threads : int, optional
-        The groups of rows are dealt to this many threads (at most one a group);
-        None or -1 uses every available core.  The result does not depend on it.
+    n_jobs : int, default=None
+        The number of threads the groups of rows are dealt to (at most one a group). ``None`` or ``-1``
+        means every core this process may use, within the limits of threadpoolctl's ``threadpool_limits``
+        and ``OMP_NUM_THREADS`` (as for scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see
+        "Threads: n_jobs" in the scaling page).  The result does not depend on it.
 
     Returns
     -------
@@ -111,7 +113,7 @@ def lsqr(
     B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
     interrupt = Interrupt()  # Ctrl-C stops every thread's groups within one iteration
     K = B.shape[1]
-    groups = RowGroups(X, B, weights, bool(fit_intercept), effective_n_threads(n_threads), interrupt)
+    groups = RowGroups(X, B, weights, bool(fit_intercept), effective_n_jobs(n_jobs), interrupt)
     del B, weights  # the groups keep them laid out column by column, a copy where K > 1
     x, report = lsqr_rowop(groups, m, n, bool(fit_intercept), K, damps, *tolerances, limit, interrupt)
     return result(x, report, np.ndim(b))

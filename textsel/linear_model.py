@@ -116,7 +116,7 @@ def _document_rows(est, X, y, sample_weight):
     owner = type(est).__name__
     if is_distributed(X):
         return handler("document_rows")(X, y, sample_weight, est.class_weight, owner)
-    return DocumentRows(y, sample_weight, est.class_weight, owner, lambda: _row_norms(X, est.n_threads),
+    return DocumentRows(y, sample_weight, est.class_weight, owner, lambda: _row_norms(X, est.n_jobs),
                         least_squares.lsqr, X)  # fmt: skip
 
 
@@ -192,7 +192,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         tol = check_real(self.tol, "tol", 0.0, None)
         result = rows.lsqr(
             X, delta, damp=damp, fit_intercept=self._fit_intercept, atol=tol, btol=tol, iter_lim=max_iter,
-            n_threads=self.n_threads,
+            n_jobs=self.n_jobs,
         )  # fmt: skip
         stopped = np.atleast_1d(result.istop) == 7  # LSQR's "iteration limit reached"
         if stopped.any():
@@ -260,9 +260,11 @@ class RLSClassifier(_LSQRLinearClassifier):
         (docs/benchmarks.md); scipy's 1e-6 remains the default of :func:`textsel.lsqr`.
     max_iter : int, optional
         LSQR iteration limit (default twice the number of terms).
-    n_threads : int, optional
-        Threads over groups of documents (rows); None or -1 uses every available core.  The model
-        does not depend on it.
+    n_jobs : int, default=None
+        The number of threads, over groups of documents (rows).  ``None`` or ``-1`` means every core this
+        process may use, within the limits of threadpoolctl's ``threadpool_limits`` and
+        ``OMP_NUM_THREADS`` (as for scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see
+        "Threads: n_jobs" in the scaling page). The model does not depend on it.
     threshold : None or "scut", default None
         None predicts a class where its score is positive; "scut" chooses a
         threshold per class for F1 by ``cv``-fold cross-validation on the training
@@ -293,13 +295,13 @@ class RLSClassifier(_LSQRLinearClassifier):
 
     _fit_intercept = False
 
-    def __init__(self, alpha=1.0, tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3,
+    def __init__(self, alpha=1.0, tol=1e-4, max_iter=None, n_jobs=None, threshold=None, cv=5, fbr=0.3,
                  class_weight=None):  # fmt: skip
         self.class_weight = class_weight
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         self.threshold = threshold
         self.cv = cv
         self.fbr = fbr
@@ -319,7 +321,7 @@ class ProximalSVC(_LSQRLinearClassifier):
     v : "auto" or float
         Regularisation; "auto" is Zhuang et al.'s estimate 2 mean_i ||x_i||
         with unit weights.
-    tol, max_iter, n_threads, threshold, cv, fbr, class_weight
+    tol, max_iter, n_jobs, threshold, cv, fbr, class_weight
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -330,13 +332,13 @@ class ProximalSVC(_LSQRLinearClassifier):
         The v used for each class.
     """
 
-    def __init__(self, v="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3,
+    def __init__(self, v="auto", tol=1e-4, max_iter=None, n_jobs=None, threshold=None, cv=5, fbr=0.3,
                  class_weight=None):  # fmt: skip
         self.class_weight = class_weight
         self.v = v
         self.tol = tol
         self.max_iter = max_iter
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         self.threshold = threshold
         self.cv = cv
         self.fbr = fbr
@@ -364,7 +366,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     delta : "auto", float or array-like of shape (n_columns,)
         ``delta+``; "auto" is 1 + (sqrt(N-/N+) - 1)/2 per class, half-way to full
         balance (see :func:`proximal_weights` for the reading of the paper).
-    tol, max_iter, n_threads, threshold, cv, fbr, class_weight
+    tol, max_iter, n_jobs, threshold, cv, fbr, class_weight
         As in :class:`RLSClassifier`.
 
     Attributes
@@ -376,7 +378,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
     """
 
     def __init__(
-        self, v="auto", delta="auto", tol=1e-4, max_iter=None, n_threads=None, threshold=None, cv=5, fbr=0.3,
+        self, v="auto", delta="auto", tol=1e-4, max_iter=None, n_jobs=None, threshold=None, cv=5, fbr=0.3,
         class_weight=None,
     ):  # fmt: skip
         self.class_weight = class_weight
@@ -384,7 +386,7 @@ class WeightedProximalSVC(_LSQRLinearClassifier):
         self.delta = delta
         self.tol = tol
         self.max_iter = max_iter
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         self.threshold = threshold
         self.cv = cv
         self.fbr = fbr

@@ -35,7 +35,7 @@ from ._ext import pool, scoring
 from ._ext.ccore import STATUS, Interrupt, check_status
 from ._labels import label_repr
 from ._names import METRICS
-from ._parallel import effective_n_threads, run_blocks, split_blocks, split_groups
+from ._parallel import effective_n_jobs, run_blocks, split_blocks, split_groups
 from .termstats import TermStats
 
 __all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
@@ -64,7 +64,7 @@ def score(
     alpha: float = 0.5,
     pow_k: float = 5.0,
     random_state=None,
-    n_threads=None,
+    n_jobs=None,
 ) -> np.ndarray:
     """Score every term for every class (one-vs-rest) with one of :data:`METRICS`.
 
@@ -88,9 +88,11 @@ def score(
         Exponent of the pow metric.
     random_state : int, RandomState or None
         Seed of the rand metric.
-    n_threads : int, optional
-        Threads over blocks of classes; None or -1 uses every available core.
-        The result does not depend on it.
+    n_jobs : int, default=None
+        The number of threads, over blocks of classes.  ``None`` or ``-1`` means every core this process
+        may use, within the limits of threadpoolctl's ``threadpool_limits`` and ``OMP_NUM_THREADS`` (as
+        for scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see "Threads: n_jobs" in the
+        scaling page). The result does not depend on it.
 
     Returns
     -------
@@ -105,7 +107,7 @@ def score(
         documents or with every document (one-vs-rest is then undefined).
     """
     alpha, pow_k = _checked(stats, metric, alpha, pow_k)
-    n_threads = effective_n_threads(n_threads)
+    n_jobs = effective_n_jobs(n_jobs)
     out = pool.empty((stats.n_classes, stats.n_terms), dtype=np.float64)
     if metric == "rand":
         out[...] = check_random_state(random_state).random_sample(out.shape)
@@ -123,7 +125,7 @@ def score(
             )  # fmt: skip
 
         # a class costs a sweep over its terms and an inverse normal per tp grid point
-        blocks = [(g,) for g in split_groups(stats.n_terms + 20 * (stats.class_sizes + 1), n_threads)]
+        blocks = [(g,) for g in split_groups(stats.n_terms + 20 * (stats.class_sizes + 1), n_jobs)]
     else:
         invert = bool(negative_features) and metric in INVERTIBLE
 
@@ -133,7 +135,7 @@ def score(
                 stats.n_docs, invert, pow_k, PR_FLOOR, out[start:stop], interrupt,
             )  # fmt: skip
 
-        blocks = split_blocks(np.full(stats.n_classes, stats.n_terms), n_threads)
+        blocks = split_blocks(np.full(stats.n_classes, stats.n_terms), n_jobs)
 
     for status in run_blocks(kernel, blocks, interrupt):
         _check(status, interrupt)

@@ -51,7 +51,7 @@ RANDOMIZED_K = 100
 
 
 def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_oversamples=None, n_iter=None,
-                          random_state=None, n_threads=None):  # fmt: skip
+                          random_state=None, n_jobs=None):  # fmt: skip
     """Sampling probabilities of the terms (columns) of ``X``.
 
     Parameters
@@ -80,8 +80,11 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
         Override the extra directions ``p`` and the power iterations ``q`` chosen from ``tol``.
     random_state : int, RandomState or None
         Seeds the randomized method.
-    n_threads : int, optional
-        Threads for the randomized method's sparse products (default: every core).
+    n_jobs : int, default=None
+        The number of threads for the randomized method's sparse products. ``None`` or ``-1`` means every
+        core this process may use, within the limits of threadpoolctl's ``threadpool_limits`` and
+        ``OMP_NUM_THREADS`` (as for scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see
+        "Threads: n_jobs" in the scaling page).
 
     Returns
     -------
@@ -134,7 +137,7 @@ def feature_probabilities(X, strategy="ss", k=None, method="auto", tol=0.75, n_o
         # OpenBLAS's threads spin for a while after each LU or QR and would take the cores
         # from the sparse products' threads: the dense steps run on one thread here
         with threadpool_limits(1, user_api="blas"):
-            scores = randomized_leverage(X, k, p, q, check_random_state(random_state), n_threads)
+            scores = randomized_leverage(X, k, p, q, check_random_state(random_state), n_jobs)
     if not scores.sum() > 0:
         raise ValueError("X is all zeros: subspace probabilities are undefined")
     return scores / scores.sum()
@@ -163,7 +166,7 @@ def power_iterations(k: int, p: int, min_dim: int, tol: float) -> int:
     return max(0, math.ceil((math.log(spread) / math.log1p(tol) - 1) / 2))
 
 
-def randomized_leverage(X, k: int, p: int, q: int, rng, n_threads=None) -> np.ndarray:
+def randomized_leverage(X, k: int, p: int, q: int, rng, n_jobs=None) -> np.ndarray:
     """Squared row norms of the top-k right singular vectors of ``X`` (float64 CSR), estimated
     from a randomized range of width ``k + p`` after ``q`` power iterations."""
     m, n = X.shape
@@ -178,14 +181,14 @@ def randomized_leverage(X, k: int, p: int, q: int, rng, n_threads=None) -> np.nd
     # four times faster to draw
     np.random.default_rng(rng.randint(np.iinfo(np.int32).max)).random(out=right)
     right -= 0.5
-    Y = matmat(X, right, n_threads, out=left)
+    Y = matmat(X, right, n_jobs, out=left)
     for _ in range(q):
         # LU normalisation keeps the columns apart at a quarter of a QR's cost
         L = scipy.linalg.lu(Y, permute_l=True, check_finite=False)[0]
-        matmat(XT, L, n_threads, out=right)
-        Y = matmat(X, right, n_threads, out=left)
+        matmat(XT, L, n_jobs, out=right)
+        Y = matmat(X, right, n_jobs, out=left)
     Q = _orthonormal(Y)
-    B = matmat(XT, Q, n_threads, out=right)  # (Q' X)', the range's view of X
+    B = matmat(XT, Q, n_jobs, out=right)  # (Q' X)', the range's view of X
     # Rayleigh-Ritz: the top-k eigenpairs of B'B = Q'XX'Q give the right singular vectors of
     # Q Q' X as B U / sigma
     w, U = scipy.linalg.eigh(B.T @ B, subset_by_index=[width - k, width - 1], check_finite=False)

@@ -92,10 +92,11 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         The most halvings of lam's interval [0, 1] in the search for the target AVL; the search
         stops sooner when it meets the target or lam has settled to the last bit (after about 53
         halvings), so a large value costs nothing more.
-    n_threads : int, optional
-        Threads for counting; None uses every core the process may use, within threadpoolctl's
-        and ``OMP_NUM_THREADS``'s limits.  On a Dask array each block is counted on one thread of
-        its worker, whatever this says.
+    n_jobs : int, default=None
+        The number of threads for counting.  ``None`` or ``-1`` means every core this process may use,
+        within the limits of threadpoolctl's ``threadpool_limits`` and ``OMP_NUM_THREADS`` (as for
+        scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see "Threads: n_jobs" in the scaling
+        page).  On a Dask array each block is counted on one thread of its worker, whatever this says.
 
     Attributes
     ----------
@@ -112,9 +113,9 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
     """
 
     def __init__(
-        self, k=1000, gamma=0.085, target_avl=None, pr_smoothing=0.5, max_bisections=40, n_threads=None
+        self, k=1000, gamma=0.085, target_avl=None, pr_smoothing=0.5, max_bisections=40, n_jobs=None
     ):
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         self.k = k
         self.gamma = gamma
         self.target_avl = target_avl
@@ -137,8 +138,8 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         X, y = fit_input(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
                          multi_output=True)  # fmt: skip
         # on a cluster the workers are the parallelism: each block is counted on one thread
-        threads = None if is_distributed(X) else self.n_threads
-        return self._fit_stats(term_stats(X, y, n_threads=threads))
+        threads = None if is_distributed(X) else self.n_jobs
+        return self._fit_stats(term_stats(X, y, n_jobs=threads))
 
     def _fit_stats(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""

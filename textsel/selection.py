@@ -107,10 +107,12 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         (tpr > fpr), and is 0 elsewhere.  BNS, information gain and chi2 also rank terms whose
         *absence* indicates a class (Forman 2003 discusses both kinds); :func:`term_directions`
         says which kind each selected term is.
-    n_threads : int, optional
-        Threads for counting and scoring; None uses every core the process may use, within
-        threadpoolctl's and ``OMP_NUM_THREADS``'s limits.  The selection does not depend on it.
-        On a Dask array each block is counted on one thread of its worker, whatever this says.
+    n_jobs : int, default=None
+        The number of threads for counting and scoring.  ``None`` or ``-1`` means every core this process
+        may use, within the limits of threadpoolctl's ``threadpool_limits`` and ``OMP_NUM_THREADS`` (as
+        for scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see "Threads: n_jobs" in the
+        scaling page). The selection does not depend on it. On a Dask array each block is counted on one
+        thread of its worker, whatever this says.
 
     Attributes
     ----------
@@ -153,7 +155,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         alpha=0.5,
         pow_k=5.0,
         random_state=None,
-        n_threads=None,
+        n_jobs=None,
         positive_only=False,
     ):
         self.metric = metric
@@ -164,7 +166,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         self.alpha = alpha
         self.pow_k = pow_k
         self.random_state = random_state
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
         self.positive_only = positive_only
 
     def fit(self, X, y):
@@ -198,8 +200,8 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
             warnings.simplefilter("ignore", UserWarning)
             self._n_selected(X.shape[1])
         # on a cluster the workers are the parallelism: each block is counted on one thread
-        threads = None if is_distributed(X) else self.n_threads
-        return self._choose(term_stats(X, y, n_threads=threads))
+        threads = None if is_distributed(X) else self.n_jobs
+        return self._choose(term_stats(X, y, n_jobs=threads))
 
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
@@ -253,7 +255,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         chunk_classes = None if indicator else (given if given is not None else partial_classes)
         if chunk_classes is None and not indicator:
             chunk_classes = np.unique(y)
-        stats = term_stats(X, y, classes=chunk_classes, n_threads=self.n_threads)
+        stats = term_stats(X, y, classes=chunk_classes, n_jobs=self.n_jobs)
         total = stats if first else self.stats_ + stats
         self.stats_ = total
         return self._choose(total, scoreable_only=True, partial_classes=partial_classes)
@@ -293,9 +295,9 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
             ranked = None
             if self.metric != "rand":  # rand's table is drawn whole
                 fill = row_scorer(stats, self.metric, **metric_params)
-                ranked = _round_robin_by_rows(fill, stats, k, self.positive_only, self.n_threads)
+                ranked = _round_robin_by_rows(fill, stats, k, self.positive_only, self.n_jobs)
             if ranked is None:  # a class's head ran out: the merge needs the whole rows
-                ranked = rank_terms(self.score_table_, stats, k, self.multiclass, self.n_threads)
+                ranked = rank_terms(self.score_table_, stats, k, self.multiclass, self.n_jobs)
             # the selection read the classes' rows one at a time: the table and the per-term
             # maximum are computed when first asked for (see the properties)
             self.ranking_ = ranked
@@ -319,7 +321,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
                 ) from None
         params = dict(self._scoring)
         positive_only = params.pop("positive_only")
-        table = score(self._scored, **params, n_threads=self.n_threads)
+        table = score(self._scored, **params, n_jobs=self.n_jobs)
         if positive_only:
             table[~present_in_class(self._scored)] = 0.0
         self.__dict__["score_table_"] = table

@@ -20,7 +20,7 @@ from ._checks import check_class_weight, check_positive_int, check_real, check_s
 from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import label_repr
 from ._names import LOSSES
-from ._parallel import effective_n_threads, run_blocks
+from ._parallel import effective_n_jobs, run_blocks
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 
@@ -95,8 +95,11 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
         started from the current point and limited to the work done so far).  The same optimum
         and the same stopping test; on unnormalised Boolean text features it cuts the passes
         several-fold.  False gives plain coordinate descent, liblinear's method.
-    n_threads : int, optional
-        Threads over the one-vs-rest problems; None or -1 uses every available core.
+    n_jobs : int, default=None
+        The number of threads, over the one-vs-rest problems.  ``None`` or ``-1`` means every core this
+        process may use, within the limits of threadpoolctl's ``threadpool_limits`` and
+        ``OMP_NUM_THREADS`` (as for scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see
+        "Threads: n_jobs" in the scaling page).
 
     Attributes
     ----------
@@ -131,7 +134,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
         class_weight=None,
         random_state=None,
         newton=True,
-        n_threads=None,
+        n_jobs=None,
     ):
         self.C = C
         self.loss = loss
@@ -142,7 +145,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
         self.class_weight = class_weight
         self.random_state = random_state
         self.newton = newton
-        self.n_threads = n_threads
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
         """Train one binary SVM, or one per class (one-vs-rest).
@@ -206,8 +209,8 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
                 sample_weight=doc_weight, newton=self.newton, interrupt=interrupt,
             )  # fmt: skip
 
-        n_threads = min(effective_n_threads(self.n_threads), len(problems))
-        groups = np.array_split(np.arange(len(problems)), n_threads)
+        n_jobs = min(effective_n_jobs(self.n_jobs), len(problems))
+        groups = np.array_split(np.arange(len(problems)), n_jobs)
         interrupt = Interrupt()  # Ctrl-C stops every thread's solve within one pass or 2^16 steps
         parts = run_blocks(lambda g: [train(problems[j]) for j in g], [(g,) for g in groups], interrupt)
         results = [r for part in parts for r in part]

@@ -12,7 +12,7 @@ from ._stats import BlockValueError, TermStats, count_blocks
 __all__ = ["BlockValueError", "TermStats", "count_blocks", "term_stats"]
 
 
-def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
+def term_stats(X, y, *, classes=None, n_jobs=None) -> TermStats:
     """Count, for every term, the documents containing it overall and per class.
 
     Two passes over the CSR buffers without the GIL: one validates them and
@@ -39,9 +39,11 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     classes : array-like, optional
         Fix the class order.  Pass the same classes for every chunk of a corpus
         whose statistics will be added together.
-    n_threads : int, optional
-        Threads for the class pass; None or -1 uses every available core.
-        The result does not depend on it.
+    n_jobs : int, default=None
+        The number of threads for the class pass.  ``None`` or ``-1`` means every core this process may
+        use, within the limits of threadpoolctl's ``threadpool_limits`` and ``OMP_NUM_THREADS`` (as for
+        scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see "Threads: n_jobs" in the scaling
+        page). The result does not depend on it.
 
     Returns
     -------
@@ -59,5 +61,5 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     array([2, 1, 2])
     """
     if is_distributed(X):
-        return handler("term_stats")(X, y, classes=classes, n_threads=n_threads)
-    return count_blocks([X], y, classes=classes, n_threads=n_threads)
+        return handler("term_stats")(X, y, classes=classes, n_jobs=n_jobs)
+    return count_blocks([X], y, classes=classes, n_jobs=n_jobs)

@@ -85,9 +85,9 @@ def fuzz_term_stats(data: bytes) -> None:
     b = Bytes(data)
     X = csr(b)
     y = labels(b, _n_rows(X))
-    n_threads = b.pick((1, 2, None))
+    n_jobs = b.pick((1, 2, None))
     with expected_errors(), unchanged(X, y):
-        stats = textsel.term_stats(X, y, n_threads=n_threads)
+        stats = textsel.term_stats(X, y, n_jobs=n_jobs)
         y_arr = np.asarray(y)
         if y_arr.ndim == 1 and not sp.issparse(y):
             present = _presence(X)
@@ -97,13 +97,13 @@ def fuzz_term_stats(data: bytes) -> None:
             assert np.array_equal(stats.df, present.sum(axis=0)), "df differs from a brute-force count"
         for metric in textsel.METRICS:
             with expected_errors():
-                table = textsel.score(stats, metric, alpha=b.pick((0.5, 0.0, 1.0)), n_threads=n_threads)
+                table = textsel.score(stats, metric, alpha=b.pick((0.5, 0.0, 1.0)), n_jobs=n_jobs)
                 assert table.shape == (stats.n_classes, stats.n_terms)
                 assert np.isfinite(table).all(), f"{metric} gave a non-finite score"
-        _check_blocks(b, X, y, stats, n_threads)
+        _check_blocks(b, X, y, stats, n_jobs)
 
 
-def _check_blocks(b, X, y, stats, n_threads) -> None:
+def _check_blocks(b, X, y, stats, n_jobs) -> None:
     """The counted matrix cut into row blocks (empty ones too, each with its own index type) and
     counted together equals it; a further block from the fuzzer's bytes, malformed or not, is
     counted or refused with a BlockValueError naming it, never read past."""
@@ -120,7 +120,7 @@ def _check_blocks(b, X, y, stats, n_threads) -> None:
         block.data, block.indices = X.data[a:z], X.indices[a:z].astype(index)
         block.indptr = (X.indptr[lo : hi + 1] - a).astype(index)
         blocks.append(block)
-    assert count_blocks(blocks, y, classes=stats.classes, n_threads=n_threads) == stats
+    assert count_blocks(blocks, y, classes=stats.classes, n_jobs=n_jobs) == stats
     extra = csr(b)
     if not sp.issparse(extra) or _shape(extra)[1] != X.shape[1] or stats.multilabel:
         return
@@ -128,7 +128,7 @@ def _check_blocks(b, X, y, stats, n_threads) -> None:
     y_all = np.concatenate([y_flat, np.resize(y_flat, _n_rows(extra))])
     with expected_errors(), unchanged(extra):
         try:
-            count_blocks([*blocks, extra], y_all, classes=stats.classes, n_threads=n_threads)
+            count_blocks([*blocks, extra], y_all, classes=stats.classes, n_jobs=n_jobs)
         except BlockValueError as exc:
             assert exc.block == len(blocks), f"the fault was put on block {exc.block}"
 
@@ -150,7 +150,7 @@ def fuzz_lsqr(data: bytes) -> None:
     fit_intercept = b.bool()
     with expected_errors(), unchanged(X, rhs, weights):
         res = textsel.lsqr(X, rhs, damp=damp, row_weights=weights, fit_intercept=fit_intercept,
-                           iter_lim=b.pick((None, 1, 5)), n_threads=b.pick((1, 2)))  # fmt: skip
+                           iter_lim=b.pick((None, 1, 5)), n_jobs=b.pick((1, 2)))  # fmt: skip
         n = _shape(X)[1] + fit_intercept
         assert res.x.shape == ((n,) if K is None else (n, K))
         assert np.isfinite(res.x).all(), "lsqr returned a non-finite solution"
@@ -182,7 +182,7 @@ def fuzz_svm(data: bytes) -> None:
         fit_intercept=b.bool(),
         class_weight=b.pick((None, "balanced")),
         newton=b.bool(),
-        n_threads=b.pick((1, 2)),
+        n_jobs=b.pick((1, 2)),
         random_state=0,
     )
     _fit_and_check(model, X, y, X_new, weight)
@@ -196,7 +196,7 @@ def fuzz_proximal(data: bytes) -> None:
     X, X_new = csr(b), csr(b)
     y = labels(b, _n_rows(X))
     cls = b.pick((textsel.RLSClassifier, textsel.ProximalSVC, textsel.WeightedProximalSVC))
-    params = {"threshold": b.pick((None, "scut", 0.0)), "cv": b.pick((2, 3, 1)), "n_threads": b.pick((1, 2))}
+    params = {"threshold": b.pick((None, "scut", 0.0)), "cv": b.pick((2, 3, 1)), "n_jobs": b.pick((1, 2))}
     if cls is textsel.RLSClassifier:
         params["alpha"] = b.pick((1.0, 0.0, 1e-8, -1.0))
     else:
@@ -262,7 +262,7 @@ def fuzz_masking(data: bytes) -> None:
     sizes = [b.pick((1, 2, 0.5, 1.0, 0, -1, 0.0, 100, 1.5, np.nan)) for _ in range(b.int(0, 3))]
     methods = b.pick((("exact", "mask", "svset"), ("mask",), ("svset", "exact"), (), ("other",)))
     with expected_errors():
-        model = textsel.DualLinearSVC(n_threads=1, random_state=0).fit(X, y)
+        model = textsel.DualLinearSVC(n_jobs=1, random_state=0).fit(X, y)
         with expected_errors(), unchanged(X, y, X_test, y_test):
             records = evaluate_subsets(model, X, y, X_test, y_test, sizes, methods=methods,
                                        norm=b.pick(("l2", None)))  # fmt: skip
@@ -282,7 +282,7 @@ def fuzz_sampling(data: bytes) -> None:
     k = b.pick((None, 1, 2, 0, 50))
     method = b.pick(("auto", "exact", "randomized", "other"))
     with expected_errors(), unchanged(X):
-        p = feature_probabilities(X, strategy=strategy, k=k, method=method, random_state=0, n_threads=1)
+        p = feature_probabilities(X, strategy=strategy, k=k, method=method, random_state=0, n_jobs=1)
         assert p.shape == (_shape(X)[1],) and p.dtype == np.float64
         assert np.isfinite(p).all() and (p >= 0).all(), "probabilities must be finite and non-negative"
         assert abs(p.sum() - 1.0) < 1e-9, "probabilities must add up to 1"

@@ -81,12 +81,12 @@ def local_labels(y):
     return y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y
 
 
-def block_stats(block, y_block, index, n_terms, classes, n_threads) -> TermStats:
+def block_stats(block, y_block, index, n_terms, classes, n_jobs) -> TermStats:
     """One block's TermStats by the in-memory kernel, counted in the global class order."""
-    return _count_checked([block], [y_block], [index], n_terms, classes, n_threads)
+    return _count_checked([block], [y_block], [index], n_terms, classes, n_jobs)
 
 
-def _count_checked(blocks, y_parts, indices, n_terms, classes, n_threads) -> TermStats:
+def _count_checked(blocks, y_parts, indices, n_terms, classes, n_jobs) -> TermStats:
     """The TermStats of blocks (numbered ``indices``) counted together by the in-memory kernel,
     in one pass over them all; errors name the block."""
     checked = []
@@ -106,7 +106,7 @@ def _count_checked(blocks, y_parts, indices, n_terms, classes, n_threads) -> Ter
         parts = [yb for _, _, yb in checked]
         y = sp.vstack(parts, format="csr") if any(sp.issparse(p) for p in parts) else np.concatenate(parts)
     try:
-        return count_blocks([X for _, X, _ in checked], y, classes=classes, n_threads=n_threads)
+        return count_blocks([X for _, X, _ in checked], y, classes=classes, n_jobs=n_jobs)
     except BlockValueError as exc:
         raise block_error("X", checked[exc.block][0], exc) from exc
     except (ValueError, TypeError) as exc:
@@ -114,7 +114,7 @@ def _count_checked(blocks, y_parts, indices, n_terms, classes, n_threads) -> Ter
             raise block_error("X", checked[0][0], exc) from exc
         # a fault in the labels: count the blocks one by one to name the block that has it
         for index, X, y_block in checked:
-            _count_checked([X], [y_block], [index], n_terms, classes, n_threads)
+            _count_checked([X], [y_block], [index], n_terms, classes, n_jobs)
         raise
 
 
@@ -157,11 +157,11 @@ def add_stats(*parts: TermStats) -> TermStats:
     return total
 
 
-def worker_stats(blocks, y_parts, indices, n_terms, classes, n_threads) -> tuple:
+def worker_stats(blocks, y_parts, indices, n_terms, classes, n_jobs) -> tuple:
     """One worker's blocks counted together into one table (one pass, class by class across
     the blocks: see :func:`textsel.termstats.count_blocks`); only the table travels, packed by
     :func:`pack_stats` for the trip."""
-    return pack_stats(_count_checked(blocks, y_parts, indices, n_terms, classes, n_threads))
+    return pack_stats(_count_checked(blocks, y_parts, indices, n_terms, classes, n_jobs))
 
 
 def pack_stats(stats: TermStats) -> tuple:

@@ -27,8 +27,8 @@ def _array(X):
     return X.array if isinstance(X, BlockMatrix) else X
 
 
-def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
-    return _term_stats(_array(X), y, classes=classes, n_threads=n_threads)
+def term_stats(X, y, *, classes=None, n_jobs=None) -> TermStats:
+    return _term_stats(_array(X), y, classes=classes, n_jobs=n_jobs)
 
 
 def lsqr(X, inputs, fit_intercept):
@@ -37,7 +37,7 @@ def lsqr(X, inputs, fit_intercept):
 
     ``inputs(m)`` checks the right-hand sides, weights, damps and tolerances for ``m`` rows, as
     ``textsel.least_squares.prepare`` does (Dask arrays among them computed to the client).  The
-    caller's ``n_threads`` has no say here: each worker computes its blocks' products with its
+    caller's ``n_jobs`` has no say here: each worker computes its blocks' products with its
     own threads.
     """
     A = X if isinstance(X, BlockMatrix) else BlockMatrix(X)

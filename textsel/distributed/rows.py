@@ -204,9 +204,9 @@ class BlockRows:
         fold.held_out = (int(start), int(stop))
         return fold
 
-    def lsqr(self, A, delta, *, damp, fit_intercept, atol, btol, iter_lim, n_threads=None):
+    def lsqr(self, A, delta, *, damp, fit_intercept, atol, btol, iter_lim, n_jobs=None):
         """LSQR of ``A`` against the targets, row weights ``delta`` on each column's positives (None:
-        1), on the cluster (``n_threads`` has no say: each worker uses its own): an object with
+        1), on the cluster (``n_jobs`` has no say: each worker uses its own): an object with
         :class:`textsel.LSQRResult`'s fields."""
         damps, _, tolerances, limit = check_lsqr_options(self.n_columns, damp, atol, btol, 1e8, iter_lim)
         x, report = solve(A, _SolveRows(self, delta), damps, fit_intercept, *tolerances, limit)

@@ -47,10 +47,10 @@ def _classes(y, classes):
     return found
 
 
-def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
+def term_stats(X, y, *, classes=None, n_jobs=None) -> TermStats:
     """:func:`textsel.term_stats` on a Dask array of CSR row blocks; the same TermStats, exactly.
 
-    Each block is counted by the in-memory kernel on the worker that holds it, with ``n_threads``
+    Each block is counted by the in-memory kernel on the worker that holds it, with ``n_jobs``
     threads (default 1: the cluster's workers are the parallelism); only (classes x terms)
     tables travel.  A persisted array on the active dask.distributed Client is counted where it
     lies: one task per worker counts the blocks it holds in one pass (Dask recomputes a block a
@@ -69,12 +69,12 @@ def term_stats(X, y, *, classes=None, n_threads=None) -> TermStats:
     else:
         counted_classes = classes
     y_parts = label_blocks(y, X)
-    n_threads = 1 if n_threads is None else n_threads
+    n_jobs = 1 if n_jobs is None else n_jobs
     client, futures = persisted_futures(keys)
     if client is not None:
-        stats = _on_workers(client, futures, y_parts, n_terms, counted_classes, n_threads)
+        stats = _on_workers(client, futures, y_parts, n_terms, counted_classes, n_jobs)
     else:
-        stats = _in_graph(matrix_blocks(X), y_parts, n_terms, counted_classes, n_threads)
+        stats = _in_graph(matrix_blocks(X), y_parts, n_terms, counted_classes, n_jobs)
     if stats.n_docs == 0:
         raise ValueError(f"X must have at least one document and one term, got shape (0, {n_terms})")
     if codes is not None:
@@ -96,15 +96,15 @@ def _codes(y, classes):
     return encode_labels(y, classes)[1].astype(np.min_scalar_type(classes.size - 1))
 
 
-def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
+def _on_workers(client, futures, y_parts, n_terms, classes, n_jobs):
     """A persisted array: one task per worker counts the blocks it holds in one pass; the tables
     come back to the client, or are added among the workers first (:func:`_in_tree`)."""
     if any(not isinstance(p, np.ndarray) and not sp.issparse(p) for p in y_parts):
         y_parts = list(dask.compute(*y_parts))
     placement = place_blocks(client, futures)
     if len(placement) > TO_CLIENT_UP_TO:
-        return unpack_stats(_in_tree(client, placement, futures, y_parts, n_terms, classes, n_threads))
-    tasks = _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads)
+        return unpack_stats(_in_tree(client, placement, futures, y_parts, n_terms, classes, n_jobs))
+    tasks = _tasks(client, placement, futures, y_parts, n_terms, classes, n_jobs)
     first, *rest = client.gather(tasks, direct=True)  # in a fixed order: by each worker's first block
     total = unpack_stats(first)
     for fields in rest:
@@ -112,21 +112,21 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_threads):
     return total
 
 
-def _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads):
+def _tasks(client, placement, futures, y_parts, n_terms, classes, n_jobs):
     """One :func:`worker_stats` task per worker, over the blocks placed with it."""
     where = dict(allow_other_workers=True, pure=False)  # a lost block is recomputed elsewhere
     return [
         client.submit(worker_stats, [futures[i] for i in idx], [y_parts[i] for i in idx], idx, n_terms,
-                      classes, n_threads, workers=[w], **where)
+                      classes, n_jobs, workers=[w], **where)
         for w, idx in placement
     ]  # fmt: skip
 
 
-def _in_tree(client, placement, futures, y_parts, n_terms, classes, n_threads):
+def _in_tree(client, placement, futures, y_parts, n_terms, classes, n_jobs):
     """Each worker's table by one task, the tables added pairwise among the workers (a fixed
     tree over the placement's order); the client receives one table, whatever the number of
     workers."""
-    parts = _tasks(client, placement, futures, y_parts, n_terms, classes, n_threads)
+    parts = _tasks(client, placement, futures, y_parts, n_terms, classes, n_jobs)
     while len(parts) > 1:
         pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
         parts = [
@@ -135,10 +135,10 @@ def _in_tree(client, placement, futures, y_parts, n_terms, classes, n_threads):
     return client.gather(parts[0], direct=True)
 
 
-def _in_graph(blocks, y_parts, n_terms, classes, n_threads):
+def _in_graph(blocks, y_parts, n_terms, classes, n_jobs):
     """Any array, any scheduler: a task per block, the tables added ``SPLIT_EVERY`` at a time."""
     parts = [
-        delayed(block_stats, pure=True)(b, yb, i, n_terms, classes, n_threads)
+        delayed(block_stats, pure=True)(b, yb, i, n_terms, classes, n_jobs)
         for i, (b, yb) in enumerate(zip(blocks, y_parts, strict=True))
     ]
     while len(parts) > 1:
