@@ -210,8 +210,8 @@ def test_every_li_sun_claim_has_a_row_and_the_spearman_row_matches_scipy(tmp_pat
 
 def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(tmp_path):
     """Dasgupta et al. on two small corpora: one row per claim with its verdict; the lambda row's
-    best micro-F1 equals RLSC fitted directly at that lambda one-vs-all (each class where f > 0),
-    scored by scikit-learn."""
+    best micro-F1 equals RLSC fitted directly at that lambda one-vs-all (each class where f >= 0,
+    the paper's rule), scored by scikit-learn."""
     pytest.importorskip("matplotlib")
     from sklearn.metrics import f1_score
 
@@ -226,8 +226,8 @@ def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(
     assert [row.claim for row in report.rows] == [text for _, text in DASGUPTA.values()]
     for row in report.rows:
         assert row.word in VERDICTS and row.interval
-    micro = {lam: f1_score(Y_test, RLSClassifier(alpha=lam).fit(X, Y).predict(X_test), average="micro")
-             for lam in dasgupta.LAMBDAS}  # fmt: skip
+    micro = {lam: f1_score(Y_test, RLSClassifier(alpha=lam).fit(X, Y).decision_function(X_test) >= 0,
+                           average="micro") for lam in dasgupta.LAMBDAS}  # fmt: skip
     best = max(micro, key=micro.get)
     assert f"micro {micro[best]:.4f} at lambda {best:g}" in report.rows[0].ours
     assert (tmp_path / "dasgupta.md").is_file()
@@ -260,6 +260,7 @@ def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro
             samples=2,
             alphas=dasgupta.LAMBDAS,
             matched=True,
+            positive_at_zero=True,
         )
         by_split.append({(r["method"], r["budget"]): r for r in records})
     table = dict(report.sections)["Relative micro-F1 on news (Dasgupta et al.'s Fig. 5)"]
@@ -268,7 +269,7 @@ def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro
         row = next(line for line in table.splitlines() if line.startswith(f"| {method} |"))
         assert f"{mean:.3f}" in row.split(" | ")[[500, 2000].index(budget) + 1]
     macro = dict(report.sections)["Relative macro-F1 on reuters (Dasgupta et al.'s Fig. 5)"]
-    assert "| ig |" in macro and any(row.where.endswith("Fig. 5c") for row in report.rows)
+    assert "| ig |" in macro and any(row.where.endswith("Fig. 5b and 5c") for row in report.rows)
     full = sampling_curves(X, Y, X_test, Y_test, [2500], strategies=(), samples=1, alphas=(1.0,))
     assert all(r["relative_macro_f1"] == pytest.approx(1.0) for r in full)
     assert "2 random splits of 200 training and 200 test documents" in report.corpus
@@ -780,17 +781,19 @@ _DASGUPTA_METHODS = ("dfreq", "ig", "ss k=1500", "ss k=100", "us", "ws")
 _DASGUPTA_BUDGETS = (250, 500, 1000, 2000, 5000, 10000)
 
 
-def _dasgupta_relative(value, noise=0.004, seed=0):
-    """A Relative whose (method, terms) has relative F1 ``value(method, terms)`` (micro and macro
-    alike), its bootstrap draws that value plus independent noise."""
-    from textsel.reproduce.dasgupta import MEASURES, Relative
+def _dasgupta_relative(value, noise=0.004, seed=0, macro=None):
+    """A Relative whose (method, terms) has relative F1 ``value(method, terms)`` (macro-F1
+    ``macro(method, terms)`` where given, else alike), its bootstrap draws that value plus
+    independent noise."""
+    from textsel.reproduce.dasgupta import Relative
     from textsel.reproduce.verdicts import RESAMPLES
 
     rng = np.random.default_rng(seed)
     keys = [(m, b) for m in _DASGUPTA_METHODS for b in _DASGUPTA_BUDGETS]
-    point = np.array([value(m, b) for m, b in keys])
-    return Relative(keys, {m: point for m in MEASURES},
-                    {m: point + noise * rng.standard_normal((RESAMPLES, len(keys))) for m in MEASURES},
+    point = {name: np.array([f(m, b) for m, b in keys])
+             for name, f in (("relative_f1", value), ("relative_macro_f1", macro or value))}  # fmt: skip
+    return Relative(keys, point,
+                    {m: p + noise * rng.standard_normal((RESAMPLES, len(keys))) for m, p in point.items()},
                     "1,000 test documents")  # fmt: skip
 
 
@@ -802,7 +805,6 @@ def _dasgupta_verdicts(rel):
     labels = ["ss k=1500", "ss k=100", "ws", "us"]
     dasgupta._newsgroups_claims(report, rel, labels)
     dasgupta._reuters_claims(report, rel, labels)
-    dasgupta._reuters_claims(report, rel, labels, measure="relative_macro_f1")
     keys = {text: key for key, (_, text) in DASGUPTA.items()}
     return {keys[row.claim]: row.word for row in report.rows}
 
@@ -837,7 +839,14 @@ def test_dasgupta_rows_reproduce_in_the_papers_world_and_differ_where_each_claim
     # get their own world
     reuters = world({"dfreq": 0.93})
     assert _dasgupta_verdicts(_dasgupta_relative(reuters))["reuters_ig"] == "reproduces"
-    assert _dasgupta_verdicts(_dasgupta_relative(reuters))["reuters_macro"] == "reproduces"
+    # the weaker readings: a rival level with IG at 10,000 terms, or SS k=100 above k=1500 (the same
+    # strategy), decides nothing
+    assert (
+        _dasgupta_verdicts(_dasgupta_relative(world({("ws", 10000): 0.951})))["ig_dominates"] == "reproduces"
+    )
+    assert _dasgupta_verdicts(_dasgupta_relative(world({"ss k=100": 0.94})))["ss1500"] == "reproduces"
+    macro_only = _dasgupta_relative(reuters, macro=world({"dfreq": 0.93, "ss k=100": 1.2}))
+    assert _dasgupta_verdicts(macro_only)["reuters_ig"] == "differs"  # Fig. 5c's half fails alone
     breaks = {
         "ninety": world({("ig", 5000): 0.99}),  # IG keeps 99%: not "about 90%"
         "ig_dominates": world({("ws", 250): 1.0}),
@@ -845,7 +854,6 @@ def test_dasgupta_rows_reproduce_in_the_papers_world_and_differ_where_each_claim
         "ss1500": world({"ws": 0.80, "dfreq": 0.80}),  # far more than marginally better than WS and DF
         "reuters_gain": lambda m, b: 0.9,  # nothing reaches all terms
         "reuters_ig": world({"ss k=100": 1.2}),
-        "reuters_macro": world({"ss k=100": 1.2}),
     }
     for key, broken in breaks.items():
         assert _dasgupta_verdicts(_dasgupta_relative(broken))[key] == "differs", key
@@ -875,6 +883,8 @@ def test_dasgupta_lambda_and_hellinger_rows_can_fail():
 
     assert verdict(dasgupta._judge_lambda, counts(lambda lam: 0.05 if lam == 0.4 else 0.2)) == "reproduces"
     assert verdict(dasgupta._judge_lambda, counts(lambda lam: 0.3 if lam == 0.4 else 0.1)) == "differs"
+    tied = counts(lambda lam: 0.1)[:1] * len(dasgupta.LAMBDAS)  # every lambda the same decisions
+    assert verdict(dasgupta._judge_lambda, tied) == "reproduces"  # a tie at the top can reproduce
     ks = (10, 20, 40, 100)
     falling = np.array([[0.5, 0.4, 0.3, 0.2]]) + 0.01 * rng.standard_normal((5, 4))
     assert verdict(dasgupta._judge_hellinger, falling, ks) == "reproduces"
@@ -1148,3 +1158,63 @@ def test_in_worlds_where_every_metric_is_equal_no_comparison_row_says_differs_of
         monkeypatch.setattr(module, "datasets", one_each, raising=False)
     naive = calibration.false_differs(keys, worlds=60, datasets=8)
     assert max(rate for rate, _, _ in naive.values()) > 0.15, naive
+
+
+def _sampled_world(rng, n=2000, draws=5, spread=0.04, error=0.2):
+    """One split's records: an all-terms model, a sampling strategy "us" of ``draws`` draws whose
+    error rates scatter by ``spread`` around ``error``, and a ranking "ig" at exactly ``error``: the
+    expected relative F1 of the two is equal, the claim "us above ig" exactly at its margin."""
+    from textsel.study.experiments import document_counts
+
+    truth = np.eye(2, dtype=int)[rng.integers(0, 2, n)]
+
+    def model(rate):
+        guess = truth.copy()
+        wrong = rng.random(n) < rate
+        guess[wrong] = guess[wrong][:, ::-1]
+        return document_counts(truth, guess, None)
+
+    base = model(0.1)
+    return {
+        ("all", 100): {"counts": base, "draw_counts": [base]},
+        ("us", 50): {"draw_counts": [model(error + spread * rng.standard_normal()) for _ in range(draws)]},
+        ("ig", 50): {"draw_counts": [model(error)]},
+    }
+
+
+def test_dasgupta_intervals_hold_the_sampling_draws_spread(monkeypatch):
+    """A sampling strategy's quantity is its mean over a few draws, so its interval must hold the
+    draws' spread: in worlds where "us" and "ig" are equal in expectation, a row judged on us - ig
+    says "differs" in at most 7% of 200 worlds; judged on the test documents alone (the draws
+    taken as fixed, as before) it says so far more often (shown here, so the check can fail)."""
+    from textsel.reproduce import dasgupta
+
+    def false_differs():
+        rng = np.random.default_rng(5)
+        found = 0
+        for _ in range(200):
+            rel = dasgupta._relative([_sampled_world(rng)], [(None, None, np.empty((2000, 0)), None)])
+            gap = [rel.column("us", 50)], [rel.column("ig", 50)]
+            _, _, (word, _) = rel.judge("relative_f1", lambda r, gap=gap: r[..., gap[0]] - r[..., gap[1]],
+                                        ["us - ig"], [(1, 0.0)])  # fmt: skip
+            found += word == "differs"
+        return found / 200
+
+    assert false_differs() <= 0.07
+    monkeypatch.setattr(dasgupta, "draw_mean", lambda values, picks: values.mean(axis=1))
+    assert false_differs() > 0.10
+
+
+def test_draw_mean_resamples_the_draws_with_their_whole_variance():
+    """With the documents fixed (every resample's values the same), the mean of S draws taken with
+    replacement, deviations scaled by sqrt(S / (S - 1)), varies as a mean of S new draws: its
+    variance over many resamples is the draws' sample variance / S."""
+    from textsel.reproduce.dasgupta import draw_mean
+
+    rng = np.random.default_rng(0)
+    S, B = 5, 200_000
+    values = np.tile(rng.standard_normal(S), (B, 1))
+    means = draw_mean(values, rng.integers(0, S, size=(B, S)))
+    assert means.mean() == pytest.approx(values[0].mean(), abs=0.01)
+    assert means.var() == pytest.approx(values[0].var(ddof=1) / S, rel=0.02)
+    assert np.array_equal(draw_mean(values[:, :1], None), values[:, 0])  # one draw: nothing to resample

@@ -121,7 +121,7 @@ def _masking(X, Y, X_test, Y_test, fractions, loss, progress, seed=0):
 
     tasks = []
     for c in range(Y.shape[1]):
-        model = DualLinearSVC(loss=loss, random_state=seed, n_threads=1).fit(X, Y[:, c])
+        model = DualLinearSVC(loss=loss, random_state=seed, n_jobs=1).fit(X, Y[:, c])
         records = evaluate_subsets(model, X, Y[:, c], X_test, Y_test[:, c], fractions)
         tasks.append(records)
         if progress:

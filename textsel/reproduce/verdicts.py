@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["DIFFERS", "MIN_UNITS", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Comparison", "Interval",
-           "at_least", "at_most", "band", "bootstrap", "cell", "clustered_t_family", "combine",
+           "at_least", "at_margins", "at_most", "band", "bootstrap", "cell", "clustered_t_family", "combine",
            "current_seed", "equivalent", "every", "family", "seeded", "too_few"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
@@ -313,6 +313,13 @@ def every(comparisons: list[Comparison], sides, name=str) -> tuple[str, str, Com
         "the interval reaches the claim's threshold" + (f"; so do {_some(more)}" if more else ""),
         unsure[0],
     )
+
+
+def at_margins(comparisons: list[Comparison], sides, margins, unit="") -> str:
+    """The verdicts of the same family at other margins than the one judged: ``sides(margin)``
+    gives the family's sides at ``margin``.  For a reading that hangs on a threshold the paper does
+    not give, so that the row shows how far the verdict leans on it."""
+    return "; ".join(f"at {margin:g}{unit}: {every(comparisons, sides(margin))[0]}" for margin in margins)
 
 
 def cell(comparisons: list[Comparison], sides, name=str) -> tuple[str, Interval, tuple[str, str]]:

@@ -166,8 +166,8 @@ def _fit_in_child(method, X, y, pipe):
     except OSError:
         before = float("nan")
     model = {
-        "WPSVM": WeightedProximalSVC(n_threads=1),
-        "PSVM": ProximalSVC(n_threads=1),
+        "WPSVM": WeightedProximalSVC(n_jobs=1),
+        "PSVM": ProximalSVC(n_jobs=1),
         "LinearSVC": LinearSVC(loss="hinge", C=1.0, random_state=current_seed()),  # forked: the run's
     }[method]
     start = time.perf_counter()

@@ -22,15 +22,24 @@ def _micro_f1(model, X, y, X_test, y_test):
     return _f1s(model, X, y, X_test, y_test)[0]
 
 
-def _f1s(model, X, y, X_test, y_test, counts=False):
+def _f1s(model, X, y, X_test, y_test, counts=False, at_zero=False):
     """Micro- and macro-averaged F1 of ``model`` trained on (X, y), on the test documents; with
-    ``counts``, also each test document's :func:`document_counts`."""
+    ``counts``, also each test document's :func:`document_counts`.  With ``at_zero`` (indicator
+    ``y`` only), a class is predicted where its score is >= 0, and the micro-F1 of the model's own
+    rule (> 0) follows the counts."""
     from sklearn.metrics import f1_score
 
-    predicted = model.fit(X, y).predict(X_test)
+    model.fit(X, y)
+    predicted = model.predict(X_test)
+    strict = float(f1_score(y_test, predicted, average="micro"))
+    if at_zero:
+        if np.ndim(y) != 2:
+            raise ValueError("positive_at_zero needs y as a 0/1 indicator matrix (one column per class)")
+        predicted = (np.asarray(model.decision_function(X_test)) >= 0).astype(np.int64)
     scores = (float(f1_score(y_test, predicted, average="micro")),
               float(f1_score(y_test, predicted, average="macro", zero_division=0)))  # fmt: skip
-    return (*scores, document_counts(y_test, predicted, model.classes_)) if counts else scores
+    out = (*scores, document_counts(y_test, predicted, model.classes_)) if counts else scores
+    return (*out, strict) if at_zero else out
 
 
 def document_counts(y_true, y_pred, classes):
@@ -75,7 +84,8 @@ RIDGE_ALPHAS = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIES, baselines=("dfreq", "ig"),
-                    samples=5, alphas=RIDGE_ALPHAS, random_state=0, matched=False, counts=False):  # fmt: skip
+                    samples=5, alphas=RIDGE_ALPHAS, random_state=0, matched=False, counts=False,
+                    positive_at_zero=False):  # fmt: skip
     """Dasgupta et al.'s experiment: RLSC micro- and macro-F1 relative to all features as r grows.
 
     alpha (their lambda) is tuned on all features for the best micro-F1 on the test data, as in
@@ -94,15 +104,23 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
     and ``y_test`` as indicator matrices (``sklearn.preprocessing.label_binarize``).
 
     With ``counts``, each record also holds ``counts``, the test documents' :func:`document_counts`
-    (the mean over the draws), and a first record of method ``"all"`` holds the all-terms model's:
-    a bootstrap over the test documents then needs no refitting.
+    (the mean over the draws), ``draw_counts``, each draw's (a list), and a first record of method
+    ``"all"`` holds the all-terms model's: a bootstrap over the test documents, and over the draws,
+    then needs no refitting.
+
+    With ``positive_at_zero`` (indicator ``y``), a document is positive for a class where its score
+    f >= 0, the paper's rule ("If f >= 0, then q is labeled 'positive'", Sec. 2): a test document
+    holding none of the kept terms scores exactly 0 (RLSC has no intercept) and is then positive
+    for every class, where the classifier's own rule (f > 0) makes it negative.  The records then
+    also hold ``relative_f1_strict``, the micro-F1 by the f > 0 rule, relative to all terms by it.
     """
     from ..linear_model import RLSClassifier
     from ..sampling import feature_probabilities, rate_for, sample_features
 
-    full = {a: _f1s(RLSClassifier(alpha=a), X, y, X_test, y_test, counts) for a in alphas}
+    full = {a: _f1s(RLSClassifier(alpha=a), X, y, X_test, y_test, counts, positive_at_zero) for a in alphas}
     alpha = max(full, key=lambda a: full[a][0])
     base = np.array(full[alpha][:2])
+    base_strict = full[alpha][-1]
     rng = np.random.RandomState(random_state)
     records = []
     stats = term_stats(X, y)
@@ -114,6 +132,9 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
                         "alpha": alpha, "r": float(r)})  # fmt: skip
         if counts:
             records[-1]["counts"] = sum(f[2] for f in f1s) / len(f1s)
+            records[-1]["draw_counts"] = [f[2] for f in f1s]
+        if positive_at_zero:
+            records[-1]["relative_f1_strict"] = float(np.mean([f[-1] for f in f1s]) / base_strict)
 
     if counts:
         record("all", X.shape[1], [X.shape[1]], [full[alpha]], X.shape[1])
@@ -128,14 +149,16 @@ def sampling_curves(X, y, X_test, y_test, budgets, strategies=SAMPLING_STRATEGIE
                 cols, scales = sample_features(p, r, rng)
                 scaled = sp.diags(scales)
                 f1s.append(_f1s(RLSClassifier(alpha=alpha), X[:, cols] @ scaled, y, X_test[:, cols] @ scaled,
-                                y_test, counts))  # fmt: skip
+                                y_test, counts, positive_at_zero))  # fmt: skip
                 kept.append(cols.size)
             record(label, budget, kept, f1s, r)
     for metric in baselines:
         order = np.argsort(-score(stats, metric).max(axis=0), kind="stable")
         for r in budgets:
             cols = order[:r]
-            f1s = _f1s(RLSClassifier(alpha=alpha), X[:, cols], y, X_test[:, cols], y_test, counts)
+            f1s = _f1s(
+                RLSClassifier(alpha=alpha), X[:, cols], y, X_test[:, cols], y_test, counts, positive_at_zero
+            )
             record(metric, r, [len(cols)], [f1s], r)
     return records
 
