@@ -93,7 +93,7 @@ def test_select_writes_ranked_terms(tmp_path, capsys):
     _write_arff(arff)
     assert main(["select", str(arff), "--metric", "bns", "--k", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "rank\tcolumn\tterm\tclass\tdirection\tscore\tscore[neg]\tscore[pos]"
+    assert lines[0] == "rank\tcolumn\tterm\tclass\tdirection\tscore"  # binary: the one score ranked by
     assert {line.split("\t")[2] for line in lines[1:]} == {"good", "bad"}
     out = tmp_path / "sel.tsv"
     assert main(["select", str(arff), "--k", "all", "--output", str(out)]) == 0

@@ -319,7 +319,7 @@ def test_an_input_whose_format_cannot_be_told_is_refused_naming_input_format():
         (b"id\ttext\tlabel\n1\ta b\tx\n", "tsv"),
         (b'"text","label"\n"a, b",x\n', "csv"),
         (b"\xef\xbb\xbftext,label\na b,x\n", "csv"),
-        (b"ham\tGo until jurong point\n", None),  # headerless: the columns are not named
+        (b"ham\tGo until jurong point\n", "tsv"),  # headerless label<TAB>text lines: a table all the same
         (b"just words\n", None),
         (b"", None),
     ],

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from pathlib import Path
 
 from .._names import MATRIX_FORMATS, METRICS, TEXT_FORMATS
-from .streams import is_stream, read_stream
+from .streams import _SHOWN, is_stream, read_stream, sniff
 
 FORMATS = MATRIX_FORMATS
 INPUT_FORMATS = FORMATS + tuple(f for f in TEXT_FORMATS if f != "auto")
@@ -39,24 +40,58 @@ def ks_list(text: str) -> list[int]:
     return sorted({int(p) for p in parts})
 
 
-SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt", ".dat", ".data", ".scale", ".t")
-SUPPORTED = ("ARFF (.arff, .arff.gz), SVMlight (.svm, .svmlight, .libsvm, .txt, .dat, or "
-             "--input-format svmlight), CLUTO (.mat) and raw text (.csv, .tsv, .jsonl, a folder with one "
-             "sub-folder per class)")  # fmt: skip
+#: endings that say SVMlight; ".txt", ".dat", ".data" and no ending say nothing sure (text uses them too)
+SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".scale", ".t")
+UNTOLD_SUFFIXES = (".txt", ".dat", ".data")
+SUPPORTED = ("ARFF (.arff, .arff.gz), SVMlight (.svm, .svmlight, .libsvm), CLUTO (.mat) and raw text "
+             "(.csv, .tsv, .jsonl, a folder with one sub-folder per class); a file whose name has no "
+             "ending (or .txt, .dat, .data) is recognized by its first lines")  # fmt: skip
+FORMAT_CHOICES = ", ".join(f for f in INPUT_FORMATS if f != "auto")
 
 
-def matrix_format(path) -> str:
-    """The matrix format a file name says (compressed SVMlight included), or a ValueError naming
-    the formats textsel reads."""
+def matrix_format(path) -> str | None:
+    """The matrix format a file name says (compressed SVMlight included), None where the name
+    says nothing sure (no ending, .txt, .dat, .data: see :func:`input_format`), or a ValueError
+    naming the formats textsel reads."""
     name = Path(path).name.lower()
     if name.endswith((".arff", ".arff.gz")):
         return "arff"
     if name.endswith(".mat"):
         return "cluto"
     stem = name.removesuffix(".gz").removesuffix(".bz2")
-    if "." not in stem or stem.endswith(SVMLIGHT_SUFFIXES):
+    if stem.endswith(SVMLIGHT_SUFFIXES):
         return "svmlight"
-    raise ValueError(f"{path}: unsupported format; textsel reads {SUPPORTED}")
+    if "." not in stem or stem.endswith(UNTOLD_SUFFIXES):
+        return None
+    raise ValueError(f"{path}: unsupported format; textsel reads {SUPPORTED} (or give --input-format, "
+                     f"one of {FORMAT_CHOICES})")  # fmt: skip
+
+
+def input_format(path, text_column="text") -> str:
+    """The format of ``path`` when --input-format is auto: what its name says, else what its first
+    lines show (``label<TAB>text`` lines are TSV, ``label index:value`` lines SVMlight), else
+    SVMlight (textsel's reading before the content was looked at), whose failure names
+    --input-format."""
+    from ..datasets.texts import text_format
+
+    by_name = text_format(path) or matrix_format(path)
+    if by_name is not None:
+        return by_name
+    return sniff(_head(path), text_column) or "svmlight?"
+
+
+def _head(path) -> bytes:
+    """The first bytes of a file, gzip or bzip2 undone."""
+    import bz2
+    import gzip
+
+    name = str(path).lower()
+    opener = gzip.open if name.endswith(".gz") else bz2.open if name.endswith(".bz2") else open
+    try:
+        with opener(path, "rb") as fh:
+            return fh.read(_SHOWN)
+    except (OSError, EOFError, ValueError):
+        return b""
 
 
 def _beside(path: Path, given, suffix: str):
@@ -76,7 +111,7 @@ def read_matrix(path, fmt="auto", labels=None, terms=None):
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     if fmt == "auto":
-        fmt = matrix_format(path)
+        fmt = matrix_format(path) or "svmlight?"
     if fmt == "arff":
         b = load_arff(path)
         return b.X, b.y, b.feature_names
@@ -86,7 +121,15 @@ def read_matrix(path, fmt="auto", labels=None, terms=None):
             raise ValueError(f"a CLUTO matrix needs --labels (its .rclass file; none at {path}.rclass)")
         b = load_cluto(path, classes_path=labels, terms_path=_beside(path, terms, ".clabel"))
         return b.X, b.y, b.feature_names
-    b = load_svmlight(path)
+    try:
+        b = load_svmlight(path)
+    except ValueError as exc:
+        if fmt == "svmlight?":  # guessed: the name says nothing and the first lines show no format
+            raise ValueError(f"{path}: cannot tell the format (its name has no ending textsel knows and "
+                             f"its first lines fit no format; read as SVMlight: {exc}); give "
+                             f"--input-format, one of {FORMAT_CHOICES}") from None  # fmt: skip
+        raise ValueError(f"{path}: not readable as SVMlight ({exc}); if it is another format, give "
+                         f"--input-format, one of {FORMAT_CHOICES}") from None  # fmt: skip
     return b.X, b.y, None
 
 
@@ -107,15 +150,20 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None):
     from sklearn.utils import Bunch
 
     from ..datasets.texts import load_texts
-    from .text import vectorize
+    from .text import check_weighting, vectorize
 
+    check_weighting(args)  # before any reading: a refused option is the first thing said
     if is_stream(path):
         return _from_stream(args, path, fmt, labels, terms)
+    if fmt == "auto" and os.path.isfile(path):
+        fmt = input_format(path, args.text_column)
     if not is_text_input(path, fmt):
         X, y, names = read_matrix(path, fmt, labels, terms)
         return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
+    header = "auto" if getattr(args, "header", None) is None else args.header
     b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
-                   label_separator=args.label_separator, fmt=fmt, encoding=args.encoding)  # fmt: skip
+                   label_separator=args.label_separator, fmt=fmt, encoding=args.encoding,
+                   header=header)  # fmt: skip
     _check_label_column(b, args.label_column)
     X, names, vectorizer = vectorize(b.texts, args)
     return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer,

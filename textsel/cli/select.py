@@ -20,12 +20,14 @@ def add_parser(subparsers) -> None:
         "select",
         help="rank the terms of a labelled matrix or of raw text and write the selected ones",
         description="Read a labelled matrix (ARFF, SVMlight, CLUTO) or raw text, score every term "
-        "with a Forman metric and write the selected terms with their scores, overall and per "
-        "class (to stdout or --output).  BNS, IG and chi2 also pick terms whose absence marks a "
-        "class (a word common everywhere but in one class); each term's 'class' and 'direction' "
-        "columns say which class picked it and whether it is present in or absent from that "
-        "class's documents, and --positive-only keeps only terms whose presence marks a class "
-        "(Forman 2003 discusses both kinds).",
+        "with a Forman metric and write the selected terms with their scores: the one they were "
+        "ranked by and, with more than two classes, each class's (to stdout or --output).  The "
+        "metrics count the documents a term occurs in, so text is vectorized into counts: no term "
+        "weighting (tf-idf) could change the selection.  BNS, IG and chi2 also pick terms whose "
+        "absence marks a class (a word common everywhere but in one class); each term's 'class' "
+        "and 'direction' columns say which class picked it and whether it is present in or absent "
+        "from that class's documents, and --positive-only keeps only terms whose presence marks a "
+        "class (Forman 2003 discusses both kinds).",
     )
     select.add_argument(
         "input",
@@ -36,7 +38,7 @@ def add_parser(subparsers) -> None:
         "--input-format",
         choices=INPUT_FORMATS,
         default="auto",
-        help="how to read the input (default: auto, by its name)",
+        help="how to read the input (default: auto: by its name's ending, else by its first lines)",
     )
     select.add_argument("--labels", default=None, help=LABELS_HELP)
     select.add_argument("--terms", default=None, help=TERMS_HELP)
@@ -63,7 +65,9 @@ def add_parser(subparsers) -> None:
         "--format",
         choices=OUTPUT_FORMATS,
         default="tsv",
-        help="output: tab- or comma-separated lines with a score column per class, or JSON (default: tsv)",
+        help="output: tab- or comma-separated lines, or JSON (default: tsv).  'score' is what the terms "
+        "were ranked by: for a binary task the positive class's (the later label in sorted order), the "
+        "only score column; with more classes, also a score[class] column (JSON: class_scores) each",
     )
     select.add_argument(
         "--output",
@@ -76,11 +80,14 @@ def add_parser(subparsers) -> None:
 
 def selection_records(selector, names, class_names=None):
     """One record per selected term: rank, column, term, the class that picked it and whether the
-    term's presence or its absence indicates that class, the combined score, and each class's
-    score."""
+    term's presence or its absence indicates that class, and the score the terms were ranked by;
+    with more than two classes (or labels), each class's score too (``class_scores``).  A binary
+    task has the one score, the positive class's (its later label): the selection ranks by it, and
+    a per-class column would repeat it (or, for an asymmetric metric, give a score nothing used)."""
     from ..selection import term_directions
 
     classes = [str(c) for c in (selector.classes_ if class_names is None else class_names)]
+    binary = class_names is None and len(classes) == 2
     picked_by, present = term_directions(selector)
     position = {label: i for i, label in enumerate(selector.classes_.tolist())}
     records = []
@@ -93,17 +100,21 @@ def selection_records(selector, names, class_names=None):
             "direction": "present" if present[rank - 1] else "absent",
             "score": float(selector.scores_[column]),
         }
-        record["class_scores"] = dict(zip(classes, map(float, selector.score_table_[:, column]), strict=True))
+        if not binary:
+            record["class_scores"] = dict(
+                zip(classes, map(float, selector.score_table_[:, column]), strict=True)
+            )
         records.append(record)
     return records
 
 
 def format_selection(records, fmt: str) -> str:
-    """The records as tab- or comma-separated lines (a ``score[class]`` column per class) or JSON."""
+    """The records as tab- or comma-separated lines (a ``score[class]`` column per class where the
+    records carry each class's score) or JSON."""
     if fmt == "json":
         return json.dumps(records, indent=1) + "\n"
     buffer = io.StringIO()
-    classes = list(records[0]["class_scores"]) if records else []
+    classes = list(records[0].get("class_scores", ())) if records else []
     writer = csv.writer(buffer, delimiter="\t" if fmt == "tsv" else ",", lineterminator="\n")
     writer.writerow(
         ["rank", "column", "term", "class", "direction", "score", *(f"score[{c}]" for c in classes)]
@@ -124,7 +135,8 @@ def format_selection(records, fmt: str) -> str:
 
 
 def run(args, out=None):
-    """Select terms and write them with their scores (overall and per class) as TSV, CSV or JSON."""
+    """Select terms and write them with their scores (and, beyond two classes, each class's) as
+    TSV, CSV or JSON."""
     # the options and the input's existence are checked before scikit-learn is imported (a second)
     if args.k is not None and args.percentile is not None:
         raise ValueError("give --k or --percentile, not both")

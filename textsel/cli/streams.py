@@ -49,7 +49,7 @@ def is_stream(path) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def read_stream(path, fmt: str, folder: Path, text_column: str = "text") -> Path:
+def read_stream(path, fmt: str, folder: Path, text_column: str | int = "text") -> Path:
     """Read the stream ``path`` whole into ``folder``; the saved file, named for its format."""
     name = os.fspath(path)
     if fmt == "folder":
@@ -98,8 +98,12 @@ def _format_by_name(name: str) -> str | None:
     return None
 
 
-def sniff(head: bytes, text_column: str = "text") -> str | None:
-    """The format the first bytes of an input show, or None where they show none for sure."""
+def sniff(head: bytes, text_column: str | int = "text") -> str | None:
+    """The format the first bytes of an input show, or None where they show none for sure.
+
+    A CSV/TSV file is one whose header names ``text_column``, or (no header) whose lines hold
+    tab-separated fields, as many on every line (``label<TAB>text``), or, when the text column
+    is given by position, comma-separated fields so."""
     text = head.decode("utf-8", "replace").lstrip("\ufeff")
     lines = [line.strip() for line in text.splitlines()]
     if len(head) >= _SHOWN and lines:
@@ -122,6 +126,22 @@ def sniff(head: bytes, text_column: str = "text") -> str | None:
         return "svmlight"
     for fmt, separator in (("tsv", "\t"), ("csv", ",")):
         header = [field.strip().strip('"') for field in lines[0].split(separator)]
-        if len(header) > 1 and text_column in header:
+        if len(header) > 1 and isinstance(text_column, str) and text_column in header:
             return fmt
+    if _same_width(sample, "\t"):
+        return "tsv"
+    if not isinstance(text_column, str) and _same_width(sample, ","):
+        return "csv"
     return None
+
+
+def _same_width(lines, separator: str) -> bool:
+    """Whether every line splits into the same number (two or more) of fields: a table's rows."""
+    import csv
+
+    try:  # tab-separated values have no quoting; CSV's quotes may hold commas
+        rows = [line.split(separator) for line in lines] if separator == "\t" else csv.reader(lines)
+        widths = {len(row) for row in rows}
+    except csv.Error:
+        return False
+    return len(widths) == 1 and min(widths) >= 2

@@ -3,21 +3,41 @@ hashed columns."""
 
 from __future__ import annotations
 
+import argparse
 from collections import Counter
+
+#: vectorizer options that are refused: weights cannot change a selection by document counts
+WEIGHTING = ("--tfidf", "--binary", "--sublinear-tf")
 
 
 def add_vectorizer_options(parser) -> None:
     """The options of ``select`` and ``study`` that say how raw text becomes a matrix."""
     group = parser.add_argument_group(
         "raw text (a .csv/.tsv/.jsonl file or a folder per class)",
-        "vectorized by scikit-learn's CountVectorizer (TfidfVectorizer with --tfidf, "
-        "HashingVectorizer with --hashing)",
+        "vectorized by scikit-learn's CountVectorizer (HashingVectorizer with --hashing).  CSV/TSV "
+        "columns are named as pandas' read_csv names them: by the header row's names, or by 0-based "
+        "position for a file without a header (as header=None numbers them): '--text-column 1 "
+        "--label-column 0' reads 'label<TAB>text' lines such as the SMS Spam Collection's.  A file "
+        "whose name has no ending is recognized by its first lines.",
     )
     group.add_argument(
-        "--text-column", default="text", help="column or key of the text (default: %(default)s)"
+        "--text-column",
+        type=_column,
+        default="text",
+        help="column of the text: a header name, 0-based position or JSON Lines key (default: %(default)s)",
     )
     group.add_argument(
-        "--label-column", default="label", help="column or key of the label (default: %(default)s)"
+        "--label-column",
+        type=_column,
+        default="label",
+        help="column of the label, as --text-column (default: %(default)s)",
+    )
+    group.add_argument(
+        "--header",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="whether a CSV/TSV file's first row names its columns (default: yes, unless both columns "
+        "are given by position; --header with positions skips the first row)",
     )
     group.add_argument(
         "--label-separator",
@@ -27,9 +47,11 @@ def add_vectorizer_options(parser) -> None:
     group.add_argument(
         "--encoding", type=_encoding, default="utf-8", help="text encoding (default: %(default)s)"
     )
-    group.add_argument("--tfidf", action="store_true", help="tf-idf weights instead of counts")
-    group.add_argument("--binary", action="store_true", help="0/1 presence instead of counts")
-    group.add_argument("--sublinear-tf", action="store_true", help="1 + log(tf) (with --tfidf)")
+    # Forman's metrics count the documents a term occurs in, and the study trains on Boolean features:
+    # term weights cannot change what select or study give, so the weighting options are not offered;
+    # given anyway, they are refused with the reason (see WEIGHTING)
+    for option in WEIGHTING:
+        group.add_argument(option, action="store_true", help=argparse.SUPPRESS)
     group.add_argument(
         "--min-df", type=_df, default=1, help="ignore terms in fewer documents (count or share; default: 1)"
     )
@@ -68,8 +90,6 @@ def add_vectorizer_options(parser) -> None:
 def _df(text: str):
     """A document count ("5": an int) or a share of the documents ("0.5", "1.0": a float in
     [0, 1]), as scikit-learn's min_df and max_df read them."""
-    import argparse
-
     text = text.strip()
     if text.isdigit():
         return int(text)
@@ -83,7 +103,6 @@ def _df(text: str):
 
 
 def _encoding(text: str) -> str:
-    import argparse
     import codecs
 
     try:
@@ -96,7 +115,6 @@ def _encoding(text: str) -> str:
 
 
 def _pattern(text: str) -> str:
-    import argparse
     import re
 
     try:
@@ -107,8 +125,6 @@ def _pattern(text: str) -> str:
 
 
 def _ngrams(text: str):
-    import argparse
-
     parts = text.split(",")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"expected MIN,MAX (e.g. 1,2), got {text!r}")
@@ -118,21 +134,39 @@ def _ngrams(text: str):
     return low, high
 
 
-def make_vectorizer(args):
-    """The scikit-learn vectorizer the options describe."""
-    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer, TfidfVectorizer
+def _column(text: str):
+    """A column option: a 0-based position (digits, as pandas numbers a headerless file's columns)
+    or a name."""
+    text = text.strip()
+    if not text:
+        raise argparse.ArgumentTypeError("expected a column name or a 0-based position, got ''")
+    return int(text) if text.isdigit() else text
 
+
+def check_weighting(args) -> None:
+    """Refuse --tfidf, --binary and --sublinear-tf, saying why."""
+    given = [option for option in WEIGHTING if getattr(args, option.lstrip("-").replace("-", "_"), False)]
+    if given:
+        raise ValueError(
+            f"{'/'.join(given)}: not offered: Forman's metrics count the documents each term occurs in "
+            "(and the study trains on Boolean features), so term weights cannot change the result; "
+            "weight the selected terms in your own pipeline (TfidfVectorizer, then TermSelector)"
+        )
+
+
+def make_vectorizer(args):
+    """The scikit-learn vectorizer the options describe: counts (only whether a term occurs in a
+    document matters to the metrics)."""
+    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+
+    check_weighting(args)
     common = dict(ngram_range=args.ngram_range, stop_words=args.stop_words, token_pattern=args.token_pattern)
     if args.hashing is not None:
         if not 1 <= args.hashing <= 30:
             raise ValueError(f"--hashing must be in [1, 30] bits, got {args.hashing}")
         # unsigned (alternate_sign=False): presence and counts stay non-negative for the metrics
-        return HashingVectorizer(n_features=2**args.hashing, alternate_sign=False, binary=args.binary,
-                                 norm="l2" if args.tfidf else None, **common)  # fmt: skip
-    if args.tfidf:
-        return TfidfVectorizer(binary=args.binary, sublinear_tf=args.sublinear_tf, min_df=args.min_df,
-                               max_df=args.max_df, **common)  # fmt: skip
-    return CountVectorizer(binary=args.binary, min_df=args.min_df, max_df=args.max_df, **common)
+        return HashingVectorizer(n_features=2**args.hashing, alternate_sign=False, norm=None, **common)
+    return CountVectorizer(min_df=args.min_df, max_df=args.max_df, **common)
 
 
 def vectorize(texts, args):

@@ -36,19 +36,30 @@ def text_format(path) -> str | None:
 
 
 def load_texts(path, *, text_column="text", label_column="label", label_separator=None,
-               fmt="auto", encoding="utf-8"):  # fmt: skip
+               fmt="auto", encoding="utf-8", header="auto", return_X_y=False):  # fmt: skip
     """Read documents and their labels from a CSV/TSV file, a JSON Lines file, or a folder with
     one sub-folder per class.
 
     Parameters
     ----------
     path : path
-        ``.csv`` / ``.tsv`` (a header row naming the columns), ``.jsonl`` / ``.ndjson`` (one JSON
+        ``.csv`` / ``.tsv`` (with or without a header row), ``.jsonl`` / ``.ndjson`` (one JSON
         object per line), or a folder whose sub-folders are the classes and hold one document
         per file (read with scikit-learn's ``load_files``).
-    text_column, label_column : str
-        The columns (CSV) or keys (JSON Lines) holding the text and the label.  In JSON Lines the
-        label may be a list: several labels for one document.
+    text_column, label_column : str or int
+        The columns (CSV/TSV) or keys (JSON Lines) holding the text and the label: a name from the
+        header row, or an int, the column's 0-based position (CSV/TSV only), as pandas'
+        ``read_csv(header=None)`` numbers columns.  In JSON Lines the label may be a list: several
+        labels for one document.
+    header : bool or "auto", default "auto"
+        Whether the first row of a CSV/TSV file names the columns.  "auto": it does, unless both
+        columns are given by position (``text_column=1, label_column=0`` reads a headerless file
+        such as the SMS Spam Collection's ``label<TAB>text`` lines).  ``header=True`` with
+        positions skips the first row.  A TSV file whose quotes are not CSV quoting (a message that
+        merely starts with ``"``) is read one row a line, quotes kept, as pandas reads it with
+        ``quoting=csv.QUOTE_NONE``.
+    return_X_y : bool, default False
+        Return ``(texts, y)`` instead of a Bunch, as scikit-learn's loaders do.
     label_separator : str, optional
         Split every CSV label on this string (e.g. ``";"``): several labels per row.
     fmt : {"auto", "csv", "tsv", "jsonl", "folder"}
@@ -62,7 +73,8 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
     Bunch
         ``texts`` (list of str); ``y``: a 1-D array of label strings, or for multi-label data
         an (n_documents, n_labels) 0/1 indicator matrix; ``target_names`` (the labels, sorted);
-        ``multilabel`` (bool); ``sources`` (the file of each document, for a folder).
+        ``multilabel`` (bool); ``sources`` (the file of each document, for a folder).  With
+        ``return_X_y``: ``(texts, y)``.
     """
     path = Path(path)
     if not path.exists():
@@ -78,17 +90,24 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
     if fmt not in TEXT_FORMATS[1:]:
         raise ValueError(f"fmt must be one of {TEXT_FORMATS}, got {plain(fmt)!r}")
     if fmt == "folder":
-        return _folder(path, encoding)
+        found = _folder(path, encoding)
+        return (found.texts, found.y) if return_X_y else found
     if fmt == "jsonl":
+        positions = [c for c in (text_column, label_column) if _is_position(c)]
+        if positions:
+            raise ValueError(f"{path}: JSON Lines records are read by key; a column position "
+                             f"({positions[0]}) applies to CSV/TSV only (name the keys)")  # fmt: skip
         texts, labels = _jsonl(path, text_column, label_column, encoding)
     else:
-        texts, labels = _table(path, TABLE_SUFFIXES[f".{fmt}"], text_column, label_column, encoding)
+        header = _has_header(header, text_column, label_column)
+        texts, labels = _table(path, TABLE_SUFFIXES[f".{fmt}"], text_column, label_column, encoding, header)
         if label_separator:
             labels = [[part.strip() for part in label.split(label_separator) if part.strip()]
                       for label in labels]  # fmt: skip
     if not texts:
         raise ValueError(f"{path}: no documents")
-    return _assemble(texts, labels, path, sources=None)
+    found = _assemble(texts, labels, path, sources=None)
+    return (found.texts, found.y) if return_X_y else found
 
 
 def _assemble(texts, labels, path, sources):
@@ -150,27 +169,77 @@ def _undecodable_line(path, exc):
     return _decode_error(path, "a line", exc)
 
 
-def _table(path, delimiter, text_column, label_column, encoding):
+def _is_position(column) -> bool:
+    """Whether a column is given by position (an int, as pandas numbers a headerless file's)."""
+    return isinstance(column, (int, np.integer)) and not isinstance(column, bool)
+
+
+def _has_header(header, text_column, label_column) -> bool:
+    """Whether a table's first row is its header: as said, or ("auto") unless both columns are
+    given by position."""
+    for column in (text_column, label_column):
+        if _is_position(column) and column < 0:
+            raise ValueError(f"a column position is 0 or more (the first column is 0), got {column}")
+        if not _is_position(column) and not isinstance(column, str):
+            raise ValueError(f"a column is a name (str) or a 0-based position (int), got {plain(column)!r}")
+    if header == "auto":
+        return not (_is_position(text_column) and _is_position(label_column))
+    if not isinstance(header, (bool, np.bool_)):
+        raise ValueError(f"header must be True, False or 'auto', got {plain(header)!r}")
+    names = [c for c in (text_column, label_column) if not _is_position(c)]
+    if not header and names:
+        raise ValueError(f"the column {names[0]!r} is a name, but the file has no header row (header=False, "
+                         "--no-header): give columns by 0-based position")  # fmt: skip
+    return bool(header)
+
+
+#: how a table's columns are named in errors: the options that name them, in Python and on the command line
+_NAME_THEM = ("name the columns with --text-column/--label-column (text_column=/label_column= in Python): "
+              "names from the header, or 0-based positions, which read a file without a header")  # fmt: skip
+
+
+def _shown(fields, limit=8) -> str:
+    cut = [f if len(f) <= 40 else f[:37] + "..." for f in fields[:limit]]
+    return repr(cut)[:-1] + (f", ... ({len(fields)} columns)]" if len(fields) > limit else "]")
+
+
+def _table(path, delimiter, text_column, label_column, encoding, header=True):
+    try:
+        return _read_table(path, delimiter, text_column, label_column, encoding, header, csv.QUOTE_MINIMAL)
+    except _Quoting:
+        # a tab-separated file whose quotes are not CSV quoting (SMS messages starting with ")
+        # is tab-separated values as IANA defines them: one row a line, no quoting
+        return _read_table(path, delimiter, text_column, label_column, encoding, header, csv.QUOTE_NONE)
+
+
+class _Quoting(Exception):
+    """A TSV file's quotes are not CSV quoting."""
+
+
+def _read_table(path, delimiter, text_column, label_column, encoding, header, quoting):
     texts, labels = [], []
+    strict = delimiter == "\t" and quoting != csv.QUOTE_NONE
     try:
         with _no_field_limit(), path.open(newline="", encoding=encoding) as fh:
-            reader = csv.DictReader(fh, delimiter=delimiter)
-            header = reader.fieldnames or []
-            missing = [c for c in (text_column, label_column) if c not in header]
-            if missing:
-                raise ValueError(
-                    f"{path}: no column {', '.join(map(repr, missing))}; the header has {header}"
-                )
-            repeated = [c for c in dict.fromkeys((text_column, label_column)) if header.count(c) > 1]
-            if repeated:
-                times = header.count(repeated[0])
-                raise ValueError(f"{path}: the header names the column {repeated[0]!r} {times} times; "
-                                 "which one holds it is ambiguous")  # fmt: skip
+            reader = csv.reader(fh, delimiter=delimiter, quoting=quoting, strict=strict)
+            if header:
+                names = next(reader, [])
+                columns = [_column_index(path, names, c) for c in (text_column, label_column)]
+                missing = [c for c, i in zip((text_column, label_column), columns, strict=True) if i is None]
+                if missing:
+                    raise ValueError(f"{path}: no column {', '.join(map(repr, missing))}; the header has "
+                                     f"{_shown(names)}; {_NAME_THEM}")  # fmt: skip
+            else:
+                columns = [text_column, label_column]
+            text_at, label_at = columns
             for row in reader:
-                text, label = row[text_column], row[label_column]
-                if text is None or label is None:
-                    raise ValueError(f"{path}: row {reader.line_num}: fewer fields than the header")
-                label = label.strip()
+                if not row:  # a blank line
+                    continue
+                if len(row) <= max(text_at, label_at):
+                    wanted = "the header" if header else f"column {max(text_at, label_at)}"
+                    raise ValueError(f"{path}: row {reader.line_num}: fewer fields than {wanted} "
+                                     f"({len(row)}: {_shown(row, 4)}); {_NAME_THEM}")  # fmt: skip
+                text, label = row[text_at], row[label_at].strip()
                 if not label:
                     raise ValueError(f"{path}: row {reader.line_num}: the label is empty")
                 texts.append(text)
@@ -178,8 +247,20 @@ def _table(path, delimiter, text_column, label_column, encoding):
     except UnicodeDecodeError as exc:
         raise _undecodable_line(path, exc) from None
     except csv.Error as exc:
+        if strict:
+            raise _Quoting from None
         raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
     return texts, labels
+
+
+def _column_index(path, names, column):
+    """The position of a named (or numbered) column in the header row, or None when absent."""
+    if _is_position(column):
+        return int(column) if column < len(names) else None
+    if names.count(column) > 1:
+        raise ValueError(f"{path}: the header names the column {column!r} {names.count(column)} times; "
+                         "which one holds it is ambiguous")  # fmt: skip
+    return names.index(column) if column in names else None
 
 
 def _jsonl(path, text_column, label_column, encoding):
