@@ -33,7 +33,7 @@ def _number(kind, token: str, path, lineno: int, what: str):
     return value
 
 
-def load_arff(path):
+def load_arff(path, *, return_X_y=False):
     """Read a sparse ARFF file of word counts whose last attribute is the class.
 
     The format Forman published his benchmark in: ``@attribute word integer``
@@ -46,13 +46,15 @@ def load_arff(path):
     ----------
     path : path
         ``.arff`` or ``.arff.gz`` file.
+    return_X_y : bool, default False
+        Return ``(X, y)`` instead of a Bunch, as scikit-learn's loaders do.
 
     Returns
     -------
-    Bunch
+    Bunch or tuple
         ``X`` (CSR, float64 counts, documents x words), ``y`` (class label strings),
         ``feature_names`` (words), ``target_names`` (the class's nominal values,
-        in declared order), ``relation``.
+        in declared order), ``relation``; with ``return_X_y``, ``(X, y)``.
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
@@ -113,9 +115,12 @@ def load_arff(path):
         shape=(len(labels), len(names)),
     )
     X.sum_duplicates()
+    y = np.asarray(labels, dtype=object).astype(str)
+    if return_X_y:
+        return X, y
     return Bunch(
         X=X,
-        y=np.asarray(labels, dtype=object).astype(str),
+        y=y,
         feature_names=np.asarray(names, dtype=object),
         target_names=classes,
         relation=relation,

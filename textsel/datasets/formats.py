@@ -11,13 +11,20 @@ from sklearn.datasets import load_svmlight_file
 from sklearn.utils import Bunch
 
 
-def load_svmlight(path):
+def load_svmlight(path, *, return_X_y=False):
     """Read an SVMlight / libsvm file with scikit-learn's loader.
+
+    Parameters
+    ----------
+    path : path
+        The file (``.gz`` and ``.bz2`` are undone).
+    return_X_y : bool, default False
+        Return ``(X, y)`` instead of a Bunch, as scikit-learn's ``load_svmlight_file`` does.
 
     Returns
     -------
-    Bunch
-        ``X`` (CSR, float64) and ``y`` (the labels as read).
+    Bunch or tuple
+        ``X`` (CSR, float64) and ``y`` (the labels as read); with ``return_X_y``, ``(X, y)``.
     """
     try:
         X, y = load_svmlight_file(str(path))
@@ -25,10 +32,11 @@ def load_svmlight(path):
         raise
     except (EOFError, OSError, zlib.error) as exc:  # a corrupt .gz or .bz2 (bz2 raises OSError)
         raise ValueError(f"{path} is not a readable SVMlight file ({type(exc).__name__}: {exc})") from None
-    return Bunch(X=sp.csr_matrix(X), y=y)
+    X = sp.csr_matrix(X)
+    return (X, y) if return_X_y else Bunch(X=X, y=y)
 
 
-def load_cluto(path, classes_path=None, terms_path=None):
+def load_cluto(path, classes_path=None, terms_path=None, *, return_X_y=False):
     """Read a CLUTO sparse matrix (``.mat``), with its row classes and column labels if given.
 
     The format: a header line ``n_rows n_cols nnz``, then one line per row of
@@ -36,9 +44,11 @@ def load_cluto(path, classes_path=None, terms_path=None):
     ``.mat.rclass``) holds one class label per row; ``terms_path`` (``.mat.clabel``) one term
     per column.
 
+    With ``return_X_y=True``, ``(X, y)`` instead of a Bunch, as scikit-learn's loaders give.
+
     Returns
     -------
-    Bunch
+    Bunch or tuple
         ``X`` (CSR, float64), ``y`` (class labels, or None), ``feature_names`` (or None).
     """
     path = Path(path)
@@ -82,4 +92,4 @@ def load_cluto(path, classes_path=None, terms_path=None):
         names = np.asarray(Path(terms_path).read_text().split(), dtype=object)
         if names.size != n_cols:
             raise ValueError(f"{terms_path}: {names.size} labels for {n_cols} columns")
-    return Bunch(X=X, y=y, feature_names=names)
+    return (X, y) if return_X_y else Bunch(X=X, y=y, feature_names=names)

@@ -8,12 +8,13 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ._home import find_archive, reading_archive
+from ._subsets import check_subset, one_subset
 
 ARCHIVE = "20news-bydate.tar.gz"
 _SPLITS = {"20news-bydate-train": "train", "20news-bydate-test": "test"}
 
 
-def load_20newsgroups(data_home=None):
+def load_20newsgroups(data_home=None, *, subset=None, return_X_y=False):
     """Load the bydate 20 Newsgroups split (11,314 train / 7,532 test) as raw texts.
 
     Reads ``20news-bydate.tar.gz`` (``20news-bydate-{train,test}/<group>/<id>``)
@@ -25,14 +26,30 @@ def load_20newsgroups(data_home=None):
     ----------
     data_home : path, optional
         Folder holding the archive; defaults to ``TEXTSEL_DATA`` or ``~/textsel_data``.
+    subset : {"train", "test", "all"}, optional
+        One split as scikit-learn's ``fetch_20newsgroups(subset=...)`` gives it: ``data`` and
+        ``target`` of the training set, the test set, or both ("all": train, then test).  Unlike
+        scikit-learn's fetcher, which shuffles by default, the order is the one above; shuffle
+        with :func:`sklearn.utils.shuffle` if you need to.  None (the default): both splits, apart.
+    return_X_y : bool, default False
+        With ``subset``, return ``(data, target)`` instead of a Bunch, as scikit-learn's fetchers do.
 
     Returns
     -------
-    Bunch
-        ``data_train``, ``data_test`` (lists of str), ``target_train``,
+    Bunch or tuple
+        By default ``data_train``, ``data_test`` (lists of str), ``target_train``,
         ``target_test`` (int64 indices into ``target_names``), ``target_names``
-        (sorted group names).
+        (sorted group names).  With ``subset``: ``data``, ``target``, ``target_names``,
+        ``description``; with ``return_X_y`` too: ``(data, target)``.
+
+    Examples
+    --------
+    >>> from textsel.datasets import load_20newsgroups
+    >>> texts, target = load_20newsgroups(subset="train", return_X_y=True)  # doctest: +SKIP
+    >>> len(texts), target.max() + 1  # doctest: +SKIP
+    (11314, 20)
     """
+    check_subset(subset, return_X_y)
     path = find_archive(data_home, ARCHIVE)
     found = {"train": [], "test": []}
     with reading_archive(path), tarfile.open(path, "r:gz") as tar:
@@ -52,4 +69,8 @@ def load_20newsgroups(data_home=None):
         items.sort(key=lambda item: (item[0][0], str(item[0][1]).zfill(12)))
         out[f"data_{split}"] = [text for _, text in items]
         out[f"target_{split}"] = np.array([index[key[0]] for key, _ in items], dtype=np.int64)
-    return Bunch(**out, target_names=names, description="20 Newsgroups, bydate version")
+    description = "20 Newsgroups, bydate version"
+    if subset is not None:
+        split = {s: {"data": out[f"data_{s}"], "target": out[f"target_{s}"]} for s in ("train", "test")}
+        return one_subset(split, subset, {"target_names": names, "description": description}, return_X_y)
+    return Bunch(**out, target_names=names, description=description)

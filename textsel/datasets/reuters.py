@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ._home import find_archive, reading_archive
+from ._subsets import check_subset, one_subset
 
 ARCHIVE = "reuters21578.tar.gz"
 
@@ -44,7 +45,9 @@ def _parse(sgml: str):
         )
 
 
-def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=False):
+def load_reuters21578(
+    data_home=None, *, min_docs_per_split=1, keep_unlabeled=False, subset=None, return_X_y=False
+):
     """Load Reuters-21578 with the ModApte split, as raw texts and a label indicator matrix.
 
     ModApte: articles with ``TOPICS="YES"`` and ``LEWISSPLIT`` TRAIN (9,603) or
@@ -64,14 +67,23 @@ def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=Fa
     keep_unlabeled : bool, default False
         Keep ModApte documents that carry none of the kept categories (with an
         all-zero label row).
+    subset : {"train", "test", "all"}, optional
+        One split, as scikit-learn's fetchers give one (``fetch_rcv1(subset=...)``, also
+        multi-label): ``data``, ``target`` (the indicator array) and ``ids`` of the training set,
+        the test set, or both ("all": train, then test).  None (the default): both splits, apart.
+    return_X_y : bool, default False
+        With ``subset``, return ``(data, target)`` instead of a Bunch, as scikit-learn's fetchers do.
 
     Returns
     -------
-    Bunch
-        ``data_train``, ``data_test`` (lists of str), ``y_train``, ``y_test``
+    Bunch or tuple
+        By default ``data_train``, ``data_test`` (lists of str), ``y_train``, ``y_test``
         (int8 indicator arrays, documents x categories), ``target_names``
-        (sorted category names), ``ids_train``, ``ids_test`` (NEWID).
+        (sorted category names), ``ids_train``, ``ids_test`` (NEWID).  With ``subset``:
+        ``data``, ``target``, ``ids``, ``target_names``, ``description``; with ``return_X_y``
+        too: ``(data, target)``.
     """
+    check_subset(subset, return_X_y)
     path = find_archive(data_home, ARCHIVE)
     docs = {"TRAIN": [], "TEST": []}
     with reading_archive(path), tarfile.open(path, "r:gz") as tar:
@@ -118,6 +130,11 @@ def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=Fa
 
     data_train, y_train, ids_train = assemble(train)
     data_test, y_test, ids_test = assemble(test)
+    description = "Reuters-21578, Distribution 1.0, ModApte split"
+    if subset is not None:
+        split = {"train": {"data": data_train, "target": y_train, "ids": ids_train},
+                 "test": {"data": data_test, "target": y_test, "ids": ids_test}}  # fmt: skip
+        return one_subset(split, subset, {"target_names": names, "description": description}, return_X_y)
     return Bunch(
         data_train=data_train,
         data_test=data_test,
@@ -126,5 +143,5 @@ def load_reuters21578(data_home=None, *, min_docs_per_split=1, keep_unlabeled=Fa
         target_names=names,
         ids_train=ids_train,
         ids_test=ids_test,
-        description="Reuters-21578, Distribution 1.0, ModApte split",
+        description=description,
     )

@@ -18,20 +18,27 @@ def _read(name: str) -> bytes:
     return resources.files(__package__).joinpath("data", name).read_bytes()
 
 
-def load_sms_spam():
+def load_sms_spam(*, return_X_y=False):
     """Load the SMS Spam Collection (5,574 messages, 747 of them spam), embedded in textsel.
 
     The collection of Almeida, Gómez Hidalgo and Yamakami (2011), licensed CC BY 4.0, ships
     inside the package unchanged, so this loader reads no file of yours and needs no data home.
-    Messages keep their published order; split them with scikit-learn
+    Messages keep their published order.  The collection has no published train/test split, so
+    there is no ``subset=``: split it with scikit-learn
     (:func:`sklearn.model_selection.train_test_split`, ``stratify=target``).
+
+    Parameters
+    ----------
+    return_X_y : bool, default False
+        Return ``(data, target)`` instead of a Bunch, as scikit-learn's loaders do.
 
     Returns
     -------
-    Bunch
+    Bunch or tuple
         ``data`` (list of 5,574 str, the messages), ``target`` (int64: 0 ham, 1 spam),
         ``target_names`` (``["ham", "spam"]``), ``DESCR`` (the collection's description, source,
-        license and the paper to cite) and ``description`` (one line).
+        license and the paper to cite) and ``description`` (one line); with ``return_X_y``,
+        ``(data, target)``.
 
     Examples
     --------
@@ -46,6 +53,10 @@ def load_sms_spam():
         label, message = line.split("\t", 1)
         labels.append(TARGET_NAMES.index(label))
         messages.append(message)
+    if not isinstance(return_X_y, (bool, np.bool_)):
+        raise ValueError(f"return_X_y must be True or False, got {return_X_y!r}")
+    if return_X_y:
+        return messages, np.array(labels, dtype=np.int64)
     return Bunch(
         data=messages,
         target=np.array(labels, dtype=np.int64),
