@@ -12,17 +12,86 @@ from textsel.__main__ import main
 
 def test_demo_by_default_ranks_the_embedded_sms_spam_collection(capsys):
     """With no option and no data home the demo shows real words of a real skewed task, one list
-    per metric for the binary task (BNS and chi2 score ham and spam alike), times chi2 against
-    chi2, and ends with what to try next."""
+    per metric for the binary task (BNS and chi2 score ham and spam alike), the classifier on
+    held-out messages, chi2 and BNS timed against the same scores, and ends with what to try next."""
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
+    text = " ".join(out.split())  # the prose as words, wherever it wraps
     assert "SMS Spam Collection" in out and "'spam' 747 (13.4%)" in out
     lines = {line.split(":")[0].strip(): line.split(":", 1)[1].split() for line in out.splitlines()
              if line.strip().startswith(("bns:", "chi2:"))}  # fmt: skip
     assert set(lines) == {"bns", "chi2"} and all(len(terms) == 10 for terms in lines.values())
     assert {"claim", "prize", "txt"} <= set(lines["bns"]) and {"call", "free"} <= set(lines["chi2"])
-    assert "sklearn.feature_selection.chi2(X, y)" in out and "textsel.chi2(X, y)" in out
+    # no term here is marked by its absence, so the legend for '-term' is not printed
+    assert not any(t.startswith("-") for terms in lines.values() for t in terms) and "'-term'" not in out
+    assert "one list per metric, for 'spam'" in out
+    assert "F1 of 'spam' on a held-out quarter (1,394 documents, stratified, seed 0)" in text
+    assert "'spam' cut to 2% of the training set" in text and "mean of 5 draws" in text
+    assert out.count("SelectKBest(chi2)   TermSelector(bns)") == 2
+    assert "sklearn.feature_selection.chi2(B, y)" in out and "textsel.chi2(B, y)" in out
+    assert "numpy/scipy, ndtri of the rates" in out and "x (1 - df/N)" in out
     assert out.rstrip().splitlines()[-2].startswith("Next:")
+
+
+def test_demo_help_shows_a_plain_percent(capsys):
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    assert "13% spam" in " ".join(capsys.readouterr().out.split())
+
+
+def test_the_held_out_f1_is_what_a_plain_pipeline_gets():
+    """The demo's all-terms F1 and its SelectKBest(chi2) row are those of scikit-learn pipelines
+    fitted here on the same split; the verdict's words follow the numbers."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_selection import SelectKBest, chi2
+    from sklearn.metrics import f1_score
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import LinearSVC
+
+    from textsel.cli.demo import _f1_verdict, _held_out_f1
+    from textsel.datasets import load_sms_spam
+
+    sms = load_sms_spam()
+    train, test, y_train, y_test = train_test_split(
+        sms.data, sms.target, test_size=0.25, stratify=sms.target, random_state=0
+    )
+    scores = _held_out_f1(train, y_train, test, y_test, [300], positive=1)
+    (everything,) = [key for key in scores if key[0] == "none"]
+    for steps, key in (((), everything), ((SelectKBest(chi2, k=300),), ("chi2", 300))):
+        model = make_pipeline(TfidfVectorizer(sublinear_tf=True, min_df=2), *steps, LinearSVC())
+        assert scores[key] == f1_score(y_test, model.fit(train, y_train).predict(test))
+    made_up = {("none", 1000): 0.90, ("chi2", 100): 0.95, ("bns", 100): 0.80}
+    verdict = _f1_verdict(made_up, [100], 0.01)
+    assert verdict.startswith("SelectKBest(chi2) at 100 terms beats all terms by 0.050")
+    assert "BNS is above chi2 at 0 of the 1 k, below at 1, tied at 0" in verdict
+    made_up["chi2", 100] = 0.85
+    assert _f1_verdict(made_up, [100], 0.01).startswith("every selection costs F1")
+    made_up["chi2", 100] = 0.905
+    assert "ties with all terms" in _f1_verdict(made_up, [100], 0.01)
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass", "multilabel"])
+def test_the_timed_reference_scores_are_textsels(task):
+    """What the demo times against textsel computes the same numbers: the numpy/scipy chi2 and BNS
+    equal textsel's, and scikit-learn's chi2 on the presence matrix of a binary task is textsel's
+    times 1 - df/N (it sums only the two cells of the 2x2 table where the term is present)."""
+    import scipy.sparse as sp
+    from sklearn.feature_selection import chi2 as sklearn_chi2
+
+    import textsel
+    from textsel.cli.demo import numpy_bns, numpy_chi2
+
+    rng = np.random.default_rng(0)
+    B = sp.random(300, 80, density=0.1, format="csr", random_state=1)
+    B.data[:] = 1.0
+    y = {"binary": rng.integers(0, 2, 300), "multiclass": rng.integers(0, 4, 300),
+         "multilabel": rng.integers(0, 2, (300, 3))}[task]  # fmt: skip
+    np.testing.assert_allclose(numpy_chi2(B, y), textsel.chi2(B, y), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(numpy_bns(B, y), textsel.bns(B, y), rtol=1e-12, atol=1e-12)
+    if task == "binary":
+        df = np.asarray(B.sum(axis=0)).ravel()
+        np.testing.assert_allclose(sklearn_chi2(B, y)[0], textsel.chi2(B, y) * (1 - df / 300), rtol=1e-10)
 
 
 def test_demo_on_a_multiclass_corpus_says_which_classes_it_lists(capsys):
@@ -33,6 +102,9 @@ def test_demo_on_a_multiclass_corpus_says_which_classes_it_lists(capsys):
     assert main(["demo", "--corpus", "synthetic", "--metrics", "odds", "--top", "3"]) == 0
     out = capsys.readouterr().out
     assert out.count("odds:") == 6 and "largest of" not in out  # the default lists all six classes
+    # six classes: macro-F1 on a held-out quarter, and no scikit-learn chi2 (a different score there)
+    assert "macro-F1 over the classes on a held-out quarter" in " ".join(out.split()) and "Skewed" not in out
+    assert "sklearn.feature_selection.chi2" not in out and "not timed here" in out
 
 
 def test_demo_marks_terms_whose_absence_indicates_the_class(capsys):
@@ -61,6 +133,7 @@ def test_demo_marks_terms_whose_absence_indicates_the_class(capsys):
                 assert term.startswith("-") == (in_class < elsewhere), (name, term)
                 checked += 1
     assert checked == 24 and any(t.startswith("-") for line in out for t in line.split())
+    assert "   ('-term': the term's absence, not its presence, indicates the class)" in out
 
 
 def test_demo_rejects_unknown_metric(capsys):
