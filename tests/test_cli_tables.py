@@ -160,6 +160,24 @@ def test_content_that_fits_no_format_and_a_wrong_format_name_the_input_format_op
     assert "not readable as SVMlight" in err and "--input-format" in err
 
 
+@pytest.mark.parametrize(
+    "name, extra", [("msgs.gz", []), ("msgs.tsv.bz2", []), ("msgs.gz", ["--input-format", "tsv"])]
+)
+def test_a_compressed_table_is_undone_and_read_as_its_content_or_name_says(tmp_path, capsys, name, extra):
+    import bz2
+    import gzip
+
+    raw = "".join(f"{y}\t{t}\n" for t, y in DOCS).encode()
+    (tmp_path / name).write_bytes(gzip.compress(raw) if name.endswith(".gz") else bz2.compress(raw))
+    assert (
+        main(
+            ["select", str(tmp_path / name), "--text-column", "1", "--label-column", "0", "--k", "3", *extra]
+        )
+        == 0
+    )
+    assert terms_of(capsys.readouterr().out) == selected_terms([t for t, _ in DOCS], [y for _, y in DOCS], 3)
+
+
 def test_a_headerless_tsv_on_standard_input_is_recognized(tmp_path):
     data = "".join(f"{y}\t{t}\n" for t, y in DOCS).encode()
     command = [sys.executable, "-m", "textsel", "select", "-", "--text-column", "1", "--label-column", "0",

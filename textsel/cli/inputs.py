@@ -74,10 +74,21 @@ def input_format(path, text_column="text") -> str:
     --input-format."""
     from ..datasets.texts import text_format
 
-    by_name = text_format(path) or matrix_format(path)
+    by_name = text_format(path) or _compressed_text(path) or matrix_format(path)
     if by_name is not None:
         return by_name
     return sniff(_head(path), text_column) or "svmlight?"
+
+
+def _compressed_text(path) -> str | None:
+    """The text layout a compressed file's name says (``docs.csv.gz``: "csv"), or None."""
+    from ..datasets.texts import JSONL_SUFFIXES, TABLE_SUFFIXES
+
+    name = Path(path).name.lower()
+    if not name.endswith((".gz", ".bz2")):
+        return None
+    suffix = Path(name.removesuffix(".gz").removesuffix(".bz2")).suffix
+    return suffix[1:] if suffix in TABLE_SUFFIXES else "jsonl" if suffix in JSONL_SUFFIXES else None
 
 
 def _head(path) -> bytes:
@@ -157,6 +168,8 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None):
         return _from_stream(args, path, fmt, labels, terms)
     if fmt == "auto" and os.path.isfile(path):
         fmt = input_format(path, args.text_column)
+    if fmt in ("csv", "tsv", "jsonl") and str(path).lower().endswith((".gz", ".bz2")):
+        return _from_stream(args, path, fmt, labels, terms)  # undone into a temporary file, then read
     if not is_text_input(path, fmt):
         X, y, names = read_matrix(path, fmt, labels, terms)
         return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
