@@ -644,12 +644,13 @@ def test_three_way_verdicts_against_intervals_by_hand():
 
 
 def _li_sun_grid(*, sts_gain=0.02, formula_gap=0.002, side_drop=0.0, avl_slope=1.0, lam_slope=0.1,
-                 gamma_shift=0.0, rho=1.0, docs=2000, seed=0):  # fmt: skip
+                 gamma_shift=0.0, rho=1.0, chi2_avl=1.5, docs=2000, seed=0):  # fmt: skip
     """A grid of per-document correctness made to hold or break each claim: STS at AVL* right on
     ``sts_gain`` more of the documents than chi2 at every k, the formula's AVL° on
     ``formula_gap`` fewer than AVL*, the sensitivity's sides on ``side_drop`` fewer; AVL* growing
     as k ** ``avl_slope`` scaled to give gamma 0.085 (+ ``gamma_shift``), lambda* linear in
-    log k with ``lam_slope``, zeta and chi2 ranked alike (``rho`` = 1) or not."""
+    log k with ``lam_slope``, zeta and chi2 ranked alike (``rho`` = 1) or not, chi2's sets
+    ``chi2_avl`` times as long as STS's at AVL*."""
     rng = np.random.default_rng(seed)
     ks = [500, 1000, 2000, 4000, 8000, 16000]
     factors = (0.65, 1.0, 1.6)
@@ -677,6 +678,7 @@ def _li_sun_grid(*, sts_gain=0.02, formula_gap=0.002, side_drop=0.0, avl_slope=1
     other = terms if rho == 1.0 else rng.random(2000)
     return {
         "ks": ks, "factors": factors, "avl_all": avl_all, "chi2": chi2, "sts": sts, "avl": avl, "lam": lam,
+        "chi2_avl": chi2_avl * avl[:, 2],
         "sensitivity": {"k": 4000, "avl": avl[3, 2], "correct": sts[:, 3, 2], "chi2": 0.8,
                         "sides": [(a, shifted(sts[:, 3, 2], -side_drop) if side_drop else sts[:, 3, 2])
                                   for a in (0.917 * avl[3, 2], 1.083 * avl[3, 2])]},
@@ -703,6 +705,7 @@ def test_li_sun_rows_reproduce_where_their_claims_hold():
     "broken, key",
     [
         (dict(sts_gain=-0.05), "fig8"),  # chi2 ahead at every k
+        (dict(chi2_avl=0.5), "fig8"),  # chi2's sets shorter than STS's
         (dict(formula_gap=0.05), "formula"),  # the formula's AVL five points below AVL*
         (dict(side_drop=0.06), "sensitivity"),  # a small change of AVL costs six points
         (dict(avl_slope=0.0), "avl_k"),  # AVL* flat in k: no relation
@@ -736,7 +739,7 @@ def _papers_folder():
 LATEX = [
     ("\\chi^{2}", "χ2"), ("\\chi^2", "χ2"), ("^{\\circ}", "°"), ("^{*}", "*"), ("^*", "*"), ("F_{1}", "F1"),
     ("\\lambda", "λ"), ("\\zeta", "ζ"), ("\\gamma", "γ"), ("\\circ", "°"), ("\\log", "log"), ("t_i", "ti"),
-    ("$", ""),
+    ("F_1", "F1"), ("$", ""),
 ]  # fmt: skip
 
 
