@@ -126,17 +126,20 @@ def _indicator_corpus(seed, n=240, d=300, n_classes=3):
 
 def test_every_kolcz_claim_has_a_row_and_table_1_matches_the_records(tmp_path):
     """Kolcz & Chowdhury on two small corpora, both losses: one row per claim, each verdict with
-    its reason, Table 1's means equal to the best-over-sizes of evaluate_subsets' own records."""
+    its reason, Table 1's means equal to the best-over-sizes of evaluate_subsets' own records; a
+    mean over six categories gets Student's t interval, three categories are too few to judge."""
     pytest.importorskip("matplotlib")
     from textsel.reproduce import kolcz
     from textsel.reproduce.claims import KOLCZ
 
-    corpora = {"first": _indicator_corpus(0), "second": _indicator_corpus(1)}
+    corpora = {"first": _indicator_corpus(0, n=480, n_classes=6), "second": _indicator_corpus(1)}
     report = kolcz.run(out=tmp_path, quick=True, corpora=corpora)
     assert [row.claim for row in report.rows] == [text for _, text in KOLCZ.values()]
     for row in report.rows:
         assert row.word in VERDICTS and len(row.verdict) > len(row.word) + 5
-        assert "95% bootstrap over 3 categories" in row.interval and "first" in row.interval
+        if not row.timed:
+            assert "95% t-interval over 6 categories" in row.interval and "first" in row.interval
+            assert "not judged (3 categories, fewer than the 5" in row.interval
     page = (tmp_path / "kolcz.md").read_text()
     assert "| interval | verdict |" in page and "What differs from the paper's setup" in page
     assert page.count("\n| first, ") == 2 and page.count("\n| second, ") == 2  # Table 1: both losses
@@ -585,7 +588,6 @@ def test_kolcz_rows_reproduce_where_their_claims_hold():
     "broken, key",
     [
         (dict(svset_gap=0.02), "svset_auc"),  # the SV set clearly below exact: not equivalent
-        (dict(svset_gap=0.03), "svset_f1"),
         (dict(mask_gap=-0.01), "mask_auc"),  # masking above exact
         (dict(cosine=0.6), "cosine"),  # not high at sizable fractions
         (dict(small_cosine=0.99), "cosine"),  # no drop at the small sizes
@@ -1083,7 +1085,8 @@ def test_another_seed_redraws_the_intervals_and_moves_no_row_between_reproduces_
 
     assert judged(again) == judged(first)
     assert "--seed" not in first.command and other.command.endswith("--seed 7")
-    assert any(a[2] != b[2] for a, b in zip(judged(first), judged(other), strict=True))
+    if paper != "kolcz":  # Kolcz's rows are t-intervals over its largest categories: nothing drawn
+        assert any(a[2] != b[2] for a, b in zip(judged(first), judged(other), strict=True))
     outer = {"reproduces", "differs"}
     moved = [(a.where, a.word, b.word) for a, b in zip(first.rows, other.rows, strict=True)
              if not a.timed and {a.word, b.word} == outer]  # fmt: skip

@@ -162,13 +162,6 @@ KOLCZ = {
         "equivalent exact\"; reading: in both collections the SV set's best AUC is statistically "
         "equivalent to exact re-training's",
     ),
-    "svset_f1": (
-        "Table 1",
-        '"table  average best auc results exact approximate methods ... pvalues onesided pairwise ttest '
-        "macro given determining point  differences approximate variants exact approach considered "
-        "signiﬁcant\"; reading: Table 1's best-F1 columns, whose numbers the extraction lost, show the SV "
-        "set as equivalent to exact re-training too",
-    ),
     "mask_auc": (
         "Sec. 4.1 (accuracy effects)",
         '"best performance normalbased masking underperformed"; reading: normal-based masking\'s best '
@@ -176,9 +169,10 @@ KOLCZ = {
     ),
     "cosine": (
         "Sec. 4.2 (correlation effects), weight-vector figure",
-        '"long sizable fraction original ... weight vec ... features used  smaller values nthe  tors close '
-        'each"; reading: the masked and the re-trained weight vectors are close (high cosine) as long as a '
-        "sizable fraction of the original features is used, less so for smaller n",
+        '"long sizable fraction original" (one column of the garbled text) and "weight vec ... tors close '
+        'each" (the next, interleaved with it); reading: the masked and the re-trained weight vectors are '
+        "close (high cosine) as long as a sizable fraction of the original features is used, less so for "
+        "smaller n",
     ),
     "overlap": (
         "Sec. 4.2 (correlation effects), support-set figure",

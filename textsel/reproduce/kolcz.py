@@ -16,7 +16,7 @@ import numpy as np
 
 from .claims import KOLCZ as CLAIMS
 from .report import Report
-from .verdicts import at_least, bootstrap, equivalent, seeded
+from .verdicts import at_least, bootstrap, equivalent, seeded, t_interval, too_few
 
 __all__ = ["FRACTIONS", "run"]
 
@@ -26,11 +26,8 @@ LOSSES = ("hinge", "squared_hinge")
 #: the loss the verdicts judge: the paper trained the L1-loss SVM (SMO); squared hinge is shown too
 PAPER_LOSS = "hinge"
 #: the margins and thresholds of the rows, and why
-AUC_MARGIN, F1_MARGIN = 0.002, 0.01
-MARGIN_WHY = {
-    "auc": "a fifth of a point of AUC, whose values here lie within 0.02 of 1",
-    "best_f1": "one point of F1",
-}
+#: "statistically equivalent" AUC: a fifth of a point (the margin the paper's t-tests leave unsaid)
+AUC_MARGIN = 0.002
 COSINE_HIGH, OVERLAP_HIGH, CONTAINMENT_HIGH = 0.9, 0.7, 0.7
 COST_RATIO = 2.0
 
@@ -156,37 +153,53 @@ def _table1(report, results):
                 cell += f" / {mine.mean():.4f} ({_p(tasks, measure, method):.2g})"
             cells.append(cell)
         rows.append(f"| {name}, {loss.replace('_', ' ')} | {len(tasks)} | {cells[0]} | {cells[1]} |")
-    report.sections.append(("Table 1: the best AUC and F1 over the sizes", "\n".join(rows)))
+    report.sections.append(
+        (
+            "Table 1: the best AUC and F1 over the sizes",
+            "\n".join(rows) + "\n\nThe paper's Table 1 gives best F1 too, but its numbers were lost from the "
+            "text at hand and no sentence states a finding on F1: the F1 columns here are measured, not "
+            "judged.",
+        )
+    )
 
     cells = _paper_loss(results)
-    for key, measure, margin in (("svset_auc", "auc", AUC_MARGIN), ("svset_f1", "best_f1", F1_MARGIN)):
-        judged = []
-        for name, tasks in cells.items():
-            diff = _best(tasks, "exact", measure) - _best(tasks, "svset", measure)
-            interval = bootstrap(diff, f"{len(tasks)} categories")
-            judged.append((name, interval, equivalent(interval, margin)))
-        report.judge(
-            key,
-            f"best {'AUC' if measure == 'auc' else 'F1'} of exact minus the SV set's, mean over the "
-            f"categories, hinge loss; equivalent within +-{margin:g} ({MARGIN_WHY[measure]})",
-            "; ".join(
-                f"{n}: {i.estimate:+.4f}, one-sided paired t-test p = {_p(cells[n], measure, 'svset'):.2g}"
-                for n, i, _ in judged
-            ),
-            judged,
-        )
     judged = []
     for name, tasks in cells.items():
-        interval = bootstrap(
-            _best(tasks, "exact", "auc") - _best(tasks, "mask", "auc"), f"{len(tasks)} categories"
-        )
-        judged.append((name, interval, at_least(interval, 0.0)))
+        diff = _best(tasks, "exact", "auc") - _best(tasks, "svset", "auc")
+        judged.append(_mean_cell(name, diff, lambda i: equivalent(i, AUC_MARGIN)))
+    spans = "; ".join(
+        f"{n}: {_best(t, 'exact', 'auc').min():.3f} to {_best(t, 'exact', 'auc').max():.3f}"
+        for n, t in cells.items()
+    )
+    report.judge(
+        "svset_auc",
+        f"best AUC of exact minus the SV set's, mean over the categories, hinge loss; equivalent within "
+        f"+-{AUC_MARGIN:g} (a fifth of a point of AUC; exact's best AUC per category here: {spans})",
+        "; ".join(
+            f"{n}: {i.estimate:+.4f}, one-sided paired t-test p = {_p(cells[n], 'auc', 'svset'):.2g}"
+            for n, i, _ in judged
+        ),
+        judged,
+    )
+    judged = []
+    for name, tasks in cells.items():
+        diff = _best(tasks, "exact", "auc") - _best(tasks, "mask", "auc")
+        judged.append(_mean_cell(name, diff, lambda i: at_least(i, 0.0)))
     report.judge(
         "mask_auc",
         "best AUC of exact minus masking's, mean over the categories, hinge loss; above 0",
         "; ".join(f"{n}: {i.estimate:+.4f}, p = {_p(cells[n], 'auc', 'mask'):.2g}" for n, i, _ in judged),
         judged,
     )
+
+
+def _mean_cell(label, values, judge):
+    """The cell of a mean over a corpus's categories (the paper's unit, ten or twenty of them):
+    Student's t interval, which keeps its coverage on so few; too few to judge under five."""
+    interval = t_interval(values, f"{len(values)} categories")
+    if interval is None:
+        return too_few(label, len(values), "categories")
+    return label, interval, judge(interval)
 
 
 def _p(tasks, measure, method):
@@ -236,13 +249,11 @@ def _judge_curves(report, results):
     ):
         judged, ours = [], []
         for name, tasks in cells.items():
-            over = f"{len(tasks)} categories"
             large = _per_category(tasks, method, field, _sizable)
             small = _per_category(tasks, method, field, _smallest_quarter)
-            high, drop = bootstrap(large, over), bootstrap(large - small, over)
             judged += [
-                (f"{name} at >= 20%", high, at_least(high, threshold)),
-                (f"{name} drop", drop, at_least(drop, 0.0)),
+                _mean_cell(f"{name} at >= 20%", large, lambda i, t=threshold: at_least(i, t)),
+                _mean_cell(f"{name} drop", large - small, lambda i: at_least(i, 0.0)),
             ]
             ours.append(f"{name}: {large.mean():.3f} at >= 20%, {small.mean():.3f} at the smallest sizes")
         report.judge(
@@ -256,8 +267,7 @@ def _judge_curves(report, results):
     judged, ours = [], []
     for name, tasks in cells.items():
         lowest = _per_category(tasks, "svset", "sv_containment", _lowest)
-        interval = bootstrap(lowest, f"{len(tasks)} categories")
-        judged.append((name, interval, at_least(interval, CONTAINMENT_HIGH)))
+        judged.append(_mean_cell(name, lowest, lambda i: at_least(i, CONTAINMENT_HIGH)))
         ours.append(f"{name}: {lowest.mean():.3f}")
     report.judge(
         "containment",
