@@ -31,6 +31,11 @@ class _Package(types.ModuleType):
             return
         super().__setattr__(name, value)
 
+    def __reduce__(self):
+        # pickled by name, as cloudpickle pickles a plain module: a function of the user's script
+        # that names ``textsel`` can be sent to Dask workers
+        return importlib.import_module, (self.__name__,)
+
 
 sys.modules[__name__].__class__ = _Package
 
