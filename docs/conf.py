@@ -8,7 +8,7 @@ inventories from the network, so they are made only with ``TEXTSEL_DOCS_ONLINE=1
 """
 
 import os
-from pathlib import Path
+import re
 
 import textsel
 
@@ -27,6 +27,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build", "auto_examples/*.ipynb", "auto_examples/*.py", "auto_examples/*.zip"]
 autosummary_generate = True
 numpydoc_show_class_members = False
+toc_object_entries_show_parents = "hide"  # a class page's contents list "fit()", not "Class.fit()"
 templates_path = ["_templates"]  # class pages document each method (fit's parameters among them)
 if os.environ.get("TEXTSEL_DOCS_ONLINE") == "1":
     extensions.append("sphinx.ext.intersphinx")
@@ -50,7 +51,7 @@ html_theme = "pydata_sphinx_theme"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "header_links_before_dropdown": 4,
+    "header_links_before_dropdown": 7,
     "navbar_align": "left",
     # a reproduction page is one wide table of claims and a few sections: the table takes the width
     # ("*" stops at "/": Sphinx refuses overlapping patterns)
@@ -61,13 +62,24 @@ html_theme_options = {
         "reproductions/*": [],
     },
 }
-# The left sidebar lists a section's pages: the API reference and the gallery have many, every other
-# page is one of the header's links and would show an empty "Section Navigation" column.
-# (Sphinx refuses overlapping patterns, so the pages without it are named.)
-_HERE = Path(__file__).parent
-html_sidebars = {
-    page: [] for page in ["index", "reproductions/*", *(p.stem for p in _HERE.glob("*.md"))] if page != "api"
-}
+# The left sidebar lists a section's pages (the user guide's, the API reference's groups, the
+# gallery's, the development pages); the pages that are sections of their own have none, and a
+# reproduction page is one wide table of claims that takes the width.
+html_sidebars = {page: [] for page in ["index", "guide", "changelog", "reproductions/*"]}
 html_static_path = ["_static"]
 html_css_files = ["textsel.css"]
 html_title = f"textsel {release}"
+
+# The class pages list the methods textsel's estimators inherit from scikit-learn (score,
+# get_params, fit_transform, get_support, ...); their docstrings link into scikit-learn's user
+# guide by labels this site does not have, so the link text stays and the link goes.
+_SKLEARN_REF = re.compile(r":ref:`([^`<]*?)\s*<[^`>]*>`|:ref:`([^`]*)`")
+
+
+def _unlink_sklearn_refs(app, what, name, obj, options, lines):
+    if (getattr(obj, "__module__", None) or "").startswith("sklearn"):
+        lines[:] = [_SKLEARN_REF.sub(lambda m: m.group(1) or m.group(2), line) for line in lines]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _unlink_sklearn_refs)

@@ -1,14 +1,17 @@
 """The docs build with warnings as errors, name every public object, and their code runs.
 
 Every ``python`` block of README.md and docs/*.md runs, each page's blocks in order as one script,
-in a fresh process in an empty folder (so a page cannot lean on this test's state).  Shell
-commands and printed output blocks are not code; the benchmark commands they show are run by
-their authors and recorded with their figures in docs/benchmarks.md.
+in a fresh process in an empty folder (so a page cannot lean on this test's state).  An output
+block right after a ``python`` block (a ``{code-block} text`` of class ``textsel-output``) is what
+that block prints, and must be what it prints now (compared as doctest compares, ``...`` matching
+anything); a page whose code reads a corpus of the data home runs when ``TEXTSEL_DATA`` holds it
+and is skipped otherwise.  Shell commands are not code; the benchmark commands they show are run
+by their authors and recorded with their figures in docs/benchmarks.md.
 """
 
+import doctest
 import importlib
 import inspect
-import json
 import os
 import re
 import shutil
@@ -25,12 +28,75 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 RST_BLOCK = re.compile(r"^( *)\.\. code-block:: python\n\n((?:\1   .*\n|\n)+)", re.M)
 
 
+#: what a Markdown page shows a block printing: an output block right after the block
+OUTPUT = re.compile(r"\s*^```\{code-block\} text\n:class: textsel-output\n\n?(.*?)^```", re.S | re.M)
+
+
 def python_blocks(page: Path) -> list[str]:
     """The page's Python code blocks, dedented."""
     text = page.read_text()
     if page.suffix == ".rst":
         return [textwrap.dedent(m.group(2)) for m in RST_BLOCK.finditer(text)]
     return BLOCK.findall(text)
+
+
+def shown_outputs(page: Path) -> list[str | None]:
+    """For each Python block of a Markdown page, the output the page shows beneath it (None: none)."""
+    text = page.read_text()
+    if page.suffix != ".md":
+        return [None] * len(python_blocks(page))
+    shown = []
+    for m in BLOCK.finditer(text):
+        out = OUTPUT.match(text, m.end())
+        shown.append(out.group(1) if out else None)
+    return shown
+
+
+#: printed between two blocks, to cut a page's output into each block's
+MARK = "\n<<textsel-docs block {}>>\n"
+
+
+def page_script(blocks: list[str]) -> str:
+    """The page's blocks as one script that marks where each block's output begins (in the main
+    process only: a Dask worker started by "spawn" imports the script again, as ``__mp_main__``)."""
+    return "\n\n".join(
+        f"if __name__ == '__main__':\n    print({MARK.format(i)!r}, end='', flush=True)\n{code}"
+        for i, code in enumerate(blocks)
+    )
+
+
+def printed_by_block(stdout: str, n_blocks: int) -> list[str]:
+    parts = re.split(r"\n<<textsel-docs block (\d+)>>\n", "\n" + stdout)
+    printed = [""] * n_blocks
+    for index, out in zip(parts[1::2], parts[2::2], strict=True):
+        printed[int(index)] = out
+    return printed
+
+
+def output_mismatches(blocks: list[str], shown: list[str | None], stdout: str) -> list[str]:
+    """The blocks whose shown output is not what they printed (doctest's comparison: ``...``
+    matches anything, runs of whitespace are equal)."""
+    checker = doctest.OutputChecker()
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    found = []
+    for i, (code, want, got) in enumerate(
+        zip(blocks, shown, printed_by_block(stdout, len(blocks)), strict=True)
+    ):
+        if want is not None and not checker.check_output(want, got, flags):
+            found.append(
+                f"block {i + 1} ({code.strip().splitlines()[-1][:60]!r}) shows:\n{want}printed:\n{got}"
+            )
+    return found
+
+
+#: the archive each data-home loader reads: a page that calls one runs only where the archive is
+DATA_HOME_ARCHIVES = {"load_20newsgroups": "20news-bydate.tar.gz", "load_reuters21578": "reuters21578.tar.gz"}
+
+
+def missing_archives(code: str) -> list[str]:
+    home = Path(os.environ.get("TEXTSEL_DATA", Path.home() / "textsel_data"))
+    return [a for loader, a in DATA_HOME_ARCHIVES.items() if re.search(rf"\b{loader}\(", code)
+            and not (home / a).exists()]  # fmt: skip
 
 
 PAGES = [
@@ -44,33 +110,36 @@ PUBLIC_MODULES = ["textsel", "textsel.termstats", "textsel.metrics", "textsel.se
                   "textsel.distributed", "textsel.score_funcs", "textsel.reproduce"]  # fmt: skip
 
 
-def shards(folder: Path) -> None:
-    """What docs/distributed.md reads: JSON Lines text shards (here from the synthetic corpus)."""
-    from textsel.datasets import make_synthetic_corpus
-
-    corpus = make_synthetic_corpus(n_docs=900, n_terms=3000)
-    (folder / "shards").mkdir()
-    for part in range(3):
-        lines = [json.dumps({"text": t, "label": corpus.target_names[y]})
-                 for t, y in zip(corpus.data[part::3], corpus.target[part::3], strict=True)]  # fmt: skip
-        (folder / "shards" / f"train-{part}.jsonl").write_text("\n".join(lines) + "\n")
-
-
-PRELUDES = {"distributed.md": shards}
-
-
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_code_blocks_run(page, tmp_path):
-    code = "\n\n".join(python_blocks(page))
-    if page.name in PRELUDES:
-        PRELUDES[page.name](tmp_path)
+def test_code_blocks_run_and_print_what_the_page_shows(page, tmp_path):
+    blocks = python_blocks(page)
+    if missing := missing_archives("\n".join(blocks)):
+        pytest.skip(f"{page.name} reads {missing} from the data home (TEXTSEL_DATA), which lacks it")
     (tmp_path / "tests").symlink_to(ROOT / "tests")  # pages that use the test helpers name "tests"
     script = tmp_path / f"{page.stem}_blocks.py"
-    script.write_text(code)
+    script.write_text(page_script(blocks))
     run = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=900
     )
     assert run.returncode == 0, f"{page.name}:\n{run.stderr[-4000:]}"
+    mismatches = output_mismatches(blocks, shown_outputs(page), run.stdout)
+    assert not mismatches, f"{page.name}: the output shown is not what the code prints now\n" + "\n".join(
+        mismatches
+    )
+
+
+def test_the_output_check_can_fail(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\nprint(1 + 1)\n```\n\n```{code-block} text\n:class: textsel-output\n\n3\n```\n\n"
+        "```python\nprint('a', [0.5] * 9)\n```\n\n"
+        "```{code-block} text\n:class: textsel-output\n\na [0.5, ...]\n```\n"
+        "```python\nx = 2\n```\n"
+    )
+    blocks, shown = python_blocks(page), shown_outputs(page)
+    assert shown[1:] == ["a [0.5, ...]\n", None]
+    run = subprocess.run([sys.executable, "-c", page_script(blocks)], capture_output=True, text=True)
+    assert [m.split(" ", 2)[1] for m in output_mismatches(blocks, shown, run.stdout)] == ["1"]
 
 
 def public_names():
@@ -85,8 +154,14 @@ def public_names():
                 yield name, n
 
 
+def api_entries() -> list[str]:
+    """The names the API reference lists: its groups' pages, docs/api/*.rst."""
+    pages = [ROOT / "docs" / "api.rst", *sorted((ROOT / "docs" / "api").glob("*.rst"))]
+    return [n for page in pages for n in re.findall(r"^\s+(textsel[\w.]*)\s*$", page.read_text(), re.M)]
+
+
 def test_every_public_name_has_an_api_entry():
-    listed = set(re.findall(r"^\s+(textsel[\w.]*)\s*$", (ROOT / "docs" / "api.rst").read_text(), re.M))
+    listed = set(api_entries())
     missing = [
         f"{m}.{n}" for m, n in public_names() if f"{m}.{n}" not in listed and f"textsel.{n}" not in listed
     ]
@@ -211,7 +286,7 @@ def api_links(text: str) -> set[str]:
 
 @pytest.mark.parametrize("page", TASK_PAGES)
 def test_every_task_page_links_the_api_entries_it_names(page):
-    api = re.findall(r"^\s+(textsel[\w.]*)\s*$", (ROOT / "docs" / "api.rst").read_text(), re.M)
+    api = api_entries()
     text = (ROOT / "docs" / f"{page}.md").read_text()
     assert not api_mentions(text, api) - api_links(text), f"{page}.md names these without a link"
     assert api_links(text) <= set(api), "a link to an entry the API reference does not have"
