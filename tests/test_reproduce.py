@@ -1231,3 +1231,15 @@ def test_draw_mean_resamples_the_draws_with_their_whole_variance():
     assert means.mean() == pytest.approx(values[0].mean(), abs=0.01)
     assert means.var() == pytest.approx(values[0].var(ddof=1) / S, rel=0.02)
     assert np.array_equal(draw_mean(values[:, :1], None), values[:, 0])  # one draw: nothing to resample
+
+
+def test_forman_number_columns_keep_every_tie():
+    """A row's "textsel" column lists the leaders by mean: a metric whose value prints as the last
+    shown one's is listed too, so a tie is never cut at an arbitrary place in the order."""
+    from textsel.reproduce.forman_compare import ranked
+
+    values = {"bns": np.array([0.81]), "ig": np.array([0.7841]), "acc2": np.array([0.7839]),
+              "chi2": np.array([0.7842]), "f1": np.array([0.5])}  # fmt: skip
+    assert ranked(values, 2) == ["bns", "chi2", "ig", "acc2"]  # 0.784, 0.784 and 0.784 all shown
+    assert ranked(values, 2, shown=lambda v: f"{v:.4f}") == ["bns", "chi2"]
+    assert ranked(values, 10) == ["bns", "chi2", "ig", "acc2", "f1"]

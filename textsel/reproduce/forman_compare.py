@@ -66,8 +66,14 @@ def means(values, keys) -> str:
     return ", ".join(f"{paper_name(m)} {values[m].mean():.3f}" for m in keys)
 
 
-def ranked(values, top=3) -> list:
-    return sorted(values, key=lambda m: -values[m].mean())[:top]
+def ranked(values, top=3, shown=lambda v: f"{v:.3f}") -> list:
+    """The ``top`` names by mean value, and any more whose value prints as the last one's
+    (``shown``): a number column never drops a tie."""
+    order = sorted(values, key=lambda m: -values[m].mean())
+    if len(order) <= top:
+        return order
+    last = shown(values[order[top - 1]].mean())
+    return order[:top] + [m for m in order[top:] if shown(values[m].mean()) == last]
 
 
 def leader_rows(report, key, measure_text, tasks, measure, leader, ks, metrics=None, skip=(), clusters=None):

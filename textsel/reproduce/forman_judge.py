@@ -265,7 +265,7 @@ def _low_f1(report, tasks, **_):
         + ", ".join(
             f"{paper_name(m)} {peak[j]:.3f}"
             for j, m in enumerate(("bns", *rivals))
-            if j in np.argsort(-peak)[:3]
+            if round(peak[j], 3) >= round(np.sort(peak)[-3], 3)  # the top three and any tie
         ),
         [cell(statistics, len(low.names), labels, [(ABOVE, 0.0)] * len(labels), low.over, datasets(low))],
     )
@@ -396,7 +396,10 @@ def _negative(report, tasks, negative=None, negative_datasets=None, **_):
         "negative",
         "share of each task's top 100 terms with tpr < fpr (their absence marks the class), BNS against "
         "each metric",
-        ", ".join(f"{paper_name(m)} {100 * negative[m].mean():.0f}%" for m in ranked(negative, 4)),
+        ", ".join(
+            f"{paper_name(m)} {100 * negative[m].mean():.0f}%"
+            for m in ranked(negative, 4, shown=lambda v: f"{100 * v:.0f}")
+        ),
         [leads([("", "bns", negative, [m for m in negative if m != "bns"])], over, clusters=clusters)],
     )
 
