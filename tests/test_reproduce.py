@@ -13,7 +13,7 @@ from textsel.reproduce.claims import FORMAN
 from textsel.reproduce.forman_tables import macro_table, paired_ttest, ranked_at
 
 #: the words a row's verdict starts with
-VERDICTS = ("reproduces", "differs", "within noise", "too few to judge")
+VERDICTS = ("reproduces", "differs", "within noise", "too few to judge", "not tested")
 
 
 def _corpus(seed, n_classes=4, n=160, d=1200):
@@ -973,7 +973,7 @@ def test_zhuang_band_rows_reproduce_where_their_claims_hold_and_differ_where_fal
     assert set(holds.values()) == {"reproduces"}
     # the band's start is a reading: the row gives the verdict from each neighbouring start too
     assert (
-        "from 2%: reproduces (20 categories), from 5%: reproduces (20 categories), from 10%: within noise "
+        "from 2%: reproduces (20 categories), from 5%: reproduces (20 categories), from 10%: not tested "
         "(0 categories)" in report.rows[0].measure
     )
     false = {
@@ -1243,3 +1243,23 @@ def test_forman_number_columns_keep_every_tie():
     assert ranked(values, 2) == ["bns", "chi2", "ig", "acc2"]  # 0.784, 0.784 and 0.784 all shown
     assert ranked(values, 2, shown=lambda v: f"{v:.4f}") == ["bns", "chi2"]
     assert ranked(values, 10) == ["bns", "chi2", "ig", "acc2", "f1"]
+
+
+def test_a_row_with_nothing_to_test_says_not_tested_and_a_quick_page_says_it_is_quick():
+    """A cell with no unit to judge (a quick run's band without a category) makes the row "not
+    tested", counted as such in the tally, its interval naming why; a quick run's page says it is
+    a quick check, not the paper's test."""
+    from textsel.reproduce.claims import ZHUANG
+    from textsel.reproduce.verdicts import Interval, not_tested
+
+    report = Report(key="zhuang", title="t", citation="c", corpus="x", claims=ZHUANG, quick=True)
+    fine = ("all", Interval(0.1, 0.05, 0.15, "9 categories"), ("reproduces", "above 0"))
+    report.judge("extreme", "m", "o", [fine, not_tested("the extreme band", "no category in the band here")])
+    report.judge("balanced", "m", "o", [fine])
+    assert [r.word for r in report.rows] == ["not tested", "reproduces"]
+    assert "the extreme band: not tested (no category in the band here)" in report.rows[0].interval
+    assert report.tally == "Of 2 claims, 1 reproduces, 0 differ, 0 are within noise and 1 is not tested"
+    report.seconds = 1.0
+    assert "**A quick run.**" in report.markdown()
+    report.quick = False
+    assert "A quick run" not in report.markdown()

@@ -8,7 +8,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .verdicts import DIFFERS, LEVEL, MIN_UNITS, REPRODUCES, TOO_FEW, WITHIN_NOISE, combine, current_seed
+from .verdicts import (
+    DIFFERS,
+    LEVEL,
+    MIN_UNITS,
+    NOT_TESTED,
+    REPRODUCES,
+    TOO_FEW,
+    WITHIN_NOISE,
+    combine,
+    current_seed,
+)
 
 __all__ = ["Report", "Row", "verdict"]
 
@@ -79,12 +89,15 @@ class Report:
         ``timed``: the quantity is a time or a memory size measured here (:attr:`Row.timed`)."""
         cells = list(cells)
         word, reason = combine(cells)
-        shown = [(label, interval) for label, interval, judged in cells if judged[0] != TOO_FEW]
+        shown = [
+            (label, interval) for label, interval, judged in cells if judged[0] not in (TOO_FEW, NOT_TESTED)
+        ]
         text = "; ".join(f"{label}: {interval}" for label, interval in shown)
         if shown:
             hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval in shown)
             text += f" ({', '.join(hows)} over {_units([interval.over for _, interval in shown])})"
-        unjudged = [f"{label}: not judged ({why})" for label, _, (w, why) in cells if w == TOO_FEW]
+        unjudged = [f"{label}: {'not judged' if w == TOO_FEW else 'not tested'} ({why})"
+                    for label, _, (w, why) in cells if w in (TOO_FEW, NOT_TESTED)]  # fmt: skip
         text = "; ".join([text] * bool(shown) + unjudged)
         self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed))
 
@@ -108,7 +121,7 @@ class Report:
     def tally(self) -> str:
         """How the claims came out: "Of 23 claims, 8 reproduce, 2 differ and 13 are within noise"
         (and how many are too few to judge, where some are)."""
-        words = (REPRODUCES, DIFFERS, WITHIN_NOISE, TOO_FEW)
+        words = (REPRODUCES, DIFFERS, WITHIN_NOISE, TOO_FEW, NOT_TESTED)
         counts = {w: sum(r.word == w for r in self.rows) for w in words}
 
         def said(n, one, many):
@@ -119,6 +132,8 @@ class Report:
                  said(counts[WITHIN_NOISE], "is within noise", "are within noise")]  # fmt: skip
         if counts[TOO_FEW]:
             parts.append(said(counts[TOO_FEW], "is too few to judge", "are too few to judge"))
+        if counts[NOT_TESTED]:
+            parts.append(said(counts[NOT_TESTED], "is not tested", "are not tested"))
         return f"Of {len(self.rows)} claims, " + ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def markdown(self) -> str:
@@ -140,6 +155,14 @@ class Report:
             self.corpus,
             "",
         ]
+        if self.quick:
+            lines += [
+                "**A quick run.**  It cuts the paper's settings (fewer tasks, categories, sizes or draws) to "
+                "check in minutes that every experiment runs: its rows rest on fewer units than the full "
+                "run's, a row on too few says so, and a row with nothing to test says *not tested*.  Read "
+                "the full run's page for the verdicts.",
+                "",
+            ]
         if self.stand_ins:
             lines += ["What differs from the paper's setup, and the rows it bears on:", ""]
             lines += [f"- {what} ({rows})" for what, rows in self.stand_ins]

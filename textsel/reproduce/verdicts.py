@@ -20,12 +20,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DIFFERS", "MIN_UNITS", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Comparison", "Interval",
-           "at_least", "at_margins", "at_most", "band", "bootstrap", "cell", "clustered_t_family", "combine",
-           "current_seed", "equivalent", "every", "family", "seeded", "t_interval", "too_few"]  # fmt: skip
+__all__ = ["DIFFERS", "MIN_UNITS", "NOT_TESTED", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Comparison",
+           "Interval", "at_least", "at_margins", "at_most", "band", "bootstrap", "cell", "clustered_t_family",
+           "combine", "current_seed", "equivalent", "every", "family", "not_tested", "seeded", "t_interval",
+           "too_few"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 TOO_FEW = "too few to judge"
+#: a row this run could not test at all (no unit in the group it is about: a quick run's few categories)
+NOT_TESTED = "not tested"
 #: the fewest independent units (clusters) a row is judged on: with fewer, Student's t with
 #: fewer than 4 degrees of freedom gives intervals no claim could leave, and a verdict would
 #: say more than the data can
@@ -147,12 +150,15 @@ def equivalent(interval: Interval, margin: float) -> tuple[str, str]:
 def combine(cells) -> tuple[str, str]:
     """One verdict for a claim judged on several cells (corpora, or the parts of a two-part
     claim), each ``(label, interval, (verdict, reason))``: it reproduces where every cell does,
-    differs where some cell differs, is too few to judge where no cell differs and some cell has
-    too few units, and is within noise otherwise; the reason names the cells that decided it."""
+    differs where some cell differs, is not tested where no cell differs and some cell could not be
+    tested, too few to judge where some cell has too few units, and is within noise otherwise; the
+    reason names the cells that decided it."""
     cells = list(cells)
     words = [judged[0] for _, _, judged in cells]
     if DIFFERS in words:
         word = DIFFERS
+    elif NOT_TESTED in words:
+        word = NOT_TESTED
     elif TOO_FEW in words:
         word = TOO_FEW
     else:
@@ -179,6 +185,12 @@ def too_few(label: str, units: int, what: str = "units", needed: int = MIN_UNITS
         Interval(float("nan"), -np.inf, np.inf, f"{units} {what}", how="none"),
         (TOO_FEW, f"{units} {what}, fewer than the {needed} a verdict needs"),
     )
+
+
+def not_tested(label: str, why: str):
+    """The cell ``(label, interval, (verdict, reason))`` of a claim this run has nothing to test
+    on (``why``: e.g. "no category in the band")."""
+    return label, Interval(float("nan"), -np.inf, np.inf, "nothing", how="none"), (NOT_TESTED, why)
 
 
 def clustered_t_family(values, clusters, labels, over: str) -> list[Comparison] | None:

@@ -27,7 +27,7 @@ from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2
 from .documents import class_f1, f1_draws
 from .report import Report
-from .verdicts import Interval, at_margins, band, cell, family, seeded
+from .verdicts import at_margins, band, cell, family, not_tested, seeded
 from .zhuang_scaling import scaling
 
 __all__ = ["run"]
@@ -215,11 +215,10 @@ def _effectiveness(X, Y, X_test, Y_test, progress, seed=0):
 def _macro_cell(f1, mask_sets, statistics, labels, sides, needs=()):
     """A cell over the categories: ``statistics(means)`` of each method's macro-F1 over each band
     (means: {(method, band): (resamples,)}), bootstrapped over the categories; a band of ``needs``
-    without categories makes the cell unjudged (within noise, saying so)."""
+    without categories makes the cell not tested."""
     empty = [name for name in needs if not mask_sets[name].any()]
     if empty:
-        nothing = Interval(0.0, -np.inf, np.inf, "0 categories")
-        return f"the {' and '.join(empty)} band", nothing, ("within noise", "no category in the band here")
+        return not_tested(f"the {' and '.join(empty)} band", "no category in the band here")
     n = len(next(iter(f1.values())))
     table = np.column_stack([f1[m] for m in METHODS])
     masks = {name: mask.astype(np.float64) for name, mask in mask_sets.items()}
