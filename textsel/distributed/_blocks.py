@@ -194,14 +194,29 @@ def row_blocks(X, client=None, n_blocks=None):
     Parameters
     ----------
     X : sparse matrix or array-like of shape (n_docs, n_terms)
+        The matrix in memory (converted to CSR).
     client : dask.distributed.Client, optional
         Default: the current client.
     n_blocks : int, optional
+        The number of row blocks, from 1 to the number of rows.  Default: the number of groups
+        the in-memory solve cuts ``X`` into (a power of two set by its size, at most 64), which
+        makes a fit on the array bitwise the in-memory fit.
 
     Returns
     -------
     dask.array.Array
         Row chunks only, each chunk a ``scipy.sparse.csr_matrix``.
+
+    Examples
+    --------
+    ``dask.array.from_array(X, chunks=...)`` would put the whole matrix in the task graph;
+    this sends each block to its worker once::
+
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=2) as cluster, Client(cluster):
+            dX = textsel.distributed.row_blocks(X, n_blocks=8)
+            model = textsel.WeightedProximalSVC().fit(dX, y)
     """
     import scipy.sparse as sp
     from distributed import default_client
