@@ -894,6 +894,7 @@ def test_dasgupta_lambda_and_hellinger_rows_can_fail():
     falling = np.array([[0.5, 0.4, 0.3, 0.2]]) + 0.01 * rng.standard_normal((5, 4))
     assert verdict(dasgupta._judge_hellinger, falling, ks) == "reproduces"
     assert verdict(dasgupta._judge_hellinger, falling[:, ::-1], ks) == "differs"
+    assert verdict(dasgupta._judge_hellinger, falling[:4], ks) == "too few to judge"  # four training parts
 
 
 # -- Zhuang et al.: SVM.2's leave-one-out estimate, and each row's criterion can fail

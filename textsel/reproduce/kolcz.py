@@ -16,7 +16,7 @@ import numpy as np
 
 from .claims import KOLCZ as CLAIMS
 from .report import Report
-from .verdicts import at_least, bootstrap, equivalent, seeded, t_interval, too_few
+from .verdicts import at_least, bootstrap, equivalent, seeded, simultaneous, t_interval, too_few
 
 __all__ = ["FRACTIONS", "run"]
 
@@ -163,34 +163,36 @@ def _table1(report, results):
     )
 
     cells = _paper_loss(results)
-    judged = []
-    for name, tasks in cells.items():
-        diff = _best(tasks, "exact", "auc") - _best(tasks, "svset", "auc")
-        judged.append(_mean_cell(name, diff, lambda i: equivalent(i, AUC_MARGIN)))
-    spans = "; ".join(
-        f"{n}: {_best(t, 'exact', 'auc').min():.3f} to {_best(t, 'exact', 'auc').max():.3f}"
-        for n, t in cells.items()
-    )
-    report.judge(
-        "svset_auc",
-        f"best AUC of exact minus the SV set's, mean over the categories, hinge loss; equivalent within "
-        f"+-{AUC_MARGIN:g} (a fifth of a point of AUC; exact's best AUC per category here: {spans})",
-        "; ".join(
-            f"{n}: {i.estimate:+.4f}, one-sided paired t-test p = {_p(cells[n], 'auc', 'svset'):.2g}"
-            for n, i, _ in judged
-        ),
-        judged,
-    )
-    judged = []
-    for name, tasks in cells.items():
-        diff = _best(tasks, "exact", "auc") - _best(tasks, "mask", "auc")
-        judged.append(_mean_cell(name, diff, lambda i: at_least(i, 0.0)))
-    report.judge(
-        "mask_auc",
-        "best AUC of exact minus masking's, mean over the categories, hinge loss; above 0",
-        "; ".join(f"{n}: {i.estimate:+.4f}, p = {_p(cells[n], 'auc', 'mask'):.2g}" for n, i, _ in judged),
-        judged,
-    )
+    with simultaneous(len(cells)):
+        judged = []
+        for name, tasks in cells.items():
+            diff = _best(tasks, "exact", "auc") - _best(tasks, "svset", "auc")
+            judged.append(_mean_cell(name, diff, lambda i: equivalent(i, AUC_MARGIN)))
+        spans = "; ".join(
+            f"{n}: {_best(t, 'exact', 'auc').min():.3f} to {_best(t, 'exact', 'auc').max():.3f}"
+            for n, t in cells.items()
+        )
+        report.judge(
+            "svset_auc",
+            f"best AUC of exact minus the SV set's, mean over the categories, hinge loss; equivalent within "
+            f"+-{AUC_MARGIN:g} (a fifth of a point of AUC; exact's best AUC per category here: {spans})",
+            "; ".join(
+                f"{n}: {i.estimate:+.4f}, one-sided paired t-test p = {_p(cells[n], 'auc', 'svset'):.2g}"
+                for n, i, _ in judged
+            ),
+            judged,
+        )
+    with simultaneous(len(cells)):
+        judged = []
+        for name, tasks in cells.items():
+            diff = _best(tasks, "exact", "auc") - _best(tasks, "mask", "auc")
+            judged.append(_mean_cell(name, diff, lambda i: at_least(i, 0.0)))
+        report.judge(
+            "mask_auc",
+            "best AUC of exact minus masking's, mean over the categories, hinge loss; above 0",
+            "; ".join(f"{n}: {i.estimate:+.4f}, p = {_p(cells[n], 'auc', 'mask'):.2g}" for n, i, _ in judged),
+            judged,
+        )
 
 
 def _mean_cell(label, values, judge):
@@ -247,35 +249,37 @@ def _judge_curves(report, results):
         ("cosine", "mask", "cosine", COSINE_HIGH),
         ("overlap", "svset", "sv_overlap", OVERLAP_HIGH),
     ):
+        with simultaneous(2 * len(cells)):
+            judged, ours = [], []
+            for name, tasks in cells.items():
+                large = _per_category(tasks, method, field, _sizable)
+                small = _per_category(tasks, method, field, _smallest_quarter)
+                judged += [
+                    _mean_cell(f"{name} at >= 20%", large, lambda i, t=threshold: at_least(i, t)),
+                    _mean_cell(f"{name} drop", large - small, lambda i: at_least(i, 0.0)),
+                ]
+                ours.append(f"{name}: {large.mean():.3f} at >= 20%, {small.mean():.3f} at the smallest sizes")
+            report.judge(
+                key,
+                f"{field.replace('_', ' ')} ({method}) against re-training, hinge loss, per category: its "
+                f'mean over the sizes from 20% to below 100% above {threshold:g} ("high"), and above its '
+                "mean over the smallest quarter of the sizes (the drop); means over the categories",
+                "; ".join(ours),
+                judged,
+            )
+    with simultaneous(len(cells)):
         judged, ours = [], []
         for name, tasks in cells.items():
-            large = _per_category(tasks, method, field, _sizable)
-            small = _per_category(tasks, method, field, _smallest_quarter)
-            judged += [
-                _mean_cell(f"{name} at >= 20%", large, lambda i, t=threshold: at_least(i, t)),
-                _mean_cell(f"{name} drop", large - small, lambda i: at_least(i, 0.0)),
-            ]
-            ours.append(f"{name}: {large.mean():.3f} at >= 20%, {small.mean():.3f} at the smallest sizes")
+            lowest = _per_category(tasks, "svset", "sv_containment", _lowest)
+            judged.append(_mean_cell(name, lowest, lambda i: at_least(i, CONTAINMENT_HIGH)))
+            ours.append(f"{name}: {lowest.mean():.3f}")
         report.judge(
-            key,
-            f"{field.replace('_', ' ')} ({method}) against re-training, hinge loss, per category: its mean "
-            f'over the sizes from 20% to below 100% above {threshold:g} ("high"), and above its mean '
-            "over the smallest quarter of the sizes (the drop); means over the categories",
+            "containment",
+            "SV containment, hinge loss: each category's lowest over the sizes below 100%, mean over the "
+            f'categories, above {CONTAINMENT_HIGH:g} ("consistently high" at every size)',
             "; ".join(ours),
             judged,
         )
-    judged, ours = [], []
-    for name, tasks in cells.items():
-        lowest = _per_category(tasks, "svset", "sv_containment", _lowest)
-        judged.append(_mean_cell(name, lowest, lambda i: at_least(i, CONTAINMENT_HIGH)))
-        ours.append(f"{name}: {lowest.mean():.3f}")
-    report.judge(
-        "containment",
-        "SV containment, hinge loss: each category's lowest over the sizes below 100%, mean over the "
-        f'categories, above {CONTAINMENT_HIGH:g} ("consistently high" at every size)',
-        "; ".join(ours),
-        judged,
-    )
 
 
 def _judge_cost(report, results):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .claims import LI_SUN as CLAIMS
 from .report import Report
-from .verdicts import at_least, at_most, bootstrap, equivalent, seeded
+from .verdicts import at_least, at_most, bootstrap, equivalent, seeded, simultaneous
 
 __all__ = ["run"]
 
@@ -223,51 +223,57 @@ def _judge(report, grid):
         return bootstrap(np.column_stack([sts[:, j], other]), docs, statistic=statistic, vectorized=True)
 
     low = [j for j, k in enumerate(ks) if k <= LOW] or [0]
-    cells = []
-    for j in low:
-        diff = best_less(j, chi2[:, j])
-        cells.append((f"F1, k = {ks[j]}", diff, at_least(diff, 0.0)))
-    for j, k in enumerate(ks):  # AVL at the AVL* each resample chooses, less chi2's
-        values = np.column_stack([sts[:, j], np.zeros(n_docs)])
-        avl = bootstrap(values, docs, vectorized=True,
-                        statistic=lambda v, j=j: grid["avl"][j][v[..., :-1].mean(axis=-2).argmax(axis=-1)]
-                        - grid["chi2_avl"][j])  # fmt: skip
-        cells.append((f"AVL, k = {k}", avl, at_most(avl, 0.0)))
-    report.judge(
-        "fig8",
-        f"micro-F1 of STS at AVL* minus chi2's, paired over the test documents, at k up to {LOW} (above 0); "
-        "the AVL of STS's set at AVL* minus chi2's, at each k (below 0); AVL* chosen again in each resample",
-        ", ".join(f"{ks[j]}: {(sts[:, j, best[j]] - chi2[:, j]).mean():+.4f}" for j in range(n_k)),
-        cells,
-    )
+    with simultaneous(len(low) + n_k):
+        cells = []
+        for j in low:
+            diff = best_less(j, chi2[:, j])
+            cells.append((f"F1, k = {ks[j]}", diff, at_least(diff, 0.0)))
+        for j, k in enumerate(ks):  # AVL at the AVL* each resample chooses, less chi2's
+            values = np.column_stack([sts[:, j], np.zeros(n_docs)])
+            avl = bootstrap(values, docs, vectorized=True,
+                            statistic=lambda v, j=j: grid["avl"][j][v[..., :-1].mean(axis=-2).argmax(axis=-1)]
+                            - grid["chi2_avl"][j])  # fmt: skip
+            cells.append((f"AVL, k = {k}", avl, at_most(avl, 0.0)))
+        report.judge(
+            "fig8",
+            f"micro-F1 of STS at AVL* minus chi2's, paired over the test documents, at k up to {LOW} "
+            "(above 0); the AVL of STS's set at AVL* minus chi2's, at each k (below 0); AVL* chosen again "
+            "in each resample",
+            ", ".join(f"{ks[j]}: {(sts[:, j, best[j]] - chi2[:, j]).mean():+.4f}" for j in range(n_k)),
+            cells,
+        )
 
-    cells = []
-    for j, k in enumerate(ks):
-        gap = best_less(j, sts[:, j, formula])
-        cells.append((f"k = {k}", gap, equivalent(gap, CLOSE)))
-    report.judge(
-        "formula",
-        f"micro-F1 at AVL* (chosen again in each resample) minus at the formula's AVL°(k), paired, at each "
-        f'k; equivalent within +-{CLOSE:g} ("very close": about twice the paper\'s largest gap in its '
-        "example, 0.0022)",
-        ", ".join(f"{k}: {(sts[:, j, best[j]] - sts[:, j, formula]).mean():.4f}" for j, k in enumerate(ks)),
-        cells,
-    )
+    with simultaneous(n_k):
+        cells = []
+        for j, k in enumerate(ks):
+            gap = best_less(j, sts[:, j, formula])
+            cells.append((f"k = {k}", gap, equivalent(gap, CLOSE)))
+        report.judge(
+            "formula",
+            "micro-F1 at AVL* (chosen again in each resample) minus at the formula's AVL°(k), paired, at "
+            f'each k; equivalent within +-{CLOSE:g} ("very close": about twice the paper\'s largest gap in '
+            "its example, 0.0022)",
+            ", ".join(
+                f"{k}: {(sts[:, j, best[j]] - sts[:, j, formula]).mean():.4f}" for j, k in enumerate(ks)
+            ),
+            cells,
+        )
 
     s = grid["sensitivity"]
-    cells = []
-    for (avl, correct), side in zip(s["sides"], ("- 8.3%", "+ 8.3%"), strict=True):
-        drop = bootstrap(s["correct"] - correct, docs)
-        cells.append((f"AVL* {side} ({avl:.1f})", drop, equivalent(drop, CLOSE)))
-    report.judge(
-        "sensitivity",
-        f"micro-F1 at k = {s['k']} at AVL* minus at AVL* changed by the paper's 10 of 120 (8.3%) each way; "
-        f"equivalent within +-{CLOSE:g} (the paper's drops: 0.0001 and 0.0022)",
-        f"AVL* {s['avl']:.1f}: {s['correct'].mean():.4f}; "
-        + ", ".join(f"AVL {avl:.1f}: {c.mean():.4f}" for avl, c in s["sides"])
-        + f"; chi2 {s['chi2']:.4f}",
-        cells,
-    )
+    with simultaneous(2):
+        cells = []
+        for (avl, correct), side in zip(s["sides"], ("- 8.3%", "+ 8.3%"), strict=True):
+            drop = bootstrap(s["correct"] - correct, docs)
+            cells.append((f"AVL* {side} ({avl:.1f})", drop, equivalent(drop, CLOSE)))
+        report.judge(
+            "sensitivity",
+            f"micro-F1 at k = {s['k']} at AVL* minus at AVL* changed by the paper's 10 of 120 (8.3%) each "
+            f"way; equivalent within +-{CLOSE:g} (the paper's drops: 0.0001 and 0.0022)",
+            f"AVL* {s['avl']:.1f}: {s['correct'].mean():.4f}; "
+            + ", ".join(f"AVL {avl:.1f}: {c.mean():.4f}" for avl, c in s["sides"])
+            + f"; chi2 {s['chi2']:.4f}",
+            cells,
+        )
 
     # AVL*, lambda* and gamma: each resample of the test documents chooses AVL* again
     if n_k < 3:
@@ -325,19 +331,21 @@ def _judge(report, grid):
         [("20 Newsgroups", g, equivalent(g, GAMMA_MARGIN))],
     )
 
-    cells = []
-    for lam, zeta_scores, chi2_scores in grid["spearman"]:
-        if lam not in LARGE_RANGE:
-            continue
-        rho = _spearman_interval(zeta_scores, chi2_scores)
-        cells.append((f"λ {lam:g}", rho, at_least(rho, 0.999)))
-    report.judge(
-        "spearman",
-        "Spearman correlation of ζ(t; λ) with chi2 (max over classes), terms in two or more documents, "
-        f'at λ = {", ".join(f"{v:g}" for v in LARGE_RANGE)} ("a quite large range", a reading); above 0.999',
-        ", ".join(f"lambda {lam:g}: {_spearman(z, c):.4f}" for lam, z, c in grid["spearman"]),
-        cells,
-    )
+    with simultaneous(sum(lam in LARGE_RANGE for lam, _, _ in grid["spearman"])):
+        cells = []
+        for lam, zeta_scores, chi2_scores in grid["spearman"]:
+            if lam not in LARGE_RANGE:
+                continue
+            rho = _spearman_interval(zeta_scores, chi2_scores)
+            cells.append((f"λ {lam:g}", rho, at_least(rho, 0.999)))
+        report.judge(
+            "spearman",
+            "Spearman correlation of ζ(t; λ) with chi2 (max over classes), terms in two or more documents, "
+            f'at λ = {", ".join(f"{v:g}" for v in LARGE_RANGE)} ("a quite large range", a reading); above '
+            "0.999",
+            ", ".join(f"lambda {lam:g}: {_spearman(z, c):.4f}" for lam, z, c in grid["spearman"]),
+            cells,
+        )
 
 
 def _spearman(a, b):

@@ -16,6 +16,7 @@ from .verdicts import (
     REPRODUCES,
     TOO_FEW,
     WITHIN_NOISE,
+    cells_now,
     combine,
     current_seed,
 )
@@ -88,6 +89,10 @@ class Report:
         of :mod:`textsel.reproduce.verdicts`; the row's verdict is their :func:`combine`.
         ``timed``: the quantity is a time or a memory size measured here (:attr:`Row.timed`)."""
         cells = list(cells)
+        if not timed and len(cells) > 1 and cells_now() != len(cells):
+            # a row differs where any cell does: its intervals must hold together over its cells
+            raise RuntimeError(f"the row {key!r} judges {len(cells)} cells: make their intervals and judge "
+                               f"it inside verdicts.simultaneous({len(cells)})")  # fmt: skip
         word, reason = combine(cells)
         shown = [
             (label, interval) for label, interval, judged in cells if judged[0] not in (TOO_FEW, NOT_TESTED)

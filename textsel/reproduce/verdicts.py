@@ -14,6 +14,7 @@ simultaneous intervals corrected for its number of comparisons (Bonferroni); bel
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 from dataclasses import dataclass
@@ -22,8 +23,8 @@ import numpy as np
 
 __all__ = ["DIFFERS", "MIN_UNITS", "NOT_TESTED", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Comparison",
            "Interval", "at_least", "at_margins", "at_most", "band", "bootstrap", "cell", "clustered_t_family",
-           "combine", "current_seed", "equivalent", "every", "family", "not_tested", "seeded", "t_interval",
-           "too_few"]  # fmt: skip
+           "cells_now", "combine", "current_seed", "equivalent", "every", "family", "level", "not_tested",
+           "seeded", "simultaneous", "t_interval", "too_few"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 TOO_FEW = "too few to judge"
@@ -44,6 +45,41 @@ BATCH = 200
 #: the seed of the resamples: the run's (:func:`seeded`), 0 outside a run, so that a page is
 #: reproducible and another seed redraws every resample
 _SEED = contextvars.ContextVar("textsel_reproduce_seed", default=0)
+
+
+#: how many cells the row being judged has (:func:`simultaneous`): a row that differs where any of
+#: its cells does tests each cell, so each interval holds at 1 - (1 - LEVEL) / cells (Bonferroni)
+_CELLS = contextvars.ContextVar("textsel_reproduce_cells", default=1)
+
+
+@contextlib.contextmanager
+def simultaneous(cells: int):
+    """Intervals made in this block hold together over a row's ``cells`` (corpora, sizes, parts of
+    the claim): each at ``1 - (1 - LEVEL) / cells``, so that a row whose claim is true in every
+    cell says "differs" in at most about (1 - LEVEL) / 2 of worlds, however many cells it has."""
+    token = _CELLS.set(max(1, int(cells)))
+    try:
+        yield
+    finally:
+        _CELLS.reset(token)
+
+
+def cells_now() -> int:
+    """The number of cells of the row being judged (1 outside :func:`simultaneous`)."""
+    return _CELLS.get()
+
+
+def level() -> float:
+    """The coverage of an interval made now: LEVEL, or more inside :func:`simultaneous`."""
+    return 1 - (1 - LEVEL) / _CELLS.get()
+
+
+def _over_cells(kind: str) -> str:
+    """How an interval was made, naming the row's cells where there are several."""
+    cells = _CELLS.get()
+    if cells == 1:
+        return "" if kind == "bootstrap" else f"{LEVEL:.0%} {kind}"
+    return f"{LEVEL:.0%} {kind} (each of {cells} cells at {level():.2%}, Bonferroni)"
 
 
 def current_seed() -> int:
@@ -101,7 +137,7 @@ def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vecto
     estimate = float(statistic(values))
     if values.shape[0] == 1 or np.all(values == values[0]):
         return Interval(estimate, estimate, estimate, over)
-    options = dict(confidence_level=LEVEL, n_resamples=n_resamples, method="percentile", batch=BATCH,
+    options = dict(confidence_level=level(), n_resamples=n_resamples, method="percentile", batch=BATCH,
                    random_state=np.random.default_rng(current_seed()))  # fmt: skip
     if values.ndim == 1 and statistic is np.mean:  # the common case, vectorized by scipy
         result = scipy_bootstrap((values,), np.mean, vectorized=True, **options)
@@ -117,7 +153,7 @@ def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vecto
             (np.arange(values.shape[0]),), lambda rows: statistic(values[rows]), vectorized=False, **options
         )
     low, high = result.confidence_interval
-    return Interval(estimate, float(low), float(high), over)
+    return Interval(estimate, float(low), float(high), over, how=_over_cells("bootstrap"))
 
 
 def at_least(interval: Interval, threshold: float) -> tuple[str, str]:
@@ -217,11 +253,13 @@ def clustered_t_family(values, clusters, labels, over: str) -> list[Comparison] 
     sums = np.zeros((G, m))
     np.add.at(sums, ids, values - estimate)
     se = np.sqrt(G / (G - 1) * (sums**2).sum(axis=0)) / n
-    tail = (1 - LEVEL) / 2
+    tail = (1 - level()) / 2
     one, joint = student.ppf(1 - tail, G - 1), student.ppf(1 - tail / m, G - 1)
     units = over if clusters is None else f"{over} in {G} clusters"
-    how = f"{LEVEL:.0%} t-interval"
-    how_joint = f"{LEVEL:.0%} simultaneous t-interval (Bonferroni, {m} comparisons)"
+    how = _over_cells("t-interval")
+    how_joint = f"{LEVEL:.0%} simultaneous t-interval (Bonferroni, {m} comparisons" + (
+        f", each of {_CELLS.get()} cells at {level():.2%})" if _CELLS.get() > 1 else ")"
+    )
 
     def interval(e, half, text):
         return Interval(float(e), float(e - half), float(e + half), units, how=text)
@@ -277,23 +315,25 @@ def band(estimate, draws, labels, over: str) -> list[Comparison]:
     estimate, draws = np.asarray(estimate, dtype=np.float64), np.asarray(draws, dtype=np.float64)
     if not (np.all(np.isfinite(draws)) and np.all(np.isfinite(estimate))):
         raise ValueError("the statistics must be finite on every resample")
-    tail = (1 - LEVEL) / 2
+    tail = (1 - level()) / 2
     low, high = np.quantile(draws, [tail, 1 - tail], axis=0)
     spread = draws.std(axis=0, ddof=1)
     varies = spread > 0
     deviation = np.abs(draws[:, varies] - estimate[varies]) / spread[varies]
-    c = float(np.quantile(deviation.max(axis=1), LEVEL)) if varies.any() else 0.0
+    c = float(np.quantile(deviation.max(axis=1), level())) if varies.any() else 0.0
     out = []
     for j, label in enumerate(labels):
         width = c * spread[j]
         point = float(estimate[j])
-        marginal = Interval(point, float(min(low[j], point)), float(max(high[j], point)), over)
+        marginal = Interval(point, float(min(low[j], point)), float(max(high[j], point)), over,
+                            how=_over_cells("bootstrap"))  # fmt: skip
         joint = Interval(
             point,
             point - width,
             point + width,
             over,
-            how=f"{LEVEL:.0%} simultaneous bootstrap of {len(labels)} comparisons",
+            how=f"{LEVEL:.0%} simultaneous bootstrap of {len(labels)} comparisons"
+            + (f", each of {_CELLS.get()} cells at {level():.2%}" if _CELLS.get() > 1 else ""),
         )
         out.append(Comparison(label, marginal, joint))
     return out
