@@ -3,13 +3,20 @@
 Only the extension list lives here; metadata is in pyproject.toml.
 Set ``TEXTSEL_DEBUG=1`` to build without optimisation and with Cython's
 bounds checks switched back on (for debugging a kernel under gdb or ASan).
+
+The nine extensions are translated by Cython and compiled in parallel, one job
+per core this process may use (``pip install .`` included); ``--parallel N``
+(``-j N``) of ``build_ext`` or ``[build_ext] parallel = N`` in setup.cfg sets
+another number, 1 builds one at a time.
 """
 
 import os
 import sys
+import threading
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 DEBUG = os.environ.get("TEXTSEL_DEBUG", "") not in ("", "0")
 
@@ -63,4 +70,53 @@ extensions = [
     for name, c_sources in KERNELS.items()
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=directives))
+
+def cores() -> int:
+    """The cores this process may use (its affinity where the platform tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def compiles_csrc(ext) -> bool:
+    return any(source.startswith("csrc/") for source in ext.sources)
+
+
+#: extensions compiling the same C file (csrc/csr.c) would write the same object file at once: they
+#: take turns
+_SHARED_SOURCES = threading.Lock()
+
+
+class ParallelBuildExt(build_ext):
+    """``build_ext`` compiling the extensions in parallel, one per core, unless told a number."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = cores()
+
+    def build_extensions(self):
+        # the first of those taking turns starts first, the others wait at the end of the queue,
+        # so that no worker idles on the lock while extensions of their own wait to start
+        shared = [ext for ext in self.extensions if compiles_csrc(ext)]
+        self.extensions = shared[:1] + [ext for ext in self.extensions if not compiles_csrc(ext)] + shared[1:]
+        super().build_extensions()
+
+    def build_extension(self, ext):
+        if not compiles_csrc(ext):
+            return super().build_extension(ext)
+        with _SHARED_SOURCES:
+            return super().build_extension(ext)
+
+
+# Cython's translation in parallel too, in worker processes (on Linux only: other platforms build as
+# they did)
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives=directives,
+        nthreads=cores() if sys.platform.startswith("linux") else 0,
+    ),
+    cmdclass={"build_ext": ParallelBuildExt},
+)
