@@ -9,7 +9,6 @@ and brute-force numpy sums.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.model_selection import KFold
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils.class_weight import compute_sample_weight
 
@@ -138,10 +137,49 @@ def test_row_weights_hold_out_a_fold():
 
 
 @pytest.mark.parametrize("n_docs, n_folds", [(10, 3), (9, 3), (3000, 5), (7, 7)])
-def test_fold_bounds_are_kfolds(n_docs, n_folds):
-    """The cluster's SCut folds (row ranges) are scikit-learn's unshuffled KFold."""
-    pytest.importorskip("distributed")
-    from textsel.distributed.rows import fold_bounds
+def test_scut_folds_are_dealt_and_a_block_finds_its_rows(n_docs, n_folds):
+    """SCut's folds deal the documents in turn: together they hold each document once, each is
+    within one document of the others' size, and a row block starting at any row finds its rows of
+    a fold from that row's number alone (the cluster's weights), the same rows as memory's."""
+    from textsel._rows import dealt_folds
 
-    expected = [(int(test[0]), int(test[-1]) + 1) for _, test in KFold(n_folds).split(np.empty(n_docs))]
-    assert fold_bounds(n_docs, n_folds) == expected
+    folds = [np.arange(n_docs)[f] for f in dealt_folds(n_docs, n_folds)]
+    assert sorted(np.concatenate(folds).tolist()) == list(range(n_docs))
+    assert max(map(len, folds)) - min(map(len, folds)) <= 1
+    for start in (0, 1, n_docs // 2):
+        for f, rows in enumerate(folds):
+            local = np.arange(start, n_docs)[slice((f - start) % n_folds, None, n_folds)]
+            assert local.tolist() == rows[rows >= start].tolist()
+
+
+def test_scut_on_a_corpus_sorted_by_class_still_sees_the_rare_class(monkeypatch):
+    """Documents stored by class (a rare class's all together, as 20 Newsgroups comes): folds cut in
+    runs (unshuffled KFold) hold that class out whole from the one model that scores it, and its
+    held-out scores rank it no better than chance; dealt folds give every fold's model some of it,
+    so the out-of-fold scores SCut reads rank the rare class's documents first (both shown)."""
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import KFold
+
+    import textsel._rows as rows_module
+    import textsel.linear_model as linear_model
+    from textsel.linear_model import ProximalSVC
+
+    rng = np.random.default_rng(0)
+    n, d = 600, 200
+    y = np.sort((rng.random(n) < 0.05).astype(int))  # the rare class's documents last, together
+    X = (rng.random((n, d)) < 0.05).astype(float)
+    X[y == 1, :10] += rng.random(((y == 1).sum(), 10)) < 0.5
+    X = sp.csr_matrix(X)
+    seen = []
+    scut = linear_model.scut_thresholds
+    monkeypatch.setattr(
+        linear_model, "scut_thresholds", lambda scores, *a: seen.append(scores) or scut(scores, *a)
+    )
+
+    def held_out_auc():
+        ProximalSVC(threshold="scut", cv=3).fit(X, y)
+        return roc_auc_score(y, seen[-1][:, 0])
+
+    assert held_out_auc() > 0.9
+    monkeypatch.setattr(rows_module, "dealt_folds", lambda n, k: [t for _, t in KFold(k).split(np.empty(n))])
+    assert held_out_auc() < 0.75

@@ -25,7 +25,7 @@ from ._faults import restarting, result_within
 from ._rows_worker import group_sums, label_summary, positive
 from .solve import solve
 
-__all__ = ["BlockRows", "fold_bounds"]
+__all__ = ["BlockRows"]
 
 
 class BlockRows:
@@ -187,9 +187,9 @@ class BlockRows:
 
         operator = BlockOperator(self.A)
         scores = np.empty((self.n_docs, self.n_columns))
-        for start, stop in fold_bounds(self.n_docs, n_folds):
-            coef, intercept, _ = solve(self.A, self.holding_out(start, stop))
-            scores[start:stop] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[start:stop]
+        for fold in range(n_folds):  # the folds of memory's dealt_folds
+            coef, intercept, _ = solve(self.A, self.holding_out(fold, n_folds))
+            scores[fold::n_folds] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[fold::n_folds]
         return scores
 
     def release(self):
@@ -197,12 +197,13 @@ class BlockRows:
         if self.owned:
             self.A.release()
 
-    def holding_out(self, start, stop) -> BlockRows:
-        """These rows with the documents ``start:stop`` weighted 0 (a fold's model)."""
-        fold = object.__new__(BlockRows)
-        fold.__dict__.update(self.__dict__)
-        fold.held_out = (int(start), int(stop))
-        return fold
+    def holding_out(self, fold, n_folds) -> BlockRows:
+        """These rows with the documents of ``fold`` (every ``n_folds``-th from document ``fold``:
+        :func:`textsel._rows.dealt_folds`) weighted 0: a fold's model."""
+        rows = object.__new__(BlockRows)
+        rows.__dict__.update(self.__dict__)
+        rows.held_out = (int(fold), int(n_folds))
+        return rows
 
     def lsqr(self, A, delta, *, damp, fit_intercept, atol, btol, iter_lim, n_jobs=None):
         """LSQR of ``A`` against the targets, row weights ``delta`` on each column's positives (None:
@@ -225,9 +226,9 @@ class _SolveRows:
         rows = self.rows
         starts = rows.A.row_starts
         held = None
-        if rows.held_out is not None:
-            a, b = rows.held_out
-            held = slice(max(a - starts[i], 0), max(min(b, starts[i + 1]) - starts[i], 0))
+        if rows.held_out is not None:  # the fold's rows of this block: every n-th from its first
+            fold, n_folds = rows.held_out
+            held = slice((fold - starts[i]) % n_folds, None, n_folds)
         s = None if rows._s is None else rows._s[i]
         return ("labels", rows._y[i], s, rows.recipe, self.delta, held)
 
@@ -236,12 +237,3 @@ class _SolveRows:
 
     def release(self):
         """Nothing to drop: the labels stay placed for the fit's other solves."""
-
-
-def fold_bounds(n_docs: int, n_folds: int) -> list[tuple[int, int]]:
-    """The (start, stop) rows of each fold of ``KFold(n_folds)`` (unshuffled, so contiguous): the
-    first ``n_docs % n_folds`` folds one row longer."""
-    sizes = np.full(n_folds, n_docs // n_folds)
-    sizes[: n_docs % n_folds] += 1
-    stops = np.cumsum(sizes)
-    return [(int(stop - size), int(stop)) for size, stop in zip(sizes, stops, strict=True)]
