@@ -291,10 +291,12 @@ def _held_out(texts, y, names, test_texts, y_test, out) -> None:
         _f1_table(scores, ks, out)
         _say(f"Here {_f1_verdict(scores, ks, tie)}", out)
     out("")
-    _say("Selection buys a smaller model (k weights, not one per term) and faster training and "
-         "prediction on large vocabularies; whether it also buys F1 depends on the corpus (above, "
-         "measured). Forman (2003) reports BNS ahead under high class skew; measure it on your own "
-         "corpus with `textsel study`.", out)  # fmt: skip
+    _say("These are one split's numbers (the skewed ones a mean of draws), with no interval: a "
+         "difference of a few test documents is noise. Selection buys a smaller model (k weights, "
+         "not one per term) and faster training and prediction on large vocabularies; whether it "
+         "also buys F1 depends on the corpus. Forman (2003) reports BNS ahead under high class skew; "
+         "`textsel study` runs his protocol (repeated cross-validation, every metric and k) on your "
+         "own corpus.", out)  # fmt: skip
 
 
 def _say(text: str, out, first: str = "   ", rest: str = "   ", width: int = 100) -> None:
