@@ -1280,3 +1280,38 @@ def test_rows_judged_on_few_units_say_differs_at_most_seven_percent_at_their_mar
     assert max(rate for rate, _ in rates.values()) <= 0.07, rates
     monkeypatch.setitem(calibration.ROWS, ("zhuang", "balanced"), ("bootstrap", 19, 20, 1))
     assert calibration.mechanism_rates([("zhuang", "balanced")], worlds=200)[("zhuang", "balanced")][0] > 0.07
+
+
+def test_seed_moves_names_the_rows_another_seed_moves(tmp_path):
+    """tools/seed_moves.py writes into the seed-0 page which rows another seed's page judges
+    differently, replaces its own section when run again, and fails (status 1) where a row moves
+    between reproduces and differs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "seed_moves", __import__("pathlib").Path(__file__).parents[1] / "tools" / "seed_moves.py"
+    )
+    seed_moves = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(seed_moves)
+
+    def page(seed, verdicts):
+        table = "\n".join(
+            f'| Sec. {i} | "claim {i}"; reading: r | m | o | i | {v}: why |' for i, v in enumerate(verdicts)
+        )
+        command = "textsel reproduce x --data-home DATA" + (f" --seed {seed}" if seed else "")
+        head = "| where | the paper | measured as | textsel | interval | verdict |\n|---|---|---|---|---|---|"
+        return f"# T\n\n```\n{command}\n```\n\n{head}\n{table}\n\n## Figures\n"
+
+    first, other = tmp_path / "p.md", tmp_path / "q.md"
+    first.write_text(page(0, ["reproduces", "within noise", "differs"]))
+    other.write_text(page(1, ["within noise", "within noise", "differs"]))
+    assert seed_moves.main([first, other]) == 0
+    text = first.read_text()
+    assert (
+        "Of 3 rows, 2 keep their verdict; these move:" in text
+        and "reproduces at seed 0, within noise there" in text
+    )
+    assert text.index("## At another seed") < text.index("## Figures")
+    other.write_text(page(1, ["differs", "within noise", "differs"]))
+    assert seed_moves.main([first, other]) == 1  # reproduces -> differs: flagged
+    assert first.read_text().count("## At another seed") == 1
