@@ -21,13 +21,15 @@ OUTER = {"reproduces", "differs"}
 
 def rows(page: str) -> dict:
     """{(where, claim): verdict word} of the page's table of claims."""
-    out = {}
+    out, inside = {}, False
     for line in page.splitlines():
-        if line.startswith("| ") and not line.startswith(("| where", "|---")):
+        if line.startswith("| where | the paper |"):
+            inside = True
+        elif inside and not line.startswith("|"):
+            break  # the table of claims ends at its first line that is not a row
+        elif inside and not line.startswith("|---"):
             cells = line.strip("|").split(" | ")
-            if len(cells) >= 5:
-                word = cells[-1].split(":")[0].strip()
-                out[(cells[0].strip(), cells[1].strip())] = word
+            out[(cells[0].strip(), cells[1].strip())] = cells[-1].split(":")[0].strip()
     return out
 
 
@@ -44,9 +46,11 @@ def section(page: str, other: str) -> tuple[str, list]:
         HEADING,
         "",
         f"The same run at seed {seed.group(1) if seed else '?'} (`{command.group(1) if command else '?'}`) "
-        "redraws every random choice: splits, folds, samples and every interval's resamples.  "
-        f"Of {len(first)} rows, {len(first) - len(moved)} keep their verdict"
-        + (":" if not moved else "; these move:"),
+        "redraws every random choice: splits, folds, samples and every interval's resamples.  "(
+            f"Of {len(first)} rows, {len(first) - len(moved)} keep their verdict; these move:"
+            if moved
+            else f"All {len(first)} rows keep their verdict."
+        ),  # fmt: skip
     ]
     if moved:
         lines += [""] + [
