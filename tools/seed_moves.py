@@ -46,11 +46,12 @@ def section(page: str, other: str) -> tuple[str, list]:
         HEADING,
         "",
         f"The same run at seed {seed.group(1) if seed else '?'} (`{command.group(1) if command else '?'}`) "
-        "redraws every random choice: splits, folds, samples and every interval's resamples.  "(
+        "redraws every random choice: splits, folds, samples and every interval's resamples.  "
+        + (
             f"Of {len(first)} rows, {len(first) - len(moved)} keep their verdict; these move:"
             if moved
             else f"All {len(first)} rows keep their verdict."
-        ),  # fmt: skip
+        ),
     ]
     if moved:
         lines += [""] + [
