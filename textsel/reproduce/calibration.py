@@ -113,7 +113,7 @@ def _units(rng, n, m):
 
 def _family(rng, how, n, m):
     """One cell's comparisons, every one's quantity exactly at its margin (0), made ``how``."""
-    from .dasgupta import draw_mean
+    from .dasgupta_relative import draw_mean
     from .verdicts import RESAMPLES, band, clustered_t_family
 
     labels = [str(j) for j in range(m)]
