@@ -33,9 +33,9 @@ def add_parser(subparsers) -> None:
         "--quick",
         action="store_true",
         help="fewer tasks, sizes and draws: a check that every experiment runs, not the paper's test "
-        "(rows on too few units say so; rows with nothing to test say 'not tested').  Measured on 2 "
-        "shared cores: forman 3 min, li-sun 4-5, kolcz 2, zhuang 5, dasgupta 13 (full runs: about "
-        "2, 2, 1.5, 11 and 24 min)",
+        "(rows on too few units say so; rows with nothing to test say 'not tested').  On 2 busy "
+        "cores a quick run took: forman 3 min, li-sun 4-5, kolcz 2, zhuang 5, dasgupta 13; a full "
+        "run takes about 2, 3, 1.5, 11 and 24 min on the same cores when quiet",
     )
     reproduce.add_argument(
         "--n-jobs",
