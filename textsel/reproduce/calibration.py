@@ -134,9 +134,10 @@ def _family(rng, how, n, m):
     estimate, draws = values.mean(axis=0), weights @ values / n
     if how == "bootstrap and draws":  # each comparison's quantity a mean over DRAWS draws, which scatter
         offsets = 0.5 * rng.standard_normal((DRAWS, m)) * values.std(axis=0) / np.sqrt(n) * 3
-        picks = rng.integers(0, DRAWS, size=(RESAMPLES, DRAWS))
         per_draw = draws[:, None, :] + offsets[None, :, :]  # resamples x draws x comparisons
-        draws = np.stack([draw_mean(per_draw[:, :, j], picks) for j in range(m)], axis=1)
+        # each comparison's draws picked apart, as the page picks each (method, size)'s apart
+        draws = np.stack([draw_mean(per_draw[:, :, j], rng.integers(0, DRAWS, size=(RESAMPLES, DRAWS)))
+                          for j in range(m)], axis=1)  # fmt: skip
         estimate = estimate + offsets.mean(axis=0)
     return band(estimate, draws, labels, f"{n} units")
 
