@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from .._names import MATRIX_FORMATS, METRICS, TEXT_FORMATS
-from .streams import _SHOWN, is_stream, read_stream, sniff
+from .streams import _SHOWN, as_given, given_name, is_stream, read_stream, sniff
 
 FORMATS = MATRIX_FORMATS
 INPUT_FORMATS = FORMATS + tuple(f for f in TEXT_FORMATS if f != "auto")
@@ -161,7 +161,7 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None):
     from sklearn.utils import Bunch
 
     from ..datasets.texts import load_texts
-    from .text import check_weighting, vectorize
+    from .text import check_weighting, table_header, vectorize
 
     check_weighting(args)  # before any reading: a refused option is the first thing said
     if is_stream(path):
@@ -173,7 +173,7 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None):
     if not is_text_input(path, fmt):
         X, y, names = read_matrix(path, fmt, labels, terms)
         return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
-    header = "auto" if getattr(args, "header", None) is None else args.header
+    header = table_header(args, path, fmt)
     b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
                    label_separator=args.label_separator, fmt=fmt, encoding=args.encoding,
                    header=header)  # fmt: skip
@@ -195,8 +195,11 @@ def _check_label_column(b, column) -> None:
 
 
 def _from_stream(args, path, fmt, labels, terms):
-    """An input readable once (``-``, ``/dev/stdin``, a pipe, a FIFO), saved to a temporary
-    file of the format ``--input-format`` names or its content shows."""
+    """An input readable once (``-``, ``/dev/stdin``, a pipe, a FIFO) or compressed text, saved to
+    a temporary file of the format ``--input-format`` names or its content shows; what is said
+    about that file names ``path``."""
     with tempfile.TemporaryDirectory(prefix="textsel-input-") as folder:
-        saved = read_stream(path, fmt, Path(folder), getattr(args, "text_column", "text"))
-        return read_dataset(args, saved, fmt, labels, terms)  # "auto": the saved file's ending says
+        saved = read_stream(path, fmt, Path(folder), getattr(args, "text_column", "text"),
+                            getattr(args, "encoding", "utf-8"))  # fmt: skip
+        with as_given(saved, given_name(path)):
+            return read_dataset(args, saved, fmt, labels, terms)  # "auto": the saved file's ending says

@@ -4,10 +4,13 @@ hashed columns."""
 from __future__ import annotations
 
 import argparse
+import warnings
 from collections import Counter
 
 #: vectorizer options that are refused: weights cannot change a selection by document counts
 WEIGHTING = ("--tfidf", "--binary", "--sublinear-tf")
+#: the columns read when --text-column and --label-column are not given: what a header names them
+TEXT_COLUMN, LABEL_COLUMN = "text", "label"
 
 
 def add_vectorizer_options(parser) -> None:
@@ -17,19 +20,21 @@ def add_vectorizer_options(parser) -> None:
         "vectorized by scikit-learn's CountVectorizer (HashingVectorizer with --hashing).  CSV/TSV "
         "columns are named as pandas' read_csv names them: by the header row's names, or by 0-based "
         "position for a file without a header (as header=None numbers them): '--text-column 1 "
-        "--label-column 0' reads 'label<TAB>text' lines such as the SMS Spam Collection's.  A file "
-        "whose name has no ending is recognized by its first lines.",
+        "--label-column 0' reads 'label<TAB>text' lines such as the SMS Spam Collection's; a first "
+        "row that names the two columns given by position 'text' and 'label' is taken for a header "
+        "(said on stderr; --no-header reads it as a document).  A file whose name has no ending is "
+        "recognized by its first lines.",
     )
     group.add_argument(
         "--text-column",
         type=_column,
-        default="text",
+        default=TEXT_COLUMN,
         help="column of the text: a header name, 0-based position or JSON Lines key (default: %(default)s)",
     )
     group.add_argument(
         "--label-column",
         type=_column,
-        default="label",
+        default=LABEL_COLUMN,
         help="column of the label, as --text-column (default: %(default)s)",
     )
     group.add_argument(
@@ -37,7 +42,8 @@ def add_vectorizer_options(parser) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="whether a CSV/TSV file's first row names its columns (default: yes, unless both columns "
-        "are given by position; --header with positions skips the first row)",
+        "are given by position and the first row does not name them 'text' and 'label'; --header "
+        "with positions skips the first row)",
     )
     group.add_argument(
         "--label-separator",
@@ -141,6 +147,50 @@ def _column(text: str):
     if not text:
         raise argparse.ArgumentTypeError("expected a column name or a 0-based position, got ''")
     return int(text) if text.isdigit() else text
+
+
+def table_header(args, path, fmt) -> bool | str:
+    """``--header`` as :func:`textsel.datasets.load_texts` takes it.
+
+    Given, it is kept.  Not given, with both columns given by position in a CSV/TSV file, a first
+    row whose cells at those positions are ``text`` and ``label`` (the names textsel reads by
+    default, in any case) is the header a user wrote for those columns, not a document of class
+    "label": it is read as the header and a warning says so.  Otherwise "auto".
+    """
+    header = getattr(args, "header", None)
+    if header is not None:
+        return header
+    columns = (getattr(args, "text_column", TEXT_COLUMN), getattr(args, "label_column", LABEL_COLUMN))
+    if not all(isinstance(column, int) for column in columns):
+        return "auto"
+    from ..datasets.texts import text_format
+
+    layout = text_format(path) if fmt == "auto" else fmt
+    if layout not in ("csv", "tsv"):
+        return "auto"
+    row = _first_row(path, "," if layout == "csv" else "\t", getattr(args, "encoding", "utf-8"))
+    cells = [row[column].strip().casefold() if column < len(row) else None for column in columns]
+    if cells != [TEXT_COLUMN, LABEL_COLUMN]:
+        return "auto"
+    warnings.warn(f"{path}: its first row names columns {columns[0]} and {columns[1]} {TEXT_COLUMN!r} and "
+                  f"{LABEL_COLUMN!r}: read as the header, not as a document (--no-header reads it as "
+                  "one)", UserWarning, stacklevel=2)  # fmt: skip
+    return True
+
+
+def _first_row(path, delimiter: str, encoding: str) -> list[str]:
+    """The fields of a table's first line (up to 64 KiB of it: a header is short), or none where
+    it cannot be read; the reader says why when it reads the file."""
+    import codecs
+    import csv
+
+    try:
+        codec = "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
+        with open(path, newline="", encoding=codec) as fh:
+            line = fh.readline(64 * 1024)
+    except (OSError, LookupError, UnicodeDecodeError):
+        return []
+    return next(csv.reader([line], delimiter=delimiter), [])
 
 
 def check_weighting(args) -> None:
