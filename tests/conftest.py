@@ -16,6 +16,19 @@ if os.environ.get("TEXTSEL_EXPECT_INSTALLED") == "1":
         raise pytest.UsageError(f"TEXTSEL_EXPECT_INSTALLED=1 but textsel was imported from {SOURCE}")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _state_home(tmp_path_factory):
+    """textsel's state folder (the output manifests) in the test run's own temporary folder, for
+    this process and the commands it starts, never the user's ``~/.local/state``."""
+    before = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = before
+
+
 def random_corpus(n_docs=60, n_terms=40, n_classes=3, density=0.15, seed=0, dtype=np.float64):
     """A small random non-negative CSR matrix and 1-D labels with every class present."""
     rng = np.random.default_rng(seed)

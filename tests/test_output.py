@@ -130,7 +130,6 @@ def test_a_rerun_replaces_the_earlier_results_whole_and_keeps_the_users_files(tm
     assert "best_pairs.csv" not in names and "notes.txt" in names
     assert names == sorted(
         [
-            ".textsel-study.manifest",
             "notes.txt",
             "records.csv",
             "records.json",
@@ -256,7 +255,7 @@ def test_two_processes_into_one_folder_end_with_one_complete_result(tmp_path):
     finally:
         first.kill()
     (out / "release").unlink()
-    assert sorted(p.name for p in out.iterdir()) == [".textsel-forman.manifest", "forman.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["forman.md"]
     assert (out / "forman.md").read_text() == "from the first run"
 
 
@@ -273,4 +272,4 @@ def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(tmp_path):
     assert any(name.endswith(".partial") for name in left)  # SIGKILL: nothing could clean up
     with OutputFolder(tmp_path / "out", "forman", "--out", manifest=True) as staging:  # the lock is free
         (staging / "forman.md").write_text("next")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".textsel-forman.manifest", "forman.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["forman.md"]

@@ -21,6 +21,7 @@ import errno
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -31,7 +32,7 @@ import pytest
 
 from textsel._output import OutputFolder
 from textsel._output.commit import Commit, RollbackError
-from textsel._output.manifest import identity
+from textsel._output.manifest import identity, manifest_path
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="links, FIFOs and modes as POSIX has them")
 
@@ -151,7 +152,7 @@ class Faults:
 
 
 def leftovers(out):
-    return sorted(p for p in os.listdir(out) if p.startswith(".textsel-") and not p.endswith(".manifest"))
+    return sorted(p for p in os.listdir(out) if p.startswith(".textsel-"))
 
 
 @pytest.mark.parametrize("variant", ["links", "no hard links", "link target on another file system"])
@@ -223,8 +224,7 @@ def test_a_run_without_figures_removes_the_figures_folder_only_when_nothing_of_t
 # -- planted at the lock's and the manifest's names ----------------------------------------------
 
 
-def plant(out, name, how, victim):
-    path = out / name
+def plant(path, how, victim):
     if how == "symlink":
         path.symlink_to(victim)
     elif how == "hard link":
@@ -235,7 +235,9 @@ def plant(out, name, how, victim):
         path.write_text("")
     elif how == "another user's":
         path.write_text(
-            "pid 1, started 00:00:00\n" if name.endswith(".lock") else '{"kind": "textsel output manifest"}'
+            "pid 1, started 00:00:00\n"
+            if path.name.endswith(".lock")
+            else '{"kind": "textsel output manifest"}'
         )
         os.chown(path, 4242, 4242)
     else:
@@ -244,20 +246,32 @@ def plant(out, name, how, victim):
 
 
 @pytest.mark.parametrize("how", ["symlink", "hard link", "fifo", "other content", "empty", "another user's"])
-@pytest.mark.parametrize("name", [".textsel-paper.lock", ".textsel-paper.manifest"])
+@pytest.mark.parametrize("name", [".textsel-paper.lock", "manifest"])
 def test_nothing_planted_at_the_locks_or_the_manifests_name_is_written_or_believed(tmp_path, how, name):
+    """The lock's name in the output folder, and the manifest's in textsel's state folder."""
     if how == "another user's" and os.geteuid() != 0:
         pytest.skip("giving a file to another user needs root")
     out = tmp_path / "out"
     out.mkdir()
     victim = tmp_path / "thesis.txt"
     victim.write_text("years of work\n")
-    plant(out, name, how, victim)
-    before = snapshot(tmp_path)
-    with pytest.raises(ValueError, match=rf"^--out {out}: \{name} there .*not textsel's"):
-        with OutputFolder(out, "paper", "--out", manifest=True):
-            raise AssertionError("the run must stop before any work")
-    assert snapshot(tmp_path) == before
+    if name == "manifest":
+        path = manifest_path(out, "paper")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)
+        why = r"textsel's record of the files written there, .*not textsel's manifest"
+    else:
+        path, why = out / name, rf"\{name} there .*not textsel's"
+    plant(path, how, victim)
+    before = snapshot(tmp_path, path.parent)
+    try:
+        with pytest.raises(ValueError, match=rf"^--out {out}: {why}"):
+            with OutputFolder(out, "paper", "--out", manifest=True):
+                raise AssertionError("the run must stop before any work")
+        assert snapshot(tmp_path, path.parent) == before
+    finally:
+        if name == "manifest":
+            path.unlink()
 
 
 def test_a_manifest_removes_nothing_but_names_the_command_writes(tmp_path):
@@ -267,7 +281,7 @@ def test_a_manifest_removes_nothing_but_names_the_command_writes(tmp_path):
     earlier_run(out)
     (out / "thesis.tex").write_text("years of work\n")
     (out / "keep").mkdir()
-    path = out / ".textsel-paper.manifest"
+    path = manifest_path(out, "paper")
     content = json.loads(path.read_text())
     content["files"].append([["thesis.tex"], *identity(os.lstat(out / "thesis.tex"))])
     content["folders"].append(["keep"])
@@ -280,11 +294,28 @@ def test_a_manifest_removes_nothing_but_names_the_command_writes(tmp_path):
 def test_a_manifest_naming_a_path_out_of_the_folder_is_refused(tmp_path):
     out = tmp_path / "out"
     earlier_run(out)
-    text = (out / ".textsel-paper.manifest").read_text().replace('"page.md"', '"..", "thesis.txt"')
-    (out / ".textsel-paper.manifest").write_text(text)
+    path = manifest_path(out, "paper")
+    path.write_text(path.read_text().replace('"page.md"', '"..", "thesis.txt"'))
     with pytest.raises(ValueError, match="is not in textsel's format"):
         with OutputFolder(out, "paper", "--out", manifest=True):
             pass
+
+
+def test_the_manifest_is_kept_outside_the_folder_and_dropped_with_its_folder(tmp_path):
+    """Nothing of textsel's stays among the user's files after a run with a manifest; the
+    manifest kept in the state folder goes once its output folder is gone (at the next write)."""
+    out, other = tmp_path / "out", tmp_path / "other"
+    other.mkdir()  # made first: a folder made after ``out`` is removed may take its inode
+    earlier_run(out)
+    assert not [p for p in os.listdir(out) if p.startswith(".textsel")]
+    kept = manifest_path(out, "paper")
+    assert kept.is_file() and os.path.commonpath([kept, out]) != str(out)
+    for root, _, files in os.walk(out):
+        for name in files:
+            assert not name.startswith(".textsel"), os.path.join(root, name)
+    shutil.rmtree(out)
+    earlier_run(other)
+    assert not kept.exists() and manifest_path(other, "paper").is_file()
 
 
 def test_a_folder_that_only_looks_like_a_staging_folder_is_not_removed(tmp_path):
@@ -329,7 +360,7 @@ def test_an_undo_that_fails_keeps_the_earlier_file_and_says_where(tmp_path, monk
     state = {"failed": False}
 
     def replace(source, target, **kwargs):
-        if str(target).endswith(".manifest") and not state["failed"]:
+        if str(target).endswith("deep.png") and not state["failed"]:
             state["failed"] = True
             raise OSError(errno.EIO, "the commit's last step fails")
         if state["failed"] and str(target) == str(out / "page.md"):

@@ -13,13 +13,17 @@ What a command promises, whatever name it is given:
 - **one run at a time per set of entries**: a lock no link or file planted at its name can turn
   against the user (:mod:`.lock`);
 - **all or nothing**: the run writes into a staging folder private to it, and its files are
-  moved into place together, or, on any error or Ctrl-C, not at all (:mod:`.commit`); an
-  earlier run's files this run does not write again are removed only when the manifest shows
-  they are unchanged (:mod:`.manifest`).
+  moved into place together, or, on any error or Ctrl-C, not at all (:mod:`.commit`); a run
+  killed outright while moving them is undone by the next run into the folder
+  (:mod:`.journal`); an earlier run's files this run does not write again are removed only when
+  the manifest, kept outside the folder, shows they are unchanged (:mod:`.manifest`);
+- **never over an input**: an output that is one of the run's inputs (by any name or link), or
+  lies inside an input folder, is refused before any work.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -28,11 +32,14 @@ from pathlib import Path
 
 from .commit import Commit, RollbackError
 from .lock import EntryLock, OutputBusyError
-from .manifest import read_manifest
+from .manifest import manifest_path, read_manifest, write_manifest
 from .signals import Caught
-from .targets import file_target, folder_target, foreign_link, write_through
+from .targets import file_target, folder_target, foreign_link, refuse_inputs, write_through
 
-__all__ = ["OutputBusyError", "OutputFolder", "file_target", "folder_target", "write_file"]
+__all__ = ["FileOutput", "OutputBusyError", "OutputFolder", "file_target", "folder_target"]
+
+#: what a write says when the place it writes to cannot take the results
+_NO_ROOM = {errno.ENOSPC, errno.EFBIG, errno.EROFS, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
 class OutputFolder:
@@ -60,6 +67,9 @@ class OutputFolder:
         as the manifest lists it (default: the names of ``files`` and ``folders``).
     shown : str, optional
         What the user named, for the errors (default: ``folder``).
+    inputs : sequence of path, optional
+        The run's inputs: an entry it writes that is one of them, or lies inside one of them
+        (a folder), is refused before any work.
     """
 
     def __init__(
@@ -73,6 +83,7 @@ class OutputFolder:
         manifest: bool = False,
         removable=None,
         shown: str | None = None,
+        inputs=(),
     ):
         self.given = folder
         if shown is None:
@@ -82,6 +93,7 @@ class OutputFolder:
         self.files, self.folders = tuple(files), tuple(folders)
         self.manifest = manifest
         self.removable = removable or (lambda name: name in self.files or name in self.folders)
+        self.inputs = tuple(inputs)
         self.staging: Path | None = None
         self._lock: EntryLock | None = None
         self._created: list[Path] = []
@@ -94,6 +106,8 @@ class OutputFolder:
     def __enter__(self) -> Path:
         self.folder = folder_target(self.given, self.option)
         self._check_kinds()
+        written = [self.folder / name for name in self.files] or [self.folder]
+        refuse_inputs(written, self.inputs, self.option, self.shown)
         try:
             self._make_folder()
             self._lock = EntryLock(self.folder, self.key, self.option, self.shown)
@@ -103,6 +117,7 @@ class OutputFolder:
             prefix = f".textsel-{self._lock.slug}-"
             self.staging = Path(tempfile.mkdtemp(prefix=prefix, suffix=".partial", dir=self.folder))
             self._lock.record(self.staging.name)
+            self._private = os.fspath(self.staging)
             (self.staging / "new").mkdir()
         except (OutputBusyError, ValueError):
             self._abandon()
@@ -117,12 +132,13 @@ class OutputFolder:
 
     @property
     def _manifest_path(self) -> Path:
-        return self.folder / f".textsel-{self._lock.slug}.manifest"
+        return manifest_path(self.folder, self._lock.slug)
 
     def _refuse_manifest(self, why: str):
-        self.refuse(
-            f"{self._manifest_path.name} there {why}, so it is not textsel's manifest; "
-            "remove it if it is not yours, or give another folder"
+        raise ValueError(
+            f"{self.option} {self.shown}: textsel's record of the files written there, "
+            f"{self._manifest_path}, {why}, so it is not textsel's manifest; remove it if it is "
+            "not yours"
         )
 
     def _check_kinds(self) -> None:
@@ -162,9 +178,10 @@ class OutputFolder:
     def __exit__(self, kind, error, traceback) -> None:
         try:
             if kind is None:
-                manifest = self._manifest_path if self.manifest else None
                 commit = Commit(self.folder, self.option, self.shown, self.removable)
-                commit.run(self.staging / "new", self._old, manifest, self.staging)
+                placed = commit.run(self.staging / "new", self._old, self.staging)
+                if self.manifest:
+                    write_manifest(self._manifest_path, placed, self.folder)
         except RollbackError as failed:
             self.staging = None  # it holds what could not be put back: the error says where
             self._abandon()
@@ -178,8 +195,22 @@ class OutputFolder:
             raise
         if kind is not None:
             self._abandon()
+            self._name_the_output(error)
         else:
             self._close()
+
+    def _name_the_output(self, error) -> None:
+        """An error writing into the staging folder (a full disk, a file size limit) names the
+        option the user gave, not the private folder the run wrote into."""
+        if not isinstance(error, OSError) or isinstance(error, FileNotFoundError):
+            return
+        where = getattr(error, "filename", None)
+        inside = where is not None and self._private in os.fspath(where)
+        if error.errno in _NO_ROOM or inside:
+            raise OSError(
+                f"{self.option} {self.shown}: cannot write the results there ({error.strerror or error}); "
+                "the folder is as it was"
+            ) from error
 
     def _close(self) -> None:
         if self.staging is not None:
@@ -199,16 +230,47 @@ class OutputFolder:
                 break
 
 
-def write_file(target, text: str, option: str) -> None:
-    """Write ``text`` (UTF-8) to the output file ``target`` (:func:`file_target`): a stream
-    straight into, else through an :class:`OutputFolder` beside the file, replaced whole."""
-    data = text.encode("utf-8")
-    if target.stream:
-        write_through(target, data, option)
-        return
-    # the lock and the staging folder go beside the file itself (a link's target): moving is a rename
-    key = f"select:{target.path.name}"
-    with OutputFolder(
-        target.path.parent, key, option, files=(target.path.name,), shown=target.shown
-    ) as staging:
-        (staging / target.path.name).write_bytes(data)
+class FileOutput:
+    """A context for one output file ``target`` (:func:`file_target`): entering checks it against
+    the run's ``inputs`` and takes its lock (so a clash with another run is found before any
+    work) and returns a function that takes the text (UTF-8); leaving writes it: straight into a
+    stream, else replaced whole, or, on an exception, not at all."""
+
+    def __init__(self, target, option: str, inputs=()):
+        self.target, self.option, self.inputs = target, option, tuple(inputs)
+        self._text: str | None = None
+        self._folder: OutputFolder | None = None
+
+    def _take(self, text: str) -> None:
+        self._text = text
+
+    def __enter__(self):
+        target = self.target
+        if target.stream:
+            entry = target.descriptor if target.descriptor is not None else target.path
+            refuse_inputs([entry], self.inputs, self.option, target.shown)
+            return self._take
+        # the lock and the staging folder go beside the file itself (a link's target): moving is a rename
+        self._folder = OutputFolder(
+            target.path.parent,
+            f"select:{target.path.name}",
+            self.option,
+            files=(target.path.name,),
+            shown=target.shown,
+            inputs=self.inputs,
+        )
+        self._staging = self._folder.__enter__()
+        return self._take
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if self._folder is None:
+            if kind is None and self._text is not None:
+                write_through(self.target, self._text.encode("utf-8"), self.option)
+            return
+        if kind is None and self._text is not None:
+            try:
+                (self._staging / self.target.path.name).write_bytes(self._text.encode("utf-8"))
+            except BaseException as exc:
+                self._folder.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+        self._folder.__exit__(kind, error, traceback)

@@ -23,6 +23,7 @@ import shutil
 import stat
 from pathlib import Path
 
+from .journal import Journal
 from .manifest import Manifest, identity
 from .signals import Caught, Held
 from .targets import NO_HARD_LINKS, FileTarget, foreign_link, write_through
@@ -70,20 +71,20 @@ class Commit:
         self._undo: list = []  # (what, how to undo it) for each step done, in order
         self._done: list = []  # what to let go once every step succeeded
         self._streams: list[tuple[Path, Path]] = []
+        self._journal: Journal | None = None
 
-    def run(self, tree: Path, old: Manifest | None, manifest_path: Path | None, scratch: Path) -> None:
-        """Move the files under ``tree`` into the folder (keeping their relative paths), remove
-        what ``old`` lists and this run did not write, and record a new manifest at
-        ``manifest_path``; undo all of it on any failure or signal."""
+    def run(self, tree: Path, old: Manifest | None, scratch: Path) -> Manifest:
+        """Move the files under ``tree`` into the folder (keeping their relative paths) and remove
+        what ``old`` lists and this run did not write, each step noted in the journal in
+        ``scratch`` first; undo all of it on any failure or signal.  Returns what was placed."""
         held = Held()
         try:
             held.hold()
+            self._journal = Journal(scratch)
             placed = self._place_tree(tree, old)
             if old is not None:
                 self._remove_stale(old, placed, scratch)
-            if manifest_path is not None:
-                (scratch / "manifest").write_text(placed.dumps(), encoding="utf-8")
-                self._replace(scratch / "manifest", manifest_path, "the manifest")
+            self._journal.note("committed")  # a run killed from here on is carried forward
             caught = held.restore()
             if caught is not None:
                 held.act(caught)  # Ctrl-C raises here, and the steps are undone; a handler may let it pass
@@ -93,6 +94,9 @@ class Commit:
         except BaseException as exc:
             self._undo_all(exc, held)
             raise
+        finally:
+            if self._journal is not None:
+                self._journal.close()
         try:
             held.hold()
             self._let_go()
@@ -100,6 +104,7 @@ class Commit:
             caught = held.restore()
         if caught is not None:
             held.act(caught)  # past the last step: the results are in place
+        return placed
 
     def _undo_all(self, cause: BaseException, held: Held) -> None:
         """Undo every step, signals held meanwhile; one that came acts afterwards (a failed undo
@@ -160,6 +165,7 @@ class Commit:
             kind = "a link to nothing" if target.is_symlink() else "not a folder"
             kind = "another user's link in a shared folder" if foreign_link(target) else kind
             self.refuse(f"{os.path.join(*rel)} there is {kind}, where textsel writes a folder")
+        self._journal.note("mkdir", target)
         os.mkdir(target)
         self._undo.append((target, lambda: os.rmdir(target)))
         return True
@@ -191,7 +197,7 @@ class Commit:
         try:
             os.stat(target, follow_symlinks=False)
         except FileNotFoundError:
-            _move(source, target)
+            self._move(source, target)
             placed = os.lstat(target)
             self._undo.append((shown, lambda: _unlink_if(target, placed)))
             return
@@ -200,15 +206,35 @@ class Commit:
             shutil.copymode(target, source)  # the user's permissions stay the file's
         step = len(self._undo)
         self._undo.append((shown, lambda: aside.unlink()))  # until the move: the second name goes
-        _move(source, target)
+        self._move(source, target)
         self._undo[step] = (
             f"{shown} (the earlier one is kept as {aside})",
             lambda: os.replace(aside, target),
         )
 
+    def _move(self, source: Path, target: Path) -> None:
+        """``os.replace``, or, to a link's target on another file system, a copy beside the
+        target renamed over it."""
+        self._journal.note("moved", target, os.lstat(source).st_ino)
+        try:
+            os.replace(source, target)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            near = _unused(target.parent, ".new")
+            try:
+                self._journal.note("copy", target, near)
+                _copy_exclusive(source, near)
+                self._journal.note("moved", target, os.lstat(near).st_ino)
+                os.replace(near, target)
+            except BaseException:
+                near.unlink(missing_ok=True)
+                raise
+
     def _keep_aside(self, target: Path) -> Path:
         """A second name for the old file beside it (a hard link; a copy where links fail)."""
         aside = _unused(target.parent, ".old")
+        self._journal.note("aside", target, aside)
         try:
             os.link(target, aside)  # ``target`` is no link: its links were resolved
         except OSError as exc:
@@ -239,6 +265,7 @@ class Commit:
                 if owner is not None and found.st_uid != owner:
                     continue
                 aside = f"removed-{number}"
+                self._journal.note("removed", parent.path / rel[-1], scratch / aside)
                 parent.move(rel[-1], removed, aside)
                 undo = lambda p=parent, a=aside, n=rel[-1]: removed.move(a, p, n)  # noqa: E731
                 self._undo.append((f"{os.path.join(*rel)} (kept in {scratch / aside})", undo))
@@ -248,6 +275,7 @@ class Commit:
                 continue
             try:
                 mode = stat.S_IMODE(parent.lstat(rel[-1]).st_mode)
+                self._journal.note("rmdir", parent.path / rel[-1], mode)
                 parent.rmdir(rel[-1])  # only a real, empty folder: anything of the user's keeps it
             except OSError:
                 continue
@@ -331,23 +359,6 @@ class _Folder:
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
-
-
-def _move(source: Path, target: Path) -> None:
-    """``os.replace``, or, to a link's target on another file system, a copy beside the target
-    renamed over it."""
-    try:
-        os.replace(source, target)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        near = _unused(target.parent, ".new")
-        try:
-            _copy_exclusive(source, near)
-            os.replace(near, target)
-        except BaseException:
-            near.unlink(missing_ok=True)
-            raise
 
 
 def _copy_exclusive(source: Path, target: Path) -> None:

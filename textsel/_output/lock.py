@@ -3,10 +3,12 @@
 The lock is ``flock`` on ``.textsel-<slug>.lock`` in the folder, so a run killed outright holds
 none.  The file appears locked and holding its holder line (it is written under a private name
 and linked into place); one a killed run left is opened without following links and taken over
-only if it is a regular file of one link, the user's own, holding a holder line textsel writes.
-Anything else at that name (a link planted to make a run overwrite its target, a file of the
-user's, another user's file) is refused, never written.  The holder line names the run's staging folder, so
-the next run removes exactly a killed run's staging folder and nothing else.
+only if it is a regular file of one link, the user's own, holding a holder line textsel writes
+(or of two, the second its private name, when the run was killed between linking it into place
+and removing that name: the name goes).  Anything else at that name (a link planted to make a
+run overwrite its target, a file of the user's, another user's file) is refused, never written.
+The holder line names the run's staging folder, so the next run undoes what a killed run's
+journal says it did (:mod:`.journal`) and removes exactly that staging folder and nothing else.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import stat
 import time
 from pathlib import Path
 
+from .journal import recover
 from .targets import NO_HARD_LINKS
 
 try:
@@ -151,10 +154,32 @@ class EntryLock:
 
     def _check_ours(self, fd: int) -> None:
         found = os.fstat(fd)
+        if stat.S_ISREG(found.st_mode) and found.st_nlink > 1:
+            self._let_go_private_names(found)
+            found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
             self._refuse("is not a regular file of one link")
         if hasattr(os, "geteuid") and found.st_uid != os.geteuid():
             self._refuse("belongs to another user")
+
+    def _let_go_private_names(self, lock: os.stat_result | None) -> None:
+        """Remove the private names killed runs left (``.textsel-<slug>.lock.<hex>``): of the lock
+        file itself (``lock``: it is locked by this run, so its maker is gone), or files no run
+        holds locked a minute after they were made (their makers died before linking them into
+        place)."""
+        pattern = re.compile(re.escape(self.path.name) + r"\.[0-9a-f]{12}")
+        with contextlib.suppress(OSError), os.scandir(self.path.parent) as entries:
+            for entry in entries:
+                if not pattern.fullmatch(entry.name):
+                    continue
+                with contextlib.suppress(OSError):
+                    found = entry.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(found.st_mode) or not _own(found):
+                        continue
+                    if lock is not None and (found.st_dev, found.st_ino) == (lock.st_dev, lock.st_ino):
+                        os.unlink(entry.path)
+                    elif found.st_nlink == 1 and time.time() - found.st_mtime > 60 and _unheld(entry.path):
+                        os.unlink(entry.path)  # a minute old: not one a live run is making now
 
     def _refuse(self, why: str):
         raise ValueError(
@@ -179,7 +204,10 @@ class EntryLock:
         os.ftruncate(self._fd, len(line))
 
     def remove_stale(self, folder: Path, name: str | None) -> None:
-        """Remove the staging folder a killed run named in the lock (a real folder, not a link)."""
+        """Undo what a killed run named in the lock did to the folder, as its journal says, and
+        remove its staging folder (a real folder, not a link); and the private names of lock
+        files that killed runs left."""
+        self._let_go_private_names(None)
         if name is None:
             return
         path = folder / name
@@ -188,6 +216,7 @@ class EntryLock:
         except FileNotFoundError:
             return
         if stat.S_ISDIR(found.st_mode):
+            recover(path)
             shutil.rmtree(path, ignore_errors=True)
 
     def release(self) -> None:
@@ -206,6 +235,22 @@ class EntryLock:
         if fcntl is None:  # Windows cannot unlink an open file
             with contextlib.suppress(OSError):
                 self.path.unlink()
+
+
+def _own(found: os.stat_result) -> bool:
+    return not hasattr(os, "geteuid") or found.st_uid == os.geteuid()
+
+
+def _unheld(path: str) -> bool:
+    """Whether no process holds the lock of the file at ``path`` (opened without following links)."""
+    fd = os.open(path, os.O_RDWR | _OPEN)
+    try:
+        _lock(fd)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 def _holder_line(staging: str | None) -> str:

@@ -2,9 +2,12 @@
 removes exactly its own earlier files and nothing else.
 
 A command whose files change from run to run (a study with one metric writes no pair table; a
-run without matplotlib draws no figures) keeps ``.textsel-<slug>.manifest`` in its folder: the
-files it placed, each with its identity (device, inode, size, modification time), and the
-folders it created.  The next run removes an earlier file it does not write again only if the
+run without matplotlib draws no figures) keeps a manifest: the files it placed, each with its
+identity (device, inode, size, modification time), and the folders it created.  It is kept in
+textsel's own state folder (``$XDG_STATE_HOME/textsel/outputs``, by default
+``~/.local/state/textsel/outputs``), named by the output folder's device and inode, never among
+the user's files; where that folder cannot be written, no manifest is kept, and the next run
+removes nothing.  The next run removes an earlier file it does not write again only if the
 name still holds that very file, unchanged and not a link: a file the user edited, replaced,
 moved in or linked is the user's, and stays.  The manifest is read without following links and
 only if it is a regular file of the user's own in textsel's format; anything else at its name is
@@ -15,13 +18,16 @@ anything else.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import secrets
 import stat
+import sys
 from pathlib import Path
 
-__all__ = ["Manifest", "identity", "read_manifest"]
+__all__ = ["Manifest", "identity", "manifest_path", "read_manifest", "write_manifest"]
 
 _KIND = "textsel output manifest"
 _OPEN = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -40,15 +46,61 @@ class Manifest:
         self.files: dict[tuple[str, ...], list[int]] = dict(files or {})
         self.folders: set[tuple[str, ...]] = set(folders)
 
-    def dumps(self) -> str:
+    def dumps(self, folder: Path) -> str:
         files = [[list(rel), *ident] for rel, ident in sorted(self.files.items())]
-        return (
-            json.dumps(
-                {"kind": _KIND, "version": 1, "files": files, "folders": sorted(map(list, self.folders))},
-                indent=0,
-            )
-            + "\n"
-        )
+        content = {
+            "kind": _KIND,
+            "version": 1,
+            "folder": os.fspath(folder),
+            "files": files,
+            "folders": sorted(map(list, self.folders)),
+        }
+        return json.dumps(content, indent=0) + "\n"
+
+
+def state_folder() -> Path:
+    """textsel's own folder for what it keeps between runs (never inside an output folder)."""
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):
+        local = os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
+        base = local or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "textsel" / "outputs"
+
+
+def manifest_path(folder: Path, slug: str) -> Path:
+    """Where the manifest of the runs of ``slug`` into ``folder`` is kept."""
+    found = os.stat(folder)
+    return state_folder() / f"{found.st_dev}-{found.st_ino}-{slug}.json"
+
+
+def write_manifest(path: Path, manifest: Manifest, folder: Path) -> None:
+    """Replace the manifest at ``path`` whole (a temporary file renamed over it); one that cannot
+    be written is no manifest, which costs only the next run's removal of this one's files.
+    Manifests of output folders that no longer exist, or are another folder now, go too."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(manifest.dumps(folder), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        return
+    for other in path.parent.glob("*.json"):
+        if other != path and not _still_its_folder(other):
+            with contextlib.suppress(OSError):
+                other.unlink()
+
+
+def _still_its_folder(path: Path) -> bool:
+    """Whether the folder a manifest names is still there as the folder it was kept for."""
+    try:
+        found = os.stat(json.loads(path.read_text(encoding="utf-8"))["folder"])
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, KeyError, TypeError):
+        return True  # unreadable now: left alone
+    return path.name.startswith(f"{found.st_dev}-{found.st_ino}-")
 
 
 def read_manifest(path: Path, refuse) -> Manifest | None:

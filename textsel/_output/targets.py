@@ -32,6 +32,7 @@ __all__ = [
     "file_target",
     "folder_target",
     "foreign_link",
+    "refuse_inputs",
     "write_through",
 ]
 
@@ -221,6 +222,37 @@ def check_folder(folder, option: str, shown: str | None = None) -> None:
         raise ValueError(f"{option} {shown}: {existing} is not a folder")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise OSError(f"{option} {shown}: cannot write there (Permission denied)")
+
+
+def refuse_inputs(written, inputs, option: str, shown: str) -> None:
+    """Refuse, before any work, an output that would replace one of the run's ``inputs``: an
+    entry of ``written`` (paths, or open descriptors) that is an input file under any name or
+    link, or lies inside an input folder."""
+    for given in inputs:
+        if not isinstance(given, (str, os.PathLike)) or os.fspath(given) in ("", "-"):
+            continue
+        try:
+            source = os.stat(given)
+        except (OSError, ValueError):
+            continue  # a missing input is said by the reader, in its own words
+        inside = Path(os.path.realpath(given)) if stat.S_ISDIR(source.st_mode) else None
+        for entry in written:
+            try:
+                found = os.fstat(entry) if isinstance(entry, int) else os.stat(entry)
+            except (OSError, ValueError):
+                found = None
+            if found is not None and (found.st_dev, found.st_ino) == (source.st_dev, source.st_ino):
+                raise ValueError(
+                    f"{option} {shown}: is the input {os.fspath(given)}; writing there would replace it "
+                    "(give another name)"
+                )
+            if inside is not None and not isinstance(entry, int):
+                real = Path(os.path.realpath(entry))
+                if real == inside or inside in real.parents:
+                    raise ValueError(
+                        f"{option} {shown}: lies inside the input folder {os.fspath(given)}, where it "
+                        "would become part of the corpus (give a place outside it)"
+                    )
 
 
 def write_through(target: FileTarget, data: bytes, option: str) -> None:

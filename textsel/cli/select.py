@@ -9,7 +9,8 @@ import os
 import sys
 
 from .._names import METRICS, MULTICLASS, OUTPUT_FORMATS
-from .._output import file_target, write_file
+from .._output import FileOutput, file_target
+from .._output.targets import refuse_inputs
 from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP
 from .text import add_vectorizer_options
 
@@ -155,9 +156,14 @@ def run(args, out=None):
         out = out or sys.stdout
         if out is None:  # started with standard output closed (``>&-``)
             raise ValueError("standard output is closed: give --output FILE for the selection")
+        if out is sys.stdout and args.input != "-":  # ``>> corpus.csv``: the terms would join the corpus
+            refuse_inputs(_fileno(out), [args.input], "standard output", "(--output -)")
         out.write(_selection(args, k))
         return
-    write_file(target, _selection(args, k), "--output")
+    # the lock is taken and the output checked against the input before the work: a clash with
+    # another run, or an output that is the corpus itself, is said at once
+    with FileOutput(target, "--output", inputs=[args.input]) as write:
+        write(_selection(args, k))
 
 
 def _selection(args, k) -> str:
@@ -180,6 +186,13 @@ def _selection(args, k) -> str:
     else:
         terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
     return format_selection(selection_records(selector, terms, data.class_names), args.format)
+
+
+def _fileno(stream) -> list[int]:
+    try:
+        return [stream.fileno()]
+    except (OSError, ValueError, AttributeError):  # not a real file: nothing to compare
+        return []
 
 
 def _int_option(text, name):

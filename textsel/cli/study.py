@@ -12,7 +12,7 @@ from pathlib import Path
 from .._names import FORMAN_KS as KS
 from .._names import METRICS
 from .._output import OutputFolder, folder_target
-from .inputs import DATA_HOME_HELP, LABELS_HELP, ks_list, metric_list, positive_int
+from .inputs import DATA_HOME_HELP, LABELS_HELP, N_JOBS_HELP, ks_list, metric_list, n_jobs, positive_int, seed
 from .text import add_vectorizer_options
 
 FORMAN_KS = ",".join(map(str, KS))
@@ -46,9 +46,10 @@ def add_parser(subparsers) -> None:
         "--trials", type=positive_int, default=5, help="repetitions of the cross-validation (default: 5)"
     )
     study.add_argument("--folds", type=positive_int, default=4, help="cross-validation folds (default: 4)")
-    study.add_argument("--n-jobs", type=int, default=-1,
-                       help="parallel workers as joblib counts them (default: -1, every core)")  # fmt: skip
-    study.add_argument("--seed", type=int, default=0, help="random seed of the folds (default: 0)")
+    study.add_argument("--n-jobs", type=n_jobs, default=-1,
+                       help=f"worker processes running the tasks (joblib): {N_JOBS_HELP}")  # fmt: skip
+    study.add_argument("--seed", type=seed, default=0,
+                       help="random seed of the folds, in [0, 2**32) (default: 0)")  # fmt: skip
     study.add_argument("--out", default=None, help="folder for the tables and figures (default: none)")
     study.add_argument("--no-plots", action="store_true", help="write the tables only")
     study.add_argument(
@@ -105,7 +106,7 @@ def run(args, out=None):
         return
     # the manifest lets the next study remove this one's files it does not write again, and only those
     with OutputFolder(
-        args.out, "study", "--out", files=OUTPUTS, manifest=True, removable=_study_file
+        args.out, "study", "--out", files=OUTPUTS, manifest=True, removable=_study_file, inputs=args.inputs
     ) as staging:
         written = _run(args, out, staging)
     out.write(f"wrote {', '.join(written)} to {args.out}\n")

@@ -44,8 +44,8 @@ def reproduce(
         Write ``<out>/<paper>.md`` and its figures (in ``<out>/<paper>/``, needs matplotlib).  The
         folder is checked before any work; the page and figures are written aside and put in place
         when the run succeeds, and not at all when it fails.  An earlier run's figures that this
-        run does not draw are removed if unchanged (``<out>/.textsel-<paper>.manifest`` records
-        them); the user's other files are never touched.  A second run writing the same paper
+        run does not draw are removed if unchanged (a manifest in textsel's state folder records
+        them, never a file among the results); the user's other files are never touched.  A second run writing the same paper
         into the same folder meanwhile stops at once (``OutputBusyError``).
     quick : bool, default False
         One trial and fewer settings: a check that everything runs, not the page's numbers.
