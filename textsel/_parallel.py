@@ -1,18 +1,20 @@
 """Running a nogil kernel over blocks of classes on a few threads.
 
 The kernels release the GIL, so plain threads give real parallelism; a
-persistent pool avoids paying thread start-up on every call.
+persistent pool avoids paying thread start-up on every call.  :func:`check_n_jobs` is the one
+check of ``n_jobs``, for threads and for ``study.forman``'s joblib processes alike; the command
+line's ``--n-jobs`` is read by it too, so this module imports numpy only where it splits work.
 """
 
 from __future__ import annotations
 
+import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ._checks import check_positive_int
-from ._ext.dealing import deal_longest_first
+if TYPE_CHECKING:
+    import numpy as np
 
 # Below this much work (table cells or nonzeros) a second thread costs more than it saves.
 MIN_WORK_PER_THREAD = 100_000
@@ -50,11 +52,37 @@ def default_n_jobs() -> int:
     return max(1, min(n for n in (available_cores(), _limit, _env_limit()) if n is not None))
 
 
+#: what ``n_jobs`` may be, as errors say it
+N_JOBS_RULE = "-1 (every core this process may use) or a count of 1 or more"
+
+
+def check_n_jobs(n_jobs, name: str = "n_jobs"):
+    """``n_jobs`` as textsel takes it: None and -1 kept (every core, see :func:`default_n_jobs`;
+    joblib reads None as its own default), a count of 1 or more capped at :func:`available_cores`.
+
+    More threads or worker processes than cores only wait for one another (and the results do not
+    depend on their number), so a count written for a larger machine runs here on all its cores,
+    never on 99999 threads or processes.  0 and other negative values (joblib's -2, all cores but
+    one) are refused: a ``ValueError`` naming ``name``; a non-integer is a ``TypeError``.
+    """
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral):
+        from ._checks import plain
+
+        raise TypeError(f"{name} must be an integer, got {plain(n_jobs)!r}")
+    if n_jobs == -1:
+        return -1
+    if n_jobs < 1:
+        raise ValueError(f"{name} must be {N_JOBS_RULE}, got {int(n_jobs)}")
+    return min(int(n_jobs), available_cores())
+
+
 def effective_n_jobs(n_jobs) -> int:
-    """``n_jobs`` as a count: None or -1 means :func:`default_n_jobs`."""
-    if n_jobs is None or (isinstance(n_jobs, int) and n_jobs == -1):
-        return default_n_jobs()
-    return check_positive_int(n_jobs, "n_jobs", 1)
+    """``n_jobs`` as a count of threads (see :func:`check_n_jobs`): None or -1 means
+    :func:`default_n_jobs`."""
+    n_jobs = check_n_jobs(n_jobs)
+    return default_n_jobs() if n_jobs is None or n_jobs == -1 else n_jobs
 
 
 def _register_with_threadpoolctl() -> None:
@@ -100,6 +128,8 @@ _register_with_threadpoolctl()
 
 def split_blocks(weights: np.ndarray, n_jobs: int) -> list[tuple[int, int]]:
     """Cut ``range(len(weights))`` into at most ``n_jobs`` contiguous blocks of similar total weight."""
+    import numpy as np
+
     n = len(weights)
     total = float(np.sum(weights))
     n_blocks = int(min(n_jobs, n, max(1, total // MIN_WORK_PER_THREAD)))
@@ -117,6 +147,10 @@ def split_groups(weights: np.ndarray, n_jobs: int) -> list[np.ndarray]:
     Greedy longest-first: unlike contiguous blocks, one heavy item (a large
     class) does not drag its neighbours onto the same thread.
     """
+    import numpy as np
+
+    from ._ext.dealing import deal_longest_first
+
     n = len(weights)
     total = float(np.sum(weights))
     n_groups = int(min(n_jobs, n, max(1, total // MIN_WORK_PER_THREAD)))

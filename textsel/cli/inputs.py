@@ -32,6 +32,31 @@ def positive_int(text: str) -> int:
     return int(text)
 
 
+def seed(text: str) -> int:
+    """``--seed``: an integer in [0, 2**32), the seeds numpy's and scikit-learn's generators take;
+    checked as the options are read, so that no sub-command reads data to fail on it."""
+    value = text.strip()
+    if not value.isdigit() or int(value) >= 2**32:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32), got {text!r}")
+    return int(value)
+
+
+#: ``--n-jobs``'s help, the same for every sub-command having it
+N_JOBS_HELP = ("-1 (the default): every core this process may use; a count above those cores is "
+               "capped at them; 0 and other negative counts are refused")  # fmt: skip
+
+
+def n_jobs(text: str) -> int:
+    """``--n-jobs``: -1 or a count, checked and capped at the cores as the library's ``n_jobs``
+    is (:func:`textsel._parallel.check_n_jobs`), as the options are read."""
+    from .._parallel import N_JOBS_RULE, check_n_jobs
+
+    try:
+        return check_n_jobs(int(text.strip()), "--n-jobs")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {N_JOBS_RULE}, got {text!r}") from None
+
+
 def ks_list(text: str) -> list[int]:
     """``--ks``: comma-separated positive integers (argparse turns an error into exit code 2)."""
     parts = [p.strip() for p in text.split(",") if p.strip()]

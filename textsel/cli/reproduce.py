@@ -9,7 +9,7 @@ import warnings
 
 from .._names import REPRODUCTIONS
 from .._output import folder_target
-from .inputs import DATA_HOME_HELP
+from .inputs import DATA_HOME_HELP, N_JOBS_HELP, n_jobs, seed
 
 
 def add_parser(subparsers) -> None:
@@ -39,16 +39,16 @@ def add_parser(subparsers) -> None:
     )
     reproduce.add_argument(
         "--n-jobs",
-        type=int,
+        type=n_jobs,
         default=-1,
-        help="parallel workers as joblib counts them (default: -1, every core)",
+        help=f"parallel workers: {N_JOBS_HELP}",
     )
     reproduce.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=0,
-        help="seed of every random choice: splits, folds, samples and the intervals' resamples "
-        "(default: 0, the published pages' seed)",
+        help="seed of every random choice: splits, folds, samples and the intervals' resamples, in "
+        "[0, 2**32) (default: 0, the published pages' seed)",
     )
     reproduce.add_argument(
         "--progress",
@@ -60,8 +60,6 @@ def add_parser(subparsers) -> None:
 
 def run(args, out=None):
     """Run the reproduction, write its page and print how its claims came out."""
-    if not 0 <= args.seed < 2**32:
-        raise ValueError(f"--seed must be an integer in [0, 2**32), got {args.seed}")
     folder_target(args.out, "--out")  # before any work: a file there, or no way to write, is said at once
     out = out or sys.stdout
     draw = importlib.util.find_spec("matplotlib") is not None

@@ -20,6 +20,7 @@ from sklearn.model_selection import StratifiedKFold
 from .._checks import as_csr, check_positive_int, plain
 from .._ext.ccore import nested_svm_csc
 from .._names import FORMAN_KS
+from .._parallel import check_n_jobs
 from .._ranked import rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
@@ -55,6 +56,9 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         as soon as its duality gap proves every held-out prediction is the exact optimum's.
     n_jobs : int, optional
         Tasks (dataset, class) run in parallel with joblib; the results do not depend on it.
+        None is joblib's default (one process unless a ``joblib.parallel_config`` says otherwise),
+        -1 every core; a count above the cores this process may use is capped at them, and 0 or
+        another negative value is refused.
     random_state : int
         Seeds the fold splits (per task and trial) and the rand metric.
     boolean : bool, default True
@@ -82,6 +86,7 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
     ks = sorted({check_positive_int(k, "ks", 1) for k in ks if not (isinstance(k, str) and k == "all")})
     trials = check_positive_int(trials, "trials", 1)
     folds = check_positive_int(folds, "folds", 2)
+    n_jobs = check_n_jobs(n_jobs)
     if not isinstance(random_state, (int, np.integer)):
         raise TypeError("random_state must be an integer (each task derives its own seeds from it)")
     jobs = []
