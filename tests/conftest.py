@@ -29,6 +29,15 @@ def _state_home(tmp_path_factory):
         os.environ["XDG_STATE_HOME"] = before
 
 
+@pytest.fixture
+def many_cores(monkeypatch):
+    """As if the machine had 64 cores: n_jobs is capped at the cores, and the tests that show
+    results independent of the thread count must run 3 and 8 threads on a 2-core machine too."""
+    from textsel import _parallel
+
+    monkeypatch.setattr(_parallel, "available_cores", lambda: 64)
+
+
 def random_corpus(n_docs=60, n_terms=40, n_classes=3, density=0.15, seed=0, dtype=np.float64):
     """A small random non-negative CSR matrix and 1-D labels with every class present."""
     rng = np.random.default_rng(seed)

@@ -379,3 +379,57 @@ def test_term_selector_refuses_non_finite_X_found_by_the_counting_pass(Xy, value
         np.testing.assert_array_equal(X.toarray(), before.toarray())
     else:
         np.testing.assert_array_equal(X, before)
+
+
+# -- labels of mixed types, an iteration limit past C's integers, an SVMlight index past 2**31 --------
+
+MIXED = np.array(["spam", 1, "ham", 2, "spam", 1] * 5, dtype=object)
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda X, y: textsel.term_stats(X, y),
+        lambda X, y: textsel.TermSelector(k=2).fit(X, y),
+        lambda X, y: textsel.TermSelector(k=2).partial_fit(X, y),
+        lambda X, y: textsel.ScalableTermSelector(k=2).fit(X, y),
+        lambda X, y: textsel.DualLinearSVC().fit(X, y),
+        lambda X, y: textsel.RLSClassifier().fit(X, y),
+        lambda X, y: textsel.WeightedProximalSVC().fit(X, y),
+    ],
+    ids=[
+        "term_stats",
+        "TermSelector",
+        "partial_fit",
+        "ScalableTermSelector",
+        "DualLinearSVC",
+        "RLS",
+        "WPSVM",
+    ],
+)
+def test_labels_mixing_strings_and_numbers_are_a_value_error_naming_y(Xy, fit):
+    """Strings and numbers cannot be ordered together: a ValueError naming y and the types, never
+    numpy's bare TypeError from the sort."""
+    X, _ = Xy
+    with pytest.raises(
+        ValueError, match=r"^y mixes labels of types that cannot be ordered together \(int, str\)"
+    ):
+        fit(X, MIXED)
+
+
+def test_an_iteration_limit_past_the_c_cores_integers_means_no_limit(Xy):
+    """scipy's lsqr takes any Python int as iter_lim; textsel's took 2**63 as an OverflowError.
+    A limit no solve reaches gives the solve without a limit."""
+    X, _ = Xy
+    b = np.arange(X.shape[0], dtype=np.float64)
+    free = textsel.lsqr(X, b)
+    for limit in (2**63, 10**30):
+        result = textsel.lsqr(X, b, iter_lim=limit)
+        assert result.itn == free.itn and np.array_equal(result.x, free.x)
+
+
+def test_an_svmlight_feature_index_past_2_31_is_a_value_error_naming_the_file(tmp_path):
+    path = tmp_path / "hashed.svm"
+    path.write_text("1 1:1 3000000000:2\n0 2:1\n")
+    with pytest.raises(ValueError, match=r"hashed.svm: a feature index \(or query id\) beyond 2147483647"):
+        textsel.datasets.load_svmlight(path)

@@ -113,7 +113,7 @@ def test_eight_threads_on_read_only_inputs_equal_a_serial_call(layout, tmp_path)
     np.testing.assert_array_equal(shared.data, X.data)  # nothing wrote to the shared inputs
 
 
-def test_seeded_calls_repeat_across_runs_and_thread_counts():
+def test_seeded_calls_repeat_across_runs_and_thread_counts(many_cores):
     """The same random_state gives bitwise equal results whatever n_jobs is."""
     X, y = corpus()
     binary = (y == 0).astype(int)

@@ -18,8 +18,9 @@ from textsel._parallel import effective_n_jobs, split_blocks, split_groups
 
 
 @pytest.fixture
-def tiny_blocks(monkeypatch):
-    """Split work across threads however small it is, so the tests exercise the threaded paths."""
+def tiny_blocks(monkeypatch, many_cores):
+    """Split work across threads however small it is, and into as many threads as asked for
+    whatever the machine's cores, so the tests exercise the threaded paths."""
     monkeypatch.setattr(_parallel, "MIN_WORK_PER_THREAD", 1)
 
 

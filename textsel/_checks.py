@@ -157,6 +157,10 @@ def plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+#: the C core's iteration count is a 64-bit integer
+_NO_LIMIT = 2**63 - 1
+
+
 def check_lsqr_options(K, damp, atol, btol, conlim, iter_lim, weights=None):
     """lsqr's options checked for ``K`` right-hand sides: ``(damps, weights, tolerances, limit)``,
     ``weights`` as given, ``limit`` -1 for the default (in memory and on a cluster alike)."""
@@ -165,7 +169,8 @@ def check_lsqr_options(K, damp, atol, btol, conlim, iter_lim, weights=None):
         check_real(v, name, 0.0, None) for v, name in ((atol, "atol"), (btol, "btol"), (conlim, "conlim"))
     ]
     limit = -1 if iter_lim is None else check_positive_int(iter_lim, "iter_lim", 0)
-    return damps, weights, tolerances, limit
+    # a limit no solve reaches is no limit: as scipy's lsqr takes any Python int, so does this
+    return damps, weights, tolerances, min(limit, _NO_LIMIT)
 
 
 def _per_column(value, name, K):

@@ -75,11 +75,7 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y") -> Labels:
     if y_arr.ndim == 2:
         return _dense_indicator_labels(y_arr, classes, name)
     if y_arr.dtype.kind not in "biuUS":  # integer, bool and string labels are class labels as they are
-        from sklearn.utils.multiclass import type_of_target  # here: a Dask worker's kernels skip sklearn
-
-        kind = type_of_target(y_arr, input_name=name)
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(f"Unknown label type: {name} must hold class labels, got target type {kind!r}")
+        check_class_labels(y_arr, name)
     classes, inverse = encode_labels(y_arr, classes, name)
     return Labels(
         class_ptr=_pointers(np.bincount(inverse, minlength=classes.size)),
@@ -91,6 +87,24 @@ def as_labels(y, n_docs: int, classes=None, name: str = "y") -> Labels:
     )
 
 
+def target_kind(y, name: str = "y") -> str:
+    """scikit-learn's ``type_of_target`` of ``y``; labels it cannot sort (strings and numbers
+    mixed) raise ``ValueError`` naming ``name``."""
+    from sklearn.utils.multiclass import type_of_target  # here: a Dask worker's kernels skip sklearn
+
+    try:
+        return type_of_target(y, input_name=name)
+    except TypeError:
+        raise ValueError(_unordered(y, name)) from None
+
+
+def check_class_labels(y, name: str = "y") -> None:
+    """Refuse 1-D ``y`` that is not class labels (continuous values, mixed types), naming ``name``."""
+    kind = target_kind(y, name)
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(f"Unknown label type: {name} must hold class labels, got target type {kind!r}")
+
+
 def encode_labels(y: np.ndarray, classes=None, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """1-D labels as ``(classes, positions)``: the classes sorted and unique (found in ``y``, or
     the ``classes`` given, checked) and each label's position among them.
@@ -99,18 +113,34 @@ def encode_labels(y: np.ndarray, classes=None, name: str = "y") -> tuple[np.ndar
     layer sends the positions to its workers in place of the labels.
     """
     if classes is None:
-        classes = unique_labels(y)
+        classes = unique_labels(y, name)
     else:
         classes = check_classes(classes, name)
     return classes, label_positions(y, classes, name)
 
 
-def unique_labels(y: np.ndarray) -> np.ndarray:
-    """``np.unique(y)`` of 1-D labels; small non-negative integer labels by one counting pass
-    instead of a sort."""
+def unique_labels(y: np.ndarray, name: str = "y", return_counts: bool = False):
+    """``np.unique(y)`` of 1-D labels (with ``return_counts``, also how often each occurs);
+    small non-negative integer labels by one counting pass instead of a sort.  Labels that
+    cannot be ordered together (strings and numbers mixed, which scikit-learn's
+    ``unique_labels`` refuses too) raise ``ValueError`` naming ``name``: every place that sorts
+    labels sorts them here."""
     if y.dtype.kind in "iu" and y.size and 0 <= y.min() and y.max() < 4 * y.size:
-        return np.flatnonzero(np.bincount(y)).astype(y.dtype)
-    return np.unique(y)
+        counts = np.bincount(y)
+        values = np.flatnonzero(counts)
+        return (values.astype(y.dtype), counts[values]) if return_counts else values.astype(y.dtype)
+    try:
+        return np.unique(y, return_counts=return_counts)
+    except TypeError:
+        raise ValueError(_unordered(y, name)) from None
+
+
+def _unordered(y, name: str) -> str:
+    kinds = sorted({type(label).__name__ for label in np.asarray(y, dtype=object).ravel().tolist()})
+    return (
+        f"{name} mixes labels of types that cannot be ordered together ({', '.join(kinds)}); "
+        "give every label as a string, or every label as a number"
+    )
 
 
 def label_positions(y: np.ndarray, classes: np.ndarray, name: str = "y", of: str = "classes") -> np.ndarray:
@@ -170,7 +200,11 @@ def check_classes(classes, name):
     classes = np.asarray(classes)
     if classes.ndim != 1 or classes.size == 0:
         raise ValueError("classes must be a non-empty 1-D array")
-    if classes.size > 1 and not (classes[1:] > classes[:-1]).all():
+    try:
+        ordered = classes.size < 2 or (classes[1:] > classes[:-1]).all()
+    except TypeError:
+        raise ValueError(_unordered(classes, "classes")) from None
+    if not ordered:
         raise ValueError("classes must be sorted and unique")
     return classes
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._labels import label_positions, label_repr
+from ._labels import label_positions, label_repr, target_kind, unique_labels
 
 __all__ = [
     "DocumentRows",
@@ -68,7 +68,7 @@ def summarize_labels(y) -> LabelSummary:
     y = np.asarray(y)
     if y.ndim == 2:
         return LabelSummary(2, y.shape[1], np.unique(y), (y > 0).sum(axis=0).astype(np.int64), y.shape[0])
-    values, counts = np.unique(y, return_counts=True)
+    values, counts = unique_labels(y, "y", return_counts=True)
     return LabelSummary(1, 1, values, counts.astype(np.int64), y.shape[0])
 
 
@@ -86,7 +86,7 @@ def merge_summaries(parts) -> LabelSummary:
             raise ValueError(f"y's indicator blocks have different numbers of columns: {sorted(widths)}")
         values = np.unique(np.concatenate([p.values for p in parts]))
         return LabelSummary(2, first.width, values, np.sum([p.counts for p in parts], axis=0), n_docs)
-    values = np.unique(np.concatenate([p.values for p in parts]))
+    values = unique_labels(np.concatenate([p.values for p in parts]), "y")
     counts = np.zeros(values.size, dtype=np.int64)
     for p in parts:
         np.add.at(counts, np.searchsorted(values, p.values), p.counts)
@@ -109,17 +109,15 @@ class RowRecipe:
 def resolve(summary: LabelSummary, class_weight=None, owner: str = "classifier") -> RowRecipe:
     """The :class:`RowRecipe` of the merged labels, or the error the labels deserve (one class, a
     class on every document or on none, labels that are not classes)."""
-    from sklearn.utils.multiclass import type_of_target
-
     from ._checks import check_class_weight
 
     if summary.ndim == 1:
-        kind = type_of_target(summary.values, input_name="y")
+        kind = target_kind(summary.values, "y")
     else:
         # a small array with the same width and cell values has the same kind as y
         rep = np.zeros((max(summary.values.size, 1), summary.width), dtype=summary.values.dtype)
         rep[: summary.values.size, 0] = summary.values
-        kind = type_of_target(rep, input_name="y")
+        kind = target_kind(rep, "y")
     if kind == "multilabel-indicator":
         classes, multilabel, positives = np.arange(summary.width), True, summary.counts
     elif kind in ("binary", "multiclass"):

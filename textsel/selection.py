@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import CheckedSelectorMixin, Estimator, fit_input, terms_to_keep
 from ._checks import check_sparse_structure, plain
 from ._dispatch import is_distributed
-from ._labels import label_list
+from ._labels import label_list, unique_labels
 from ._names import MULTICLASS
 from ._ranking import (
     _positive_row,
@@ -254,7 +254,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         # chunk counts the labels it holds (one class is enough) and the sum aligns them by label
         chunk_classes = None if indicator else (given if given is not None else partial_classes)
         if chunk_classes is None and not indicator:
-            chunk_classes = np.unique(y)
+            chunk_classes = unique_labels(np.asarray(y), "y")
         stats = term_stats(X, y, classes=chunk_classes, n_jobs=self.n_jobs)
         total = stats if first else self.stats_ + stats
         self.stats_ = total

@@ -9,16 +9,14 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import Estimator, LinearScoresMixin
 from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext.ccore import Interrupt, dcd_svm_csr
-from ._labels import label_repr
+from ._labels import check_class_labels, encode_labels, label_repr
 from ._names import LOSSES
 from ._parallel import effective_n_jobs, run_blocks
 
@@ -172,12 +170,10 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
         X, y = validate_data(
             self, check_sparse_structure(X), y, accept_sparse="csr", dtype=(np.float64, np.float32)
         )
-        check_classification_targets(y)
+        check_class_labels(y, "y")
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        encoder = LabelEncoder()
-        codes = encoder.fit_transform(y)
-        self.classes_ = encoder.classes_
+        self.classes_, codes = encode_labels(y, name="y")
         n_classes = self.classes_.size
         if n_classes < 2:
             raise ValueError(f"y has 1 class ({label_repr(self.classes_[0])}); a classifier needs at least 2")

@@ -32,6 +32,11 @@ def load_svmlight(path, *, return_X_y=False):
         raise
     except (EOFError, OSError, zlib.error) as exc:  # a corrupt .gz or .bz2 (bz2 raises OSError)
         raise ValueError(f"{path} is not a readable SVMlight file ({type(exc).__name__}: {exc})") from None
+    except OverflowError:  # scikit-learn's parser holds a feature index in a C int
+        raise ValueError(
+            f"{path}: a feature index (or query id) beyond {2**31 - 1}, more columns than an SVMlight "
+            "file can be read with; renumber the features (a hashed space: fewer hash bits)"
+        ) from None
     X = sp.csr_matrix(X)
     return (X, y) if return_X_y else Bunch(X=X, y=y)
 
