@@ -57,6 +57,8 @@ KERNELS = {
     ],
     # the distributed solve's step on a worker's row blocks
     "rowblocks": ["csrc/csr.c", "csrc/rowblocks.c"],
+    # words counted from text: scikit-learn's word analyzer and CountVectorizer's counts
+    "tokens": ["csrc/csr.c", "csrc/tokens.c"],
     "counting": [],
     "dealing": [],
     "scoring": [],

@@ -309,6 +309,65 @@ int ts_nested_svm(const ts_csr *train_t, const double *y, const ts_csr *test_t, 
 /* Checks that a CSR matrix's row pointers and column indices are in range. */
 int ts_csr_check(const ts_csr *X);
 
+/* ---- words from text (csrc/tokens.c) ---- */
+
+/* The code points a text may hold (Unicode's range), for the word bitmap below. */
+#define TS_CODE_POINTS 0x110000u
+
+/* A document's text as CPython's str holds it: `length` code points of `kind` bytes each (1, 2
+ * or 4). */
+typedef struct {
+    const void *data;
+    int64_t length;
+    int kind;
+} ts_text;
+
+/* Terms (strings of code points) numbered in the order first added. */
+typedef struct ts_vocab ts_vocab;
+
+ts_vocab *ts_vocab_new(void); /* NULL when out of memory */
+void ts_vocab_free(ts_vocab *v);
+int64_t ts_vocab_size(const ts_vocab *v);
+/* A term's hash, as ts_vocab_find and ts_vocab_add take it. */
+uint64_t ts_term_hash(const uint32_t *cps, int64_t len);
+/* The id of the term (cps, len) of hash h, or -1. */
+int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h);
+/* The id of the term, added (with the next id) if new. */
+int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id);
+/* Term `id`'s code points (owned by v, valid until the next add). */
+void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len);
+/* Add `part`'s terms to `into` in part's order; map[t] is part's term t's id in `into`. */
+int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map);
+/* order[r] is the position in ids[0 .. n) of the term of rank r in Python's order of str (code
+ * point by code point, a prefix first); ids NULL stands for 0 .. n-1.  TS_ERR_INDEX for an id
+ * that is no term. */
+int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order);
+
+/* How ts_count_terms reads words: a token is a maximal run of two or more code points whose
+ * bits are set in `word` (TS_CODE_POINTS bits, code point c at word[c / 8] bit c % 8: Python's
+ * \w, str.isalnum() or '_'), as re.findall(r"(?u)\b\w\w+\b") finds them; tokens in `stop`
+ * are dropped before n-grams of ngram_min..ngram_max tokens are joined by single spaces, in
+ * scikit-learn's order (all n-grams of the smallest n by position, then the next n). */
+typedef struct {
+    const uint8_t *word;
+    const ts_vocab *stop; /* NULL: none */
+    int64_t ngram_min;
+    int64_t ngram_max;
+    int fixed;            /* 1: count only the terms already in the vocabulary (it is not changed) */
+    ts_interrupt_check interrupted; /* NULL, or checked every 1024 documents */
+    void *interrupt_ctx;
+} ts_count_options;
+
+/* Count the terms of docs[0 .. n_docs) into rows: indptr (n_docs + 1 entries, the caller's),
+ * and *ids / *counts (*nnz entries each, allocated here, freed by the caller with free()): each
+ * row's term ids sorted, with the number of times the term occurs in the document.  New terms are
+ * added to `vocab` in the order first seen, unless options->fixed.  On an error nothing is
+ * allocated; the vocabulary may hold terms of the documents before the error. */
+int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *options,
+                   int64_t *indptr, int64_t **ids, int64_t **counts, int64_t *nnz);
+/* ids[k] = map[ids[k]] for the rows' entries, each row then sorted again (counts follow). */
+void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts, const int64_t *map);
+
 /* Test hook: the allocation number (1-based) at which ts_lsqr's allocator
  * fails, or 0 for never.  Lets the C tests walk every failure path. */
 void ts_debug_fail_alloc_at(int64_t k);

@@ -1,0 +1,588 @@
+/* Words counted straight from text as Python's str holds it (1, 2 or 4 bytes a code point):
+ * scikit-learn's default word analyzer (token_pattern r"(?u)\b\w\w+\b", stop words, word
+ * n-grams joined by a space) and CountVectorizer's counts, without a Python object per token.
+ *
+ * A token is a maximal run of word characters two or more code points long: that is what
+ * re.findall(r"\b\w\w+\b") returns, \b being a change between word and non-word characters as
+ * Python's re tells them (str.isalnum() or '_'; the caller's bitmap).  Terms are kept as code
+ * points in a hash table that numbers them in the order first seen, as scikit-learn's
+ * vocabulary dict does before it sorts them. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- growable buffers ------------------------------------------------------------------ */
+
+/* Make room for `need` elements of `size` bytes in *p (capacity *cap, in elements), doubling. */
+static int grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+    int64_t wanted;
+    void *fresh;
+    if (need <= *cap)
+        return TS_OK;
+    wanted = *cap > 0 ? *cap : 16;
+    while (wanted < need) {
+        if (wanted > INT64_MAX / 2)
+            return TS_ERR_NOMEM;
+        wanted *= 2;
+    }
+    if ((uint64_t)wanted > SIZE_MAX / size)
+        return TS_ERR_NOMEM;
+    fresh = ts_calloc((size_t)wanted, size);
+    if (fresh == NULL)
+        return TS_ERR_NOMEM;
+    if (*p != NULL && *cap > 0)
+        memcpy(fresh, *p, (size_t)*cap * size);
+    free(*p);
+    *p = fresh;
+    *cap = wanted;
+    return TS_OK;
+}
+
+/* ---- the vocabulary --------------------------------------------------------------------- */
+
+/* A term: where its code points are, how many, its hash. */
+typedef struct {
+    int64_t start;
+    int64_t len;
+    uint64_t hash;
+} term;
+
+/* A slot of the hash table.  `key`: 0 where empty, else the term's id + 1 in the low ID_BITS
+ * bits and the top bits of its hash above them, so that most mismatches are told without reading
+ * the term.  `inline_`: a term of 1 to 7 code points each below 256 (most words of most texts)
+ * written out, its length in the top byte (see pack()), so that a lookup that finds it reads
+ * one cache line; 0 for other terms, which are compared with their code points. */
+#define ID_BITS 40
+#define ID_MASK ((UINT64_C(1) << ID_BITS) - 1)
+#define TAG(h) ((h) & ~ID_MASK)
+
+typedef struct {
+    uint64_t key;
+    uint64_t inline_;
+} slot;
+
+/* The term written into 64 bits, or 0 where it does not fit (code point 0 is no word character,
+ * so a packed term is never 0 and never equal to another). */
+static uint64_t pack(const uint32_t *cps, int64_t len)
+{
+    uint64_t packed = (uint64_t)len << 56;
+    int64_t k;
+    if (len < 1 || len > 7)
+        return 0;
+    for (k = 0; k < len; k++) {
+        if (cps[k] == 0 || cps[k] > 255)
+            return 0;
+        packed |= (uint64_t)cps[k] << (8 * k);
+    }
+    return packed;
+}
+
+struct ts_vocab {
+    int64_t n;          /* terms */
+    term *terms;
+    int64_t terms_cap;
+    uint32_t *cps;      /* the terms' code points, one after another */
+    int64_t cps_cap;
+    int64_t cps_len;
+    slot *slots;
+    int64_t n_slots;    /* a power of two, at least twice n */
+};
+
+static uint64_t mix(uint64_t h)
+{
+    /* splitmix64's finalizer: every input bit reaches every output bit */
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+    return h;
+}
+
+#define HASH_SEED(len) (0x9e3779b97f4a7c15ULL ^ (uint64_t)(len))
+#define HASH_STEP(h, c) (((h) ^ (c)) * 0x100000001b3ULL)
+
+uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
+{
+    uint64_t h = HASH_SEED(len);
+    int64_t i;
+    for (i = 0; i < len; i++)
+        h = HASH_STEP(h, cps[i]);
+    return mix(h);
+}
+
+ts_vocab *ts_vocab_new(void)
+{
+    ts_vocab *v = ts_calloc(1, sizeof(ts_vocab));
+    if (v == NULL)
+        return NULL;
+    v->n_slots = 64;
+    v->slots = ts_calloc((size_t)v->n_slots, sizeof(slot));
+    v->terms_cap = 16;
+    v->terms = ts_calloc((size_t)v->terms_cap, sizeof(term));
+    if (v->slots == NULL || v->terms == NULL) {
+        ts_vocab_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void ts_vocab_free(ts_vocab *v)
+{
+    if (v == NULL)
+        return;
+    free(v->terms);
+    free(v->cps);
+    free(v->slots);
+    free(v);
+}
+
+int64_t ts_vocab_size(const ts_vocab *v) { return v->n; }
+
+void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
+{
+    *cps = v->cps + v->terms[id].start;
+    *len = v->terms[id].len;
+}
+
+static int same(const uint32_t *a, const uint32_t *b, int64_t len)
+{
+    int64_t k;
+    for (k = 0; k < len; k++)
+        if (a[k] != b[k])
+            return 0;
+    return 1;
+}
+
+/* The slot holding the term (cps, len) of hash h, or the empty slot where it would go. */
+static int64_t probe(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
+{
+    int64_t mask = v->n_slots - 1, i = (int64_t)(h & (uint64_t)mask);
+    uint64_t tag = TAG(h), packed = pack(cps, len);
+    for (;;) {
+        const slot *at = &v->slots[i];
+        if (at->key == 0)
+            return i;
+        if (TAG(at->key) == tag) {
+            if (packed != 0) {
+                if (at->inline_ == packed)
+                    return i;
+            } else if (at->inline_ == 0) {
+                const term *t = &v->terms[(at->key & ID_MASK) - 1];
+                if (t->hash == h && t->len == len && same(v->cps + t->start, cps, len))
+                    return i;
+            }
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+static int rehash(ts_vocab *v)
+{
+    int64_t n_slots = v->n_slots * 2, t, i, mask;
+    slot *slots;
+    if (v->n_slots > INT64_MAX / 2 / (int64_t)sizeof(slot))
+        return TS_ERR_NOMEM;
+    slots = ts_calloc((size_t)n_slots, sizeof(slot));
+    if (slots == NULL)
+        return TS_ERR_NOMEM;
+    mask = n_slots - 1;
+    for (t = 0; t < v->n; t++) {
+        const term *term_t = &v->terms[t];
+        i = (int64_t)(term_t->hash & (uint64_t)mask);
+        while (slots[i].key != 0)
+            i = (i + 1) & mask;
+        slots[i].key = TAG(term_t->hash) | (uint64_t)(t + 1);
+        slots[i].inline_ = pack(v->cps + term_t->start, term_t->len);
+    }
+    free(v->slots);
+    v->slots = slots;
+    v->n_slots = n_slots;
+    return TS_OK;
+}
+
+int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
+{
+    uint64_t key = v->slots[probe(v, cps, len, h)].key;
+    return key == 0 ? -1 : (int64_t)(key & ID_MASK) - 1;
+}
+
+int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
+{
+    int64_t at = probe(v, cps, len, h), end = v->cps_len;
+    int status;
+    if (v->slots[at].key != 0) {
+        *id = (int64_t)(v->slots[at].key & ID_MASK) - 1;
+        return TS_OK;
+    }
+    if (len < 0)
+        return TS_ERR_ARG;
+    if ((uint64_t)v->n + 1 >= ID_MASK || len > INT64_MAX - end)
+        return TS_ERR_NOMEM;
+    if ((status = grow((void **)&v->terms, &v->terms_cap, v->n + 1, sizeof(term))) != TS_OK)
+        return status;
+    if ((status = grow((void **)&v->cps, &v->cps_cap, end + len, sizeof(uint32_t))) != TS_OK)
+        return status;
+    if (len > 0)
+        memcpy(v->cps + end, cps, (size_t)len * sizeof(uint32_t));
+    v->cps_len = end + len;
+    v->terms[v->n].start = end;
+    v->terms[v->n].len = len;
+    v->terms[v->n].hash = h;
+    v->slots[at].key = TAG(h) | (uint64_t)(v->n + 1);
+    v->slots[at].inline_ = pack(cps, len);
+    *id = v->n++;
+    if (2 * v->n > v->n_slots)
+        return rehash(v);
+    return TS_OK;
+}
+
+/* ---- tokens ----------------------------------------------------------------------------- */
+
+static uint32_t code_point(const ts_text *doc, int64_t i)
+{
+    switch (doc->kind) {
+    case 1:
+        return ((const uint8_t *)doc->data)[i];
+    case 2:
+        return ((const uint16_t *)doc->data)[i];
+    default:
+        return ((const uint32_t *)doc->data)[i];
+    }
+}
+
+#define IS_WORD(word, c) ((c) < TS_CODE_POINTS && ((word)[(c) >> 3] >> ((c)&7)) & 1)
+
+/* The end of the run of word characters from `begin`, for each width of code point. */
+#define RUN_END(TYPE)                                                                          \
+    static int64_t run_end_##TYPE(const void *data, int64_t begin, int64_t len, const uint8_t *word) \
+    {                                                                                          \
+        const TYPE *p = (const TYPE *)data;                                                    \
+        while (begin < len && IS_WORD(word, (uint32_t)p[begin]))                               \
+            begin++;                                                                           \
+        return begin;                                                                          \
+    }                                                                                          \
+    static int64_t run_start_##TYPE(const void *data, int64_t begin, int64_t len, const uint8_t *word) \
+    {                                                                                          \
+        const TYPE *p = (const TYPE *)data;                                                    \
+        while (begin < len && !IS_WORD(word, (uint32_t)p[begin]))                              \
+            begin++;                                                                           \
+        return begin;                                                                          \
+    }
+RUN_END(uint16_t)
+RUN_END(uint32_t)
+
+typedef struct {
+    int64_t doc;   /* -1 for none */
+    int64_t entry; /* offset in that document's row */
+} seen;
+
+/* What one thread keeps between documents: the document's tokens (code points, and where each
+ * starts), the n-gram being joined, and for each term the document that last counted it. */
+typedef struct {
+    uint32_t *cps;
+    int64_t cps_cap;
+    int64_t *tok;        /* token k is cps[tok[k] .. tok[k + 1]) */
+    int64_t tok_cap;
+    uint32_t *gram;
+    int64_t gram_cap;
+    seen *seen;          /* per term: the last document counting it, and its entry in that row */
+    int64_t seen_cap;
+    uint8_t narrow[256]; /* the word bitmap for code points below 256, a byte each */
+} scratch;
+
+/* The rows being written: each document's terms (in the order first seen, then sorted) and counts. */
+typedef struct {
+    int64_t *ids;
+    int64_t ids_cap;
+    int64_t *counts;
+    int64_t counts_cap;
+    int64_t nnz;
+} rows;
+
+static void scratch_free(scratch *s)
+{
+    free(s->cps);
+    free(s->tok);
+    free(s->gram);
+    free(s->seen);
+}
+
+/* The end of the run of word characters (or, with want 0, of other characters) from i, in a
+ * document of one byte a code point. */
+static int64_t narrow_run(const uint8_t *p, int64_t i, int64_t len, const uint8_t *narrow, uint8_t want)
+{
+    while (i < len && narrow[p[i]] == want)
+        i++;
+    return i;
+}
+
+/* The document's tokens that are not stop words, into s->cps / s->tok; their number. */
+static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
+{
+    int64_t i = 0, n = 0, begin, len = doc->length, at, k;
+    int status;
+    if ((status = grow((void **)&s->tok, &s->tok_cap, 1, sizeof(int64_t))) != TS_OK)
+        return status;
+    s->tok[0] = 0;
+    for (;;) {
+        if (doc->kind == 1) {
+            begin = narrow_run((const uint8_t *)doc->data, i, len, s->narrow, 0);
+            i = begin < len ? narrow_run((const uint8_t *)doc->data, begin, len, s->narrow, 1) : len;
+        } else if (doc->kind == 2) {
+            begin = run_start_uint16_t(doc->data, i, len, opt->word);
+            i = begin < len ? run_end_uint16_t(doc->data, begin, len, opt->word) : len;
+        } else {
+            begin = run_start_uint32_t(doc->data, i, len, opt->word);
+            i = begin < len ? run_end_uint32_t(doc->data, begin, len, opt->word) : len;
+        }
+        if (begin >= len)
+            break;
+        if (i - begin < 2)
+            continue;
+        at = s->tok[n];
+        if ((status = grow((void **)&s->cps, &s->cps_cap, at + (i - begin), sizeof(uint32_t))) != TS_OK)
+            return status;
+        if (doc->kind == 1) {
+            const uint8_t *p = (const uint8_t *)doc->data;
+            for (k = begin; k < i; k++)
+                s->cps[at + (k - begin)] = p[k];
+        } else {
+            for (k = begin; k < i; k++)
+                s->cps[at + (k - begin)] = code_point(doc, k);
+        }
+        if (opt->stop != NULL &&
+            ts_vocab_find(opt->stop, s->cps + at, i - begin, ts_term_hash(s->cps + at, i - begin)) >= 0)
+            continue; /* a stop word: not kept, not in any n-gram */
+        if ((status = grow((void **)&s->tok, &s->tok_cap, n + 2, sizeof(int64_t))) != TS_OK)
+            return status;
+        s->tok[++n] = at + (i - begin);
+    }
+    *n_tokens = n;
+    return TS_OK;
+}
+
+/* Count one feature (cps, len) of document d into its row, which starts at row_start. */
+static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
+                         const uint32_t *cps, int64_t len, int64_t row_start, rows *out)
+{
+    uint64_t h = ts_term_hash(cps, len);
+    int64_t id;
+    int status;
+    if (opt->fixed) {
+        id = ts_vocab_find(vocab, cps, len, h);
+        if (id < 0)
+            return TS_OK;
+    } else if ((status = ts_vocab_add(vocab, cps, len, h, &id)) != TS_OK) {
+        return status;
+    }
+    if (id >= s->seen_cap) {
+        int64_t old = s->seen_cap, k;
+        if ((status = grow((void **)&s->seen, &s->seen_cap, id + 1, sizeof(seen))) != TS_OK)
+            return status;
+        for (k = old; k < s->seen_cap; k++)
+            s->seen[k].doc = -1;
+    }
+    if (s->seen[id].doc == d) {
+        out->counts[row_start + s->seen[id].entry]++;
+        return TS_OK;
+    }
+    if ((status = grow((void **)&out->ids, &out->ids_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
+        return status;
+    if ((status = grow((void **)&out->counts, &out->counts_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
+        return status;
+    s->seen[id].doc = d;
+    s->seen[id].entry = out->nnz - row_start;
+    out->ids[out->nnz] = id;
+    out->counts[out->nnz] = 1;
+    out->nnz++;
+    return TS_OK;
+}
+
+/* Sort a row's entries by term id (ids unique within a row); counts follow. */
+static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
+{
+    int64_t i, j, id, count;
+    if (n < 2)
+        return;
+    if (n <= 32) {
+        for (i = 1; i < n; i++) {
+            id = ids[i];
+            count = counts[i];
+            for (j = i; j > 0 && ids[j - 1] > id; j--) {
+                ids[j] = ids[j - 1];
+                counts[j] = counts[j - 1];
+            }
+            ids[j] = id;
+            counts[j] = count;
+        }
+        return;
+    }
+    /* quicksort on the middle element's id, then each side */
+    {
+        int64_t pivot = ids[n / 2], lo = 0, hi = n - 1, t;
+        while (lo <= hi) {
+            while (ids[lo] < pivot)
+                lo++;
+            while (ids[hi] > pivot)
+                hi--;
+            if (lo <= hi) {
+                t = ids[lo], ids[lo] = ids[hi], ids[hi] = t;
+                t = counts[lo], counts[lo] = counts[hi], counts[hi] = t;
+                lo++;
+                hi--;
+            }
+        }
+        sort_row(ids, counts, hi + 1);
+        sort_row(ids + lo, counts + lo, n - lo);
+    }
+}
+
+int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *opt,
+                   int64_t *indptr, int64_t **ids, int64_t **counts, int64_t *nnz)
+{
+    scratch s;
+    rows out;
+    int64_t d, n_tokens, n, i, k;
+    int status = TS_OK;
+    *ids = NULL;
+    *counts = NULL;
+    *nnz = 0;
+    if (docs == NULL || vocab == NULL || opt == NULL || opt->word == NULL || indptr == NULL || n_docs < 0 ||
+        opt->ngram_min < 1 || opt->ngram_max < opt->ngram_min)
+        return TS_ERR_ARG;
+    memset(&s, 0, sizeof(s));
+    memset(&out, 0, sizeof(out));
+    for (k = 0; k < 256; k++)
+        s.narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
+    indptr[0] = 0;
+    for (d = 0; d < n_docs; d++) {
+        int64_t row_start = out.nnz;
+        if (docs[d].length < 0 || (docs[d].kind != 1 && docs[d].kind != 2 && docs[d].kind != 4) ||
+            (docs[d].length > 0 && docs[d].data == NULL)) {
+            status = TS_ERR_ARG;
+            goto done;
+        }
+        if (opt->interrupted != NULL && (d & 1023) == 0 && opt->interrupted(opt->interrupt_ctx)) {
+            status = TS_ERR_INTERRUPTED;
+            goto done;
+        }
+        if ((status = split(&docs[d], opt, &s, &n_tokens)) != TS_OK)
+            goto done;
+        /* scikit-learn's order: the tokens, then each n from the smallest, by position */
+        for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
+            for (i = 0; i + n <= n_tokens; i++) {
+                const uint32_t *feature = s.cps + s.tok[i];
+                int64_t len = s.tok[i + n] - s.tok[i];
+                if (n > 1) { /* the tokens joined by single spaces */
+                    int64_t at = 0;
+                    if ((status = grow((void **)&s.gram, &s.gram_cap, len + n - 1, sizeof(uint32_t))) != TS_OK)
+                        goto done;
+                    for (k = i; k < i + n; k++) {
+                        int64_t m = s.tok[k + 1] - s.tok[k];
+                        if (k > i)
+                            s.gram[at++] = ' ';
+                        memcpy(s.gram + at, s.cps + s.tok[k], (size_t)m * sizeof(uint32_t));
+                        at += m;
+                    }
+                    feature = s.gram;
+                    len = at;
+                }
+                if ((status = count_feature(vocab, opt, &s, d, feature, len, row_start, &out)) != TS_OK)
+                    goto done;
+            }
+        }
+        if (out.nnz > row_start)
+            sort_row(out.ids + row_start, out.counts + row_start, out.nnz - row_start);
+        indptr[d + 1] = out.nnz;
+    }
+done:
+    scratch_free(&s);
+    if (status != TS_OK) {
+        free(out.ids);
+        free(out.counts);
+        return status;
+    }
+    *ids = out.ids;
+    *counts = out.counts;
+    *nnz = out.nnz;
+    return TS_OK;
+}
+
+/* ---- merging the threads' vocabularies, and the terms' order ---------------------------------- */
+
+int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
+{
+    int64_t t;
+    int status;
+    for (t = 0; t < part->n; t++) {
+        const term *p = &part->terms[t];
+        if ((status = ts_vocab_add(into, part->cps + p->start, p->len, p->hash, &map[t])) != TS_OK)
+            return status;
+    }
+    return TS_OK;
+}
+
+void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts, const int64_t *map)
+{
+    int64_t i, k;
+    for (i = 0; i < n_rows; i++) {
+        for (k = indptr[i]; k < indptr[i + 1]; k++)
+            ids[k] = map[ids[k]];
+        sort_row(ids + indptr[i], counts + indptr[i], indptr[i + 1] - indptr[i]);
+    }
+}
+
+/* Python's order of str: code point by code point, a prefix first. */
+static int term_less(const ts_vocab *v, int64_t a, int64_t b)
+{
+    const uint32_t *x = v->cps + v->terms[a].start, *y = v->cps + v->terms[b].start;
+    int64_t nx = v->terms[a].len, ny = v->terms[b].len, i;
+    int64_t n = nx < ny ? nx : ny;
+    for (i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i];
+    return nx < ny;
+}
+
+int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
+{
+    /* a bottom-up merge sort of the positions 0 .. n-1 by their terms: stable */
+    int64_t width, i, *tmp, *from = order, *to;
+    for (i = 0; i < n; i++) {
+        if (ids != NULL && (ids[i] < 0 || ids[i] >= v->n))
+            return TS_ERR_INDEX;
+        order[i] = i;
+    }
+    if (ids == NULL && n > v->n)
+        return TS_ERR_INDEX;
+    tmp = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+    if (tmp == NULL)
+        return TS_ERR_NOMEM;
+    to = tmp;
+#define TERM_OF(pos) (ids != NULL ? ids[pos] : (pos))
+    for (width = 1; width < n; width *= 2) {
+        for (i = 0; i < n; i += 2 * width) {
+            int64_t mid = i + width < n ? i + width : n, end = i + 2 * width < n ? i + 2 * width : n;
+            int64_t a = i, b = mid, k = i;
+            while (a < mid && b < end)
+                to[k++] = term_less(v, TERM_OF(from[b]), TERM_OF(from[a])) ? from[b++] : from[a++];
+            while (a < mid)
+                to[k++] = from[a++];
+            while (b < end)
+                to[k++] = from[b++];
+        }
+        {
+            int64_t *swap = from;
+            from = to;
+            to = swap;
+        }
+    }
+#undef TERM_OF
+    if (from != order)
+        memcpy(order, from, (size_t)n * sizeof(int64_t));
+    free(tmp);
+    return TS_OK;
+}

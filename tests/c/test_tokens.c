@@ -1,0 +1,274 @@
+/* C unit tests of csrc/tokens.c; built and run under ASan and UBSan by tests/test_c_core.py.
+ *
+ * The word bitmap here marks ASCII letters, digits and '_', and the code points 0xE9 (é), 0x3B1
+ * (α) and 0x1F600 (an emoji, standing in for a 4-byte word character); the Python tests check
+ * the kernel against Python's own re with the real bitmap. */
+#include "../../csrc/textsel.h"
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t word[TS_CODE_POINTS / 8];
+
+static void mark(uint32_t c) { word[c >> 3] |= (uint8_t)(1u << (c & 7)); }
+
+static void make_bitmap(void)
+{
+    uint32_t c;
+    memset(word, 0, sizeof word);
+    for (c = '0'; c <= '9'; c++)
+        mark(c);
+    for (c = 'a'; c <= 'z'; c++)
+        mark(c);
+    for (c = 'A'; c <= 'Z'; c++)
+        mark(c);
+    mark('_');
+    mark(0xE9);
+    mark(0x3B1);
+    mark(0x1F600);
+}
+
+/* A document of kind 1, 2 or 4 holding the code points of an ASCII string, with '@' standing
+ * for the widest code point the kind holds that is a word character here (é, α, the emoji). */
+typedef struct {
+    uint8_t b1[64];
+    uint16_t b2[64];
+    uint32_t b4[64];
+    ts_text text;
+} doc;
+
+static void make_doc(doc *d, const char *s, int kind)
+{
+    int64_t n = (int64_t)strlen(s), i;
+    uint32_t wide = kind == 1 ? 0xE9 : kind == 2 ? 0x3B1 : 0x1F600;
+    for (i = 0; i < n; i++) {
+        uint32_t c = s[i] == '@' ? wide : (uint32_t)(unsigned char)s[i];
+        d->b1[i] = (uint8_t)c;
+        d->b2[i] = (uint16_t)c;
+        d->b4[i] = c;
+    }
+    d->text.length = n;
+    d->text.kind = kind;
+    d->text.data = kind == 1 ? (const void *)d->b1 : kind == 2 ? (const void *)d->b2 : (const void *)d->b4;
+}
+
+static int64_t add_ascii(ts_vocab *v, const char *s)
+{
+    uint32_t cps[64];
+    int64_t n = (int64_t)strlen(s), i, id = -1;
+    for (i = 0; i < n; i++)
+        cps[i] = (uint32_t)(unsigned char)s[i];
+    if (ts_vocab_add(v, cps, n, ts_term_hash(cps, n), &id) != TS_OK)
+        return -1;
+    return id;
+}
+
+static int64_t find_ascii(const ts_vocab *v, const char *s)
+{
+    uint32_t cps[64];
+    int64_t n = (int64_t)strlen(s), i;
+    for (i = 0; i < n; i++)
+        cps[i] = (uint32_t)(unsigned char)s[i];
+    return ts_vocab_find(v, cps, n, ts_term_hash(cps, n));
+}
+
+static int term_is(const ts_vocab *v, int64_t id, const char *s)
+{
+    const uint32_t *cps;
+    int64_t n, i;
+    ts_vocab_term(v, id, &cps, &n);
+    if (n != (int64_t)strlen(s))
+        return 0;
+    for (i = 0; i < n; i++)
+        if (cps[i] != (uint32_t)(unsigned char)s[i])
+            return 0;
+    return 1;
+}
+
+static void test_vocabulary_numbers_terms_in_order_and_grows(void)
+{
+    ts_vocab *v = ts_vocab_new();
+    char term[32];
+    int64_t k, order[5];
+    CHECK(v != NULL);
+    CHECK(add_ascii(v, "beta") == 0 && add_ascii(v, "alpha") == 1 && add_ascii(v, "beta") == 0);
+    CHECK(find_ascii(v, "alpha") == 1 && find_ascii(v, "gamma") == -1 && find_ascii(v, "alph") == -1);
+    /* thousands of terms, long and short, past every rehash: each found again under its id */
+    for (k = 0; k < 5000; k++) {
+        snprintf(term, sizeof term, k % 3 ? "t%lld" : "longer-term-%lld", (long long)k);
+        CHECK(add_ascii(v, term) == k + 2);
+    }
+    for (k = 0; k < 5000; k++) {
+        snprintf(term, sizeof term, k % 3 ? "t%lld" : "longer-term-%lld", (long long)k);
+        CHECK(find_ascii(v, term) == k + 2 && term_is(v, k + 2, term));
+    }
+    CHECK(ts_vocab_size(v) == 5002);
+    ts_vocab_free(v);
+    /* Python's order of str: code point by code point, a prefix first; positions of a subset */
+    v = ts_vocab_new();
+    add_ascii(v, "b");
+    add_ascii(v, "ab");
+    add_ascii(v, "a");
+    add_ascii(v, "B");
+    add_ascii(v, "abc");
+    CHECK(ts_vocab_order(v, NULL, 5, order) == TS_OK);
+    CHECK(order[0] == 3 && order[1] == 2 && order[2] == 1 && order[3] == 4 && order[4] == 0);
+    {
+        const int64_t ids[3] = {0, 4, 2};
+        CHECK(ts_vocab_order(v, ids, 3, order) == TS_OK);
+        CHECK(order[0] == 2 && order[1] == 1 && order[2] == 0);
+    }
+    {
+        const int64_t bad[1] = {7};
+        CHECK(ts_vocab_order(v, bad, 1, order) == TS_ERR_INDEX);
+    }
+    ts_vocab_free(v);
+}
+
+static void test_tokens_are_runs_of_two_or_more_word_characters_in_every_width(void)
+{
+    /* "a" and "x" are one code point long: no tokens; "@" is a word character of each width */
+    const char *texts[3] = {"The cat_1 a x, THE cat_1!", "  @@ b@ @", "under_score 42 9"};
+    int kind;
+    for (kind = 1; kind <= 4; kind *= 2) {
+        doc docs[3];
+        ts_vocab *v = ts_vocab_new();
+        ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+        int64_t indptr[4], *ids, *counts, nnz, k;
+        for (k = 0; k < 3; k++)
+            make_doc(&docs[k], texts[k], kind);
+        {
+            ts_text t[3] = {docs[0].text, docs[1].text, docs[2].text};
+            CHECK(ts_count_terms(t, 3, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+        }
+        /* first seen: The, cat_1, THE, @@, b@, under_score, 42 */
+        CHECK(ts_vocab_size(v) == 7 && nnz == 7);
+        CHECK(find_ascii(v, "The") == 0 && find_ascii(v, "cat_1") == 1 && find_ascii(v, "THE") == 2);
+        CHECK(find_ascii(v, "under_score") == 5 && find_ascii(v, "42") == 6);
+        CHECK(indptr[0] == 0 && indptr[1] == 3 && indptr[2] == 5 && indptr[3] == 7);
+        CHECK(ids[0] == 0 && counts[0] == 1 && ids[1] == 1 && counts[1] == 2 && ids[2] == 2 && counts[2] == 1);
+        CHECK(ids[3] == 3 && ids[4] == 4 && ids[5] == 5 && ids[6] == 6);
+        free(ids);
+        free(counts);
+        ts_vocab_free(v);
+    }
+}
+
+static void test_stop_words_n_grams_and_a_fixed_vocabulary(void)
+{
+    doc d;
+    ts_vocab *v = ts_vocab_new(), *stop = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 3, 0, NULL, NULL};
+    int64_t indptr[2], *ids, *counts, nnz;
+    add_ascii(stop, "of");
+    opt.stop = stop;
+    make_doc(&d, "top of the top of", 1);
+    /* without "of": top the top -> unigrams top the; bigrams "top the" "the top"; trigram */
+    CHECK(ts_count_terms(&d.text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(ts_vocab_size(v) == 5 && nnz == 5);
+    CHECK(term_is(v, 0, "top") && term_is(v, 1, "the") && term_is(v, 2, "top the") && term_is(v, 3, "the top"));
+    CHECK(term_is(v, 4, "top the top") && counts[0] == 2 && counts[1] == 1);
+    free(ids);
+    free(counts);
+    /* fixed: only the vocabulary's terms are counted, and it is not changed */
+    opt.fixed = 1;
+    opt.ngram_min = 2;
+    opt.ngram_max = 2;
+    make_doc(&d, "the top new words the top", 1);
+    CHECK(ts_count_terms(&d.text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(ts_vocab_size(v) == 5 && nnz == 1 && ids[0] == 3 && counts[0] == 2);
+    free(ids);
+    free(counts);
+    ts_vocab_free(v);
+    ts_vocab_free(stop);
+}
+
+static void test_merge_and_remap_number_a_second_part_after_the_first(void)
+{
+    doc a, b;
+    ts_vocab *first = ts_vocab_new(), *second = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    int64_t pa[2], pb[2], *ia, *ca, *ib, *cb, na, nb, map[4];
+    make_doc(&a, "zz yy", 1);
+    make_doc(&b, "ww yy xx zz", 1);
+    CHECK(ts_count_terms(&a.text, 1, first, &opt, pa, &ia, &ca, &na) == TS_OK);
+    CHECK(ts_count_terms(&b.text, 1, second, &opt, pb, &ib, &cb, &nb) == TS_OK);
+    CHECK(ts_vocab_merge(first, second, map) == TS_OK);
+    /* second's ww yy xx zz become 2 1 3 0 */
+    CHECK(map[0] == 2 && map[1] == 1 && map[2] == 3 && map[3] == 0);
+    ts_remap_rows(pb, 1, ib, cb, map);
+    CHECK(ib[0] == 0 && ib[1] == 1 && ib[2] == 2 && ib[3] == 3);
+    free(ia);
+    free(ca);
+    free(ib);
+    free(cb);
+    ts_vocab_free(first);
+    ts_vocab_free(second);
+}
+
+static int stop_at_second(void *ctx)
+{
+    int *calls = ctx;
+    return ++*calls >= 2;
+}
+
+static void test_bad_arguments_interrupts_and_every_allocation_failure(void)
+{
+    doc d[1];
+    ts_text many[2000];
+    ts_vocab *v = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 2, 0, NULL, NULL};
+    int64_t indptr[2001], *ids, *counts, nnz, k;
+    int calls = 0, status;
+    make_doc(&d[0], "some words here and some more words", 2);
+    opt.ngram_min = 0;
+    CHECK(ts_count_terms(&d[0].text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_ERR_ARG);
+    opt.ngram_min = 2;
+    opt.ngram_max = 1;
+    CHECK(ts_count_terms(&d[0].text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_ERR_ARG);
+    opt.ngram_min = 1;
+    opt.ngram_max = 2;
+    d[0].text.kind = 3;
+    CHECK(ts_count_terms(&d[0].text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_ERR_ARG && ids == NULL);
+    d[0].text.kind = 2;
+    for (k = 0; k < 2000; k++)
+        many[k] = d[0].text;
+    opt.interrupted = stop_at_second;
+    opt.interrupt_ctx = &calls;
+    CHECK(ts_count_terms(many, 2000, v, &opt, indptr, &ids, &counts, &nnz) == TS_ERR_INTERRUPTED && ids == NULL);
+    opt.interrupted = NULL;
+    ts_vocab_free(v);
+    /* the k-th allocation fails, for every k the call makes: TS_ERR_NOMEM, nothing leaked */
+    for (k = 1;; k++) {
+        v = ts_vocab_new();
+        if (v == NULL) {
+            ts_debug_fail_alloc_at(0);
+            continue;
+        }
+        ts_debug_fail_alloc_at(k);
+        status = ts_count_terms(many, 300, v, &opt, indptr, &ids, &counts, &nnz);
+        ts_debug_fail_alloc_at(0);
+        ts_vocab_free(v);
+        if (status == TS_OK) {
+            free(ids);
+            free(counts);
+            break;
+        }
+        CHECK(status == TS_ERR_NOMEM && ids == NULL && counts == NULL);
+    }
+    CHECK(k > 10);
+}
+
+int main(void)
+{
+    int passed = 0, failed = 0;
+    make_bitmap();
+    RUN(test_vocabulary_numbers_terms_in_order_and_grows, passed, failed);
+    RUN(test_tokens_are_runs_of_two_or_more_word_characters_in_every_width, passed, failed);
+    RUN(test_stop_words_n_grams_and_a_fixed_vocabulary, passed, failed);
+    RUN(test_merge_and_remap_number_a_second_part_after_the_first, passed, failed);
+    RUN(test_bad_arguments_interrupts_and_every_allocation_failure, passed, failed);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,242 @@
+"""``textsel.text``: scikit-learn's CountVectorizer and TfidfVectorizer with the words counted by
+textsel's kernel.
+
+Proved here, against scikit-learn's own vectorizers run on the same documents (the reference):
+
+- the vocabulary and the matrix are scikit-learn's exactly: the same dict, the same container
+  type, dtype, index dtype, row pointers, column indices in the same order and values bit for
+  bit (tf-idf included), for fit_transform, fit + transform and transform of unseen documents,
+  over the settings the kernel covers (n-grams up to 3, stop words, min_df, max_df,
+  max_features, binary, a fixed vocabulary, lowercase off, dtypes, bytes input);
+- on generated text of every script: digits, underscores, combining marks, İ, ß, ligatures,
+  Greek final sigma, lone surrogates and 1-, 2- and 4-byte strings mixed;
+- on the SMS Spam Collection always, and on 20 Newsgroups and Reuters-21578 where the data home
+  holds them;
+- the same result on 1, 2, 3 and 8 threads;
+- settings the kernel does not cover run scikit-learn's code (the kernel is not called);
+- parameters, clone, pickling, a Pipeline in GridSearchCV, and clear errors for documents that
+  are not text or do not decode.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.feature_extraction import text as sk
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+
+import textsel.text as ts
+from textsel.datasets import load_sms_spam
+
+SETTINGS = [
+    {},
+    {"min_df": 2},
+    {"ngram_range": (1, 2), "min_df": 2, "stop_words": "english"},
+    {"ngram_range": (1, 3), "max_df": 0.9},
+    {"ngram_range": (2, 2)},
+    {"max_features": 300},
+    {"max_features": 300, "min_df": 2, "max_df": 0.5},
+    {"binary": True, "stop_words": ["the", "to", "you", "a"]},
+    {"lowercase": False},
+    {"vocabulary": ["free", "call", "txt", "win", "now", "claim", "prize"]},
+]
+TFIDF = [
+    {"sublinear_tf": True, "min_df": 2},
+    {"norm": "l1", "use_idf": False},
+    {"smooth_idf": False, "norm": None, "dtype": np.float32},
+]
+
+
+def assert_same_matrix(ours, theirs):
+    assert type(ours) is type(theirs)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    assert ours.indices.dtype == theirs.indices.dtype and ours.indptr.dtype == theirs.indptr.dtype
+    np.testing.assert_array_equal(ours.indptr, theirs.indptr)
+    np.testing.assert_array_equal(ours.indices, theirs.indices)
+    np.testing.assert_array_equal(ours.data, theirs.data)  # bit for bit, tf-idf included
+
+
+def assert_same(kind, settings, train, test, **extra):
+    ours = getattr(ts, kind)(**settings, **extra)
+    theirs = getattr(sk, kind)(**settings)
+    assert_same_matrix(ours.fit_transform(train), theirs.fit_transform(train))
+    assert ours.vocabulary_ == theirs.vocabulary_ and type(ours.vocabulary_) is dict
+    np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
+    assert_same_matrix(ours.transform(test), theirs.transform(test))
+    refit = getattr(ts, kind)(**settings, **extra).fit(train)
+    assert refit.vocabulary_ == theirs.vocabulary_
+    assert_same_matrix(refit.transform(test), theirs.transform(test))
+    return ours
+
+
+@pytest.fixture(scope="module")
+def sms():
+    b = load_sms_spam()
+    texts = list(b.data)
+    return texts[:4000], texts[4000:]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=str)
+@pytest.mark.parametrize("kind", ["CountVectorizer", "TfidfVectorizer"])
+def test_the_sms_collection_is_vectorized_exactly_as_scikit_learn_does(sms, kind, settings):
+    train, test = sms
+    assert_same(kind, settings, train, test)
+
+
+@pytest.mark.parametrize("settings", TFIDF, ids=str)
+def test_tf_idf_weightings_are_scikit_learns_bit_for_bit(sms, settings):
+    train, test = sms
+    assert_same("TfidfVectorizer", settings, train, test)
+
+
+def test_bytes_and_other_count_dtypes_are_read_as_scikit_learn_reads_them(sms):
+    train, test = sms
+    as_bytes = [t.encode("utf-8") for t in train]
+    assert_same("CountVectorizer", {"dtype": np.float32}, as_bytes, [t.encode("utf-8") for t in test])
+    latin = [t.encode("latin-1", "replace") for t in train]
+    assert_same("CountVectorizer", {"encoding": "latin-1"}, latin, latin[:50])
+
+
+def unicode_documents(seed, n_docs=300):
+    """Documents drawn from every script and plane: letters, digits, underscores, marks,
+    punctuation and spaces of many kinds, and the characters whose lowercase is longer or depends
+    on context (İ, ß's capital, Σ, ligatures), so that 1-, 2- and 4-byte strings mix."""
+    rng = np.random.default_rng(seed)
+    special = list("İıßẞΣσςﬁﬀǅǄ_0123456789٣੩\u0301\u0307\u200b\u00a0 \t\n.,;'-")
+    ranges = [(0x20, 0x7F), (0xA0, 0x250), (0x370, 0x3FF), (0x400, 0x4FF), (0x590, 0x6FF), (0x900, 0x97F),
+              (0x3040, 0x30FF), (0x4E00, 0x4E80), (0xAC00, 0xAC80), (0x1D400, 0x1D4FF), (0x1F600, 0x1F64F),
+              (0x20000, 0x20080), (0xD800, 0xDFFF)]  # fmt: skip
+    docs = []
+    for _ in range(n_docs):
+        chars = []
+        for _ in range(int(rng.integers(0, 60))):
+            if rng.random() < 0.3:
+                chars.append(special[rng.integers(len(special))])
+            else:
+                low, high = ranges[rng.integers(len(ranges))]
+                chars.append(chr(int(rng.integers(low, high))))
+            if rng.random() < 0.15:
+                chars.append(" ")
+        docs.append("".join(chars))
+    docs.append("İSTANBUL STRASSE ẞ ΟΔΥΣΣΕΥΣ ﬁnal ǅemal __init__ x_1 ١٢٣ 𝐀𝐁𝐂 😀😀 ab")
+    return docs
+
+
+@pytest.mark.parametrize(
+    "settings", [{}, {"lowercase": False}, {"ngram_range": (1, 3)}, {"min_df": 2}], ids=str
+)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_text_of_every_script_is_tokenized_as_pythons_re_tokenizes_it(seed, settings):
+    docs = unicode_documents(seed)
+    assert_same("CountVectorizer", settings, docs[:200], docs[200:])
+
+
+def test_the_kernel_tokens_are_re_findall_of_the_default_pattern():
+    """The tokens themselves, one document at a time, against re.findall on the same string."""
+    import re
+
+    pattern = re.compile(ts.DEFAULT_TOKEN_PATTERN)
+    for doc in unicode_documents(2, 200):
+        ours = ts.CountVectorizer(lowercase=False, n_jobs=1)
+        expected = sorted(set(pattern.findall(doc)))
+        if not expected:
+            continue
+        ours.fit([doc])
+        assert sorted(ours.vocabulary_) == expected, doc
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, 3, 8])
+def test_the_result_does_not_depend_on_the_threads(sms, monkeypatch, many_cores, n_jobs):
+    monkeypatch.setattr(ts, "_MIN_CHARS_PER_THREAD", 1)
+    train, test = sms
+    for settings in ({}, {"ngram_range": (1, 2), "min_df": 2}):
+        assert_same("CountVectorizer", settings, train, test, n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"analyzer": "char", "ngram_range": (2, 3)},
+        {"tokenizer": str.split},
+        {"strip_accents": "unicode"},
+        {"token_pattern": r"(?u)\b\w+\b"},
+        {"preprocessor": str.upper},
+    ],  # fmt: skip
+    ids=str,
+)
+def test_settings_the_kernel_does_not_cover_run_scikit_learns_code(sms, monkeypatch, settings):
+    import textsel._ext.tokens as kernel
+
+    monkeypatch.setattr(kernel, "count_terms", lambda *a: pytest.fail("the kernel ran"))
+    train, test = sms
+    assert_same("CountVectorizer", {**settings, "min_df": 2}, train[:500], test[:100])
+
+
+def test_parameters_clone_pickle_and_a_grid_search(sms):
+    train, _ = sms
+    y = np.array([len(t) > 60 for t in train])
+    vectorizer = ts.TfidfVectorizer(min_df=2, n_jobs=2)
+    assert (
+        vectorizer.get_params()["n_jobs"] == 2 and clone(vectorizer).get_params() == vectorizer.get_params()
+    )
+    vectorizer.fit(train)
+    again = pickle.loads(pickle.dumps(vectorizer))
+    assert_same_matrix(again.transform(train[:100]), vectorizer.transform(train[:100]))
+    search = GridSearchCV(
+        make_pipeline(ts.CountVectorizer(), LogisticRegression(max_iter=200)),
+        {"countvectorizer__ngram_range": [(1, 1), (1, 2)], "countvectorizer__min_df": [1, 2]},
+        cv=2,
+    )
+    search.fit(train[:600], y[:600])
+    reference = GridSearchCV(
+        make_pipeline(sk.CountVectorizer(), LogisticRegression(max_iter=200)),
+        {"countvectorizer__ngram_range": [(1, 1), (1, 2)], "countvectorizer__min_df": [1, 2]},
+        cv=2,
+    ).fit(train[:600], y[:600])
+    np.testing.assert_array_equal(
+        search.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"]
+    )
+
+
+def test_documents_that_are_not_text_or_do_not_decode_are_clear_errors():
+    with pytest.raises(TypeError, match="document 1 is NoneType, not str or bytes"):
+        ts.CountVectorizer().fit(["some text", None])
+    with pytest.raises(ValueError, match="np.nan is an invalid document"):
+        ts.CountVectorizer().fit(["some text", np.nan])
+    with pytest.raises(UnicodeDecodeError, match="in document 1"):
+        ts.CountVectorizer().fit([b"some text", b"bad \xff byte"])
+    replaced = ts.CountVectorizer(decode_error="replace").fit([b"some text", b"bad \xff byte"])
+    assert (
+        replaced.vocabulary_
+        == sk.CountVectorizer(decode_error="replace").fit([b"some text", b"bad \xff byte"]).vocabulary_
+    )
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        ts.CountVectorizer(stop_words=["only"]).fit(["only", "", "a b"])
+    with pytest.raises(ValueError, match="Iterable over raw text documents expected"):
+        ts.CountVectorizer().fit("one string")
+    with pytest.raises(ValueError, match="After pruning, no terms remain"):
+        ts.CountVectorizer(min_df=2).fit(["ab cd", "ef gh", "ij kl"])
+
+
+def test_empty_documents_and_documents_without_words_are_empty_rows():
+    docs = ["", "  ,. ", "a b c", "word word", "\u0301\u0307"]
+    assert_same("CountVectorizer", {}, docs, docs)
+
+
+@pytest.mark.parametrize("corpus", ["20newsgroups", "reuters21578"])
+def test_real_corpora_are_vectorized_exactly_as_scikit_learn_does(data_home, corpus):
+    from textsel import datasets
+
+    if corpus == "20newsgroups":
+        b = datasets.load_20newsgroups(data_home=data_home)
+        train, test = b.data_train, b.data_test
+    else:
+        b = datasets.load_reuters21578(data_home=data_home)
+        train, test = b.data_train, b.data_test
+    assert_same("TfidfVectorizer", {"sublinear_tf": True, "min_df": 2}, train, test[:2000])
+    assert_same(
+        "CountVectorizer", {"ngram_range": (1, 2), "min_df": 2, "stop_words": "english"}, train, test[:2000]
+    )

@@ -1,0 +1,30 @@
+"""Words counted from Python strings by the C core's tokenizer, without the GIL."""
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .ccore import Interrupt
+
+def word_bitmap() -> NDArray[np.uint8]: ...
+
+class Vocabulary:
+    def __len__(self) -> int: ...
+    def add(self, terms: Sequence[str]) -> NDArray[np.int64]: ...
+    def terms(self, order: NDArray[np.int64] | None = None) -> list[str]: ...
+    def order(self, ids: NDArray[np.int64] | None = None) -> NDArray[np.int64]: ...
+    def merge(self, part: Vocabulary) -> NDArray[np.int64]: ...
+
+def count_terms(
+    texts: list[str],
+    vocabulary: Vocabulary,
+    stop: Vocabulary | None,
+    ngram_min: int,
+    ngram_max: int,
+    fixed: bool,
+    interrupt: Interrupt,
+) -> tuple[int, NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None]: ...
+def remap_rows(
+    indptr: NDArray[np.int64], ids: NDArray[np.int64], counts: NDArray[np.int64], mapping: NDArray[np.int64]
+) -> None: ...

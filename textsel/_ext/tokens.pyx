@@ -1,0 +1,239 @@
+# cython: language_level=3
+"""Words counted from Python strings by the C core's tokenizer (``csrc/tokens.c``), without the
+GIL and without a Python object per token.
+
+``Vocabulary`` holds terms numbered in the order first seen; ``count_terms`` counts a list of
+strings' terms into CSR rows (term ids sorted within each row) and, unless the vocabulary is
+fixed, adds their new terms to it; ``word_bitmap`` is the set of code points Python's regular
+expressions call word characters (``\\w``: ``str.isalnum()`` or ``_``), read from the running
+Python so that the tokens are exactly the ones its ``re`` finds.
+"""
+
+import numpy as np
+
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdlib cimport free
+from libc.string cimport memcpy
+
+from .core cimport TS_ERR_NOMEM, TS_OK, ts_interrupt_check
+from .interrupts cimport stop_requested
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    void *PyUnicode_DATA(object text)
+    Py_ssize_t PyUnicode_GET_LENGTH(object text)
+    bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+
+cdef extern from "textsel.h" nogil:
+    unsigned int TS_CODE_POINTS
+
+    ctypedef struct ts_text:
+        const void *data
+        int64_t length
+        int kind
+
+    ctypedef struct ts_vocab:
+        pass
+
+    ctypedef struct ts_count_options:
+        const uint8_t *word
+        const ts_vocab *stop
+        int64_t ngram_min
+        int64_t ngram_max
+        int fixed
+        ts_interrupt_check interrupted
+        void *interrupt_ctx
+
+    ts_vocab *ts_vocab_new()
+    void ts_vocab_free(ts_vocab *v)
+    int64_t ts_vocab_size(const ts_vocab *v)
+    uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
+    int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
+    void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
+    int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
+    int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
+    int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *opt,
+                       int64_t *indptr, int64_t **ids, int64_t **counts, int64_t *nnz)
+    void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts,
+                       const int64_t *map)
+
+
+_WORD = None
+
+
+def word_bitmap():
+    """The word characters of Python's ``re`` (``\\w`` in a str pattern: ``str.isalnum()``, or
+    ``_``) as a bitmap over every code point, built once per process (a few milliseconds)."""
+    global _WORD
+    cdef uint8_t[::1] bits
+    cdef uint32_t c
+    if _WORD is None:
+        out = np.zeros(TS_CODE_POINTS // 8, dtype=np.uint8)
+        bits = out
+        with nogil:
+            for c in range(TS_CODE_POINTS):
+                if Py_UNICODE_ISALNUM(<Py_UCS4> c) or c == 95:  # '_'
+                    bits[c >> 3] |= <uint8_t> (1 << (c & 7))
+        out.flags.writeable = False
+        _WORD = out
+    return _WORD
+
+
+cdef class Vocabulary:
+    """Terms numbered in the order first added (the C core's ``ts_vocab``)."""
+
+    cdef ts_vocab *v
+
+    def __cinit__(self):
+        self.v = ts_vocab_new()
+        if self.v == NULL:
+            raise MemoryError("no memory for a vocabulary")
+
+    def __dealloc__(self):
+        ts_vocab_free(self.v)
+
+    def __len__(self):
+        return ts_vocab_size(self.v)
+
+    def add(self, terms):
+        """Add each term of ``terms`` (strings); returns their ids."""
+        ids = np.empty(len(terms), dtype=np.int64)
+        cdef int64_t[::1] out = ids
+        cdef Py_ssize_t k
+        for k, term in enumerate(terms):
+            out[k] = self._add(term)
+        return ids
+
+    cdef int64_t _add(self, str term) except -1:
+        cdef uint32_t[::1] cps = np.frombuffer(term.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy() \
+            if len(term) else np.zeros(1, dtype=np.uint32)
+        cdef int64_t n = len(term), term_id
+        if ts_vocab_add(self.v, &cps[0], n, ts_term_hash(&cps[0], n), &term_id) != TS_OK:
+            raise MemoryError("no memory for the vocabulary's terms")
+        return term_id
+
+    def terms(self, order=None):
+        """The terms as strings, by id, or in the order of the ids in ``order``."""
+        cdef const int64_t[::1] ids
+        cdef const uint32_t *cps
+        cdef int64_t size = ts_vocab_size(self.v), length, k, i
+        if order is None:
+            order = np.arange(size, dtype=np.int64)
+        ids = np.ascontiguousarray(order, dtype=np.int64)
+        out = [None] * ids.shape[0]
+        for k in range(ids.shape[0]):
+            i = ids[k]
+            if not 0 <= i < size:
+                raise IndexError(f"no term {i}")
+            ts_vocab_term(self.v, i, &cps, &length)
+            out[k] = PyUnicode_FromKindAndData(4, cps, length)
+        return out
+
+    def order(self, ids=None):
+        """The positions of ``ids`` (default: every term's id) sorted by their terms, as Python
+        sorts strings (stable)."""
+        cdef const int64_t[::1] given
+        cdef const int64_t *given_ptr = NULL
+        cdef int64_t n = ts_vocab_size(self.v)
+        cdef int status
+        if ids is not None:
+            given = np.ascontiguousarray(ids, dtype=np.int64)
+            n = given.shape[0]
+            if n:
+                given_ptr = &given[0]
+        order = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] out = order
+        with nogil:
+            status = ts_vocab_order(self.v, given_ptr, n, &out[0] if n else NULL)
+        if status == TS_ERR_NOMEM:
+            raise MemoryError("no memory to sort the vocabulary")
+        if status != TS_OK:
+            raise IndexError("an id that is no term of the vocabulary")
+        return order
+
+    def merge(self, Vocabulary part):
+        """Add ``part``'s terms in its order; returns each of its terms' ids here."""
+        mapping = np.empty(max(ts_vocab_size(part.v), 1), dtype=np.int64)
+        cdef int64_t[::1] out = mapping
+        cdef int status
+        with nogil:
+            status = ts_vocab_merge(self.v, part.v, &out[0])
+        if status != TS_OK:
+            raise MemoryError("no memory to merge vocabularies")
+        return mapping[: ts_vocab_size(part.v)]
+
+
+def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
+                int64_t ngram_max, bint fixed, interrupt):
+    """Count the terms of ``texts`` (str) into CSR rows: ``(status, indptr, ids, counts)``, each
+    row's term ids sorted (ids of ``vocabulary``, which gains the new terms unless ``fixed``).
+
+    The strings are read in place without the GIL: ``texts`` keeps them alive meanwhile.
+    """
+    cdef Py_ssize_t n = len(texts), d
+    cdef ts_text *docs = NULL
+    cdef const uint8_t[::1] word = word_bitmap()
+    cdef int64_t *ids = NULL
+    cdef int64_t *counts = NULL
+    cdef int64_t nnz = 0
+    cdef int status
+    indptr = np.empty(n + 1, dtype=np.int64)
+    cdef int64_t[::1] ptr = indptr
+    if interrupt is None:
+        raise TypeError("count_terms needs the call's Interrupt")
+    docs = <ts_text *> PyMem_Malloc(max(n, 1) * sizeof(ts_text))
+    if docs == NULL:
+        raise MemoryError("no memory for the documents' list")
+    try:
+        for d in range(n):
+            text = texts[d]
+            if type(text) is not str:
+                raise TypeError(f"document {d} is {type(text).__name__}, not str")
+            docs[d].data = PyUnicode_DATA(text)
+            docs[d].length = PyUnicode_GET_LENGTH(text)
+            docs[d].kind = PyUnicode_KIND(text)
+        status = _count(docs, n, vocabulary, stop, ngram_min, ngram_max, fixed, interrupt, word, ptr,
+                        &ids, &counts, &nnz)
+    finally:
+        PyMem_Free(docs)
+    if status != TS_OK:
+        return status, None, None, None
+    cdef int64_t[::1] into_ids, into_counts
+    try:
+        out_ids = np.empty(nnz, dtype=np.int64)
+        out_counts = np.empty(nnz, dtype=np.int64)
+        if nnz:
+            into_ids = out_ids
+            into_counts = out_counts
+            memcpy(&into_ids[0], ids, nnz * sizeof(int64_t))
+            memcpy(&into_counts[0], counts, nnz * sizeof(int64_t))
+    finally:
+        free(ids)
+        free(counts)
+    return TS_OK, indptr, out_ids, out_counts
+
+
+cdef int _count(const ts_text *docs, Py_ssize_t n, Vocabulary vocabulary, Vocabulary stop,
+                int64_t ngram_min, int64_t ngram_max, bint fixed, interrupt, const uint8_t[::1] word,
+                int64_t[::1] ptr, int64_t **ids, int64_t **counts, int64_t *nnz):
+    cdef ts_count_options options
+    cdef int status
+    options.word = &word[0]
+    options.stop = stop.v if stop is not None else NULL
+    options.ngram_min = ngram_min
+    options.ngram_max = ngram_max
+    options.fixed = fixed
+    options.interrupted = stop_requested
+    options.interrupt_ctx = <void *> interrupt
+    with nogil:
+        status = ts_count_terms(docs, n, vocabulary.v, &options, &ptr[0], ids, counts, nnz)
+    return status
+
+
+def remap_rows(int64_t[::1] indptr, int64_t[::1] ids, int64_t[::1] counts, const int64_t[::1] mapping):
+    """Map each row's term ids through ``mapping`` and sort the row again, in place."""
+    with nogil:
+        ts_remap_rows(&indptr[0], indptr.shape[0] - 1, &ids[0] if ids.shape[0] else NULL,
+                      &counts[0] if counts.shape[0] else NULL, &mapping[0] if mapping.shape[0] else NULL)
