@@ -61,14 +61,18 @@ def one_process(data_home, repeat):
         megabytes = sum(len(d.encode("utf-8")) for d in train) / 1e6
         cells = []
         for label, (kind, settings) in SETTINGS.items():
-            anchor, theirs = best_of(lambda: getattr(sk, kind)(**settings).fit_transform(train), repeat)
-            ours_time, ours = best_of(lambda: getattr(ts, kind)(**settings).fit_transform(train), repeat)
+            anchor, theirs = best_of(
+                lambda k=kind, s=settings, t=train: getattr(sk, k)(**s).fit_transform(t), repeat
+            )
+            ours_time, ours = best_of(
+                lambda k=kind, s=settings, t=train: getattr(ts, k)(**s).fit_transform(t), repeat
+            )
             assert same(ours, theirs), f"{corpus} {label}: the outputs differ"
             cells.append(f"{label} {anchor:.3f} / {ours_time:.3f} s = {anchor / ours_time:.1f}x "
                          f"({megabytes / ours_time:.0f} MB/s)")  # fmt: skip
         fitted_sk, fitted_ts = sk.CountVectorizer().fit(train), ts.CountVectorizer().fit(train)
-        anchor, theirs = best_of(lambda: fitted_sk.transform(test), repeat)
-        ours_time, ours = best_of(lambda: fitted_ts.transform(test), repeat)
+        anchor, theirs = best_of(lambda f=fitted_sk, t=test: f.transform(t), repeat)
+        ours_time, ours = best_of(lambda f=fitted_ts, t=test: f.transform(t), repeat)
         assert same(ours, theirs), f"{corpus} transform: the outputs differ"
         cells.append(f"Count().transform(test) {anchor:.3f} / {ours_time:.3f} s = {anchor / ours_time:.1f}x")
         print(f"  {corpus} ({megabytes:.1f} MB): " + "; ".join(cells), flush=True)
