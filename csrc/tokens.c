@@ -547,42 +547,75 @@ static int term_less(const ts_vocab *v, int64_t a, int64_t b)
     return nx < ny;
 }
 
+/* A position to sort with the first six code points of its term packed into two keys of 63
+ * bits (21 bits a code point, 0 past the term's end): most comparisons are told by the keys
+ * alone, without reading the terms.  Equal keys are told by the terms themselves. */
+typedef struct {
+    uint64_t key[2];
+    int64_t pos;
+} sort_item;
+
+static uint64_t sort_key(const ts_vocab *v, int64_t id, int64_t from)
+{
+    const term *t = &v->terms[id];
+    uint64_t key = 0;
+    int64_t k;
+    for (k = from; k < from + 3; k++)
+        key = (key << 21) | (k < t->len ? (uint64_t)(v->cps[t->start + k] & 0x1FFFFF) : 0);
+    return key;
+}
+
 int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
 {
     /* a bottom-up merge sort of the positions 0 .. n-1 by their terms: stable */
-    int64_t width, i, *tmp, *from = order, *to;
-    for (i = 0; i < n; i++) {
-        if (ids != NULL && (ids[i] < 0 || ids[i] >= v->n))
-            return TS_ERR_INDEX;
-        order[i] = i;
-    }
+    int64_t width, i;
+    sort_item *items, *tmp, *from, *to;
     if (ids == NULL && n > v->n)
         return TS_ERR_INDEX;
-    tmp = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-    if (tmp == NULL)
+    for (i = 0; ids != NULL && i < n; i++)
+        if (ids[i] < 0 || ids[i] >= v->n)
+            return TS_ERR_INDEX;
+    items = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
+    tmp = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
+    if (items == NULL || tmp == NULL) {
+        free(items);
+        free(tmp);
         return TS_ERR_NOMEM;
+    }
+#define TERM_OF(item) (ids != NULL ? ids[(item).pos] : (item).pos)
+    for (i = 0; i < n; i++) {
+        items[i].pos = i;
+        items[i].key[0] = sort_key(v, TERM_OF(items[i]), 0);
+        items[i].key[1] = sort_key(v, TERM_OF(items[i]), 3);
+    }
+    from = items;
     to = tmp;
-#define TERM_OF(pos) (ids != NULL ? ids[pos] : (pos))
     for (width = 1; width < n; width *= 2) {
         for (i = 0; i < n; i += 2 * width) {
             int64_t mid = i + width < n ? i + width : n, end = i + 2 * width < n ? i + 2 * width : n;
             int64_t a = i, b = mid, k = i;
-            while (a < mid && b < end)
-                to[k++] = term_less(v, TERM_OF(from[b]), TERM_OF(from[a])) ? from[b++] : from[a++];
+            while (a < mid && b < end) {
+                const sort_item *x = &from[a], *y = &from[b];
+                int y_first = y->key[0] != x->key[0]   ? y->key[0] < x->key[0]
+                              : y->key[1] != x->key[1] ? y->key[1] < x->key[1]
+                                                       : term_less(v, TERM_OF(*y), TERM_OF(*x));
+                to[k++] = y_first ? from[b++] : from[a++];
+            }
             while (a < mid)
                 to[k++] = from[a++];
             while (b < end)
                 to[k++] = from[b++];
         }
         {
-            int64_t *swap = from;
+            sort_item *swap = from;
             from = to;
             to = swap;
         }
     }
 #undef TERM_OF
-    if (from != order)
-        memcpy(order, from, (size_t)n * sizeof(int64_t));
+    for (i = 0; i < n; i++)
+        order[i] = from[i].pos;
+    free(items);
     free(tmp);
     return TS_OK;
 }
