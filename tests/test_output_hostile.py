@@ -269,3 +269,188 @@ def test_a_study_whose_out_cannot_take_the_results_names_out(tmp_path):
     assert done.returncode == 1, err
     assert f"--out {out}: cannot write the results there (File too large)" in err, err
     assert listing(out) == before
+
+
+# -- what a second review found ---------------------------------------------------------------------
+
+
+def plant_killed_run(out, lines, mode=0o700):
+    """The lock and staging folder a killed run of key ``paper`` would leave, with ``lines`` as
+    its journal."""
+    import json
+
+    staging = out / ".textsel-paper-deadbeef.partial"
+    staging.mkdir(parents=True)
+    os.chmod(staging, mode)
+    (staging / "journal").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (out / ".textsel-paper.lock").write_text(f"pid 1, started 00:00:00, staging {staging.name}\n")
+    return staging
+
+
+@pytest.mark.parametrize("mode", [0o700, 0o755])
+def test_a_planted_journal_cannot_remove_or_move_files_it_did_not_make(tmp_path, mode):
+    """A journal is believed only in a staging folder closed to others, and only for what a
+    commit does: it cannot delete a file by calling it a name kept aside, move one file over
+    another, or bring a file in from outside the staging folder."""
+    out = tmp_path / "out"
+    precious, source, victim = tmp_path / "precious.txt", tmp_path / "source.txt", tmp_path / "victim.txt"
+    for path in (precious, source, victim):
+        path.write_text(path.name)
+    found = os.lstat(source)
+    plant_killed_run(
+        out,
+        [
+            ["aside", str(victim), str(source)],
+            ["moved", str(victim), [found.st_dev, found.st_ino]],
+            ["aside", "x", str(precious)],
+            ["removed", str(tmp_path / "new.txt"), str(precious)],
+            ["committed"] if mode == 0o700 else ["rmdir", str(tmp_path / "made"), 0o755],
+        ],
+        mode,
+    )
+    with OutputFolder(out, "paper", "--out") as staging:
+        (staging / "page.md").write_text("page")
+    assert [p.read_text() for p in (precious, source, victim)] == ["precious.txt", "source.txt", "victim.txt"]
+    assert not (tmp_path / "new.txt").exists() and not (tmp_path / "made").exists()
+    assert sorted(os.listdir(out)) == ["page.md"]
+
+
+def test_recovery_tells_files_by_device_and_inode(tmp_path):
+    """A file on another file system with the inode number a killed run's file had is not the
+    file the run placed: it is not removed."""
+    from textsel._output.journal import recover
+
+    out = tmp_path / "out"
+    target = tmp_path / "elsewhere.csv"
+    target.write_text("the user's")
+    found = os.lstat(target)
+    staging = plant_killed_run(out, [["moved", str(target), [found.st_dev + 1, found.st_ino]]])
+    recover(out, staging)
+    assert target.read_text() == "the user's"
+
+
+def test_an_undeclared_file_over_an_input_is_refused_at_the_commit(tmp_path, capsys):
+    """A study writes figures named for their k, which it cannot declare beforehand: a link of
+    such a name to the corpus is found when the files are put in place, and nothing is."""
+    corpus = corpus_csv(tmp_path / "corpus.csv")
+    before = corpus.read_bytes()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "precision_recall_k4.png").symlink_to(os.path.join("..", "corpus.csv"))
+    with pytest.raises(ValueError, match="is the input"):
+        with OutputFolder(out, "study", "--out", files=("summary.csv",), inputs=[corpus]) as staging:
+            (staging / "summary.csv").write_text("table")
+            (staging / "precision_recall_k4.png").write_bytes(b"\x89PNG")
+    assert corpus.read_bytes() == before and not (out / "summary.csv").exists()
+    pytest.importorskip("matplotlib")
+    code = main(["study", str(corpus), "--out", str(out), "--ks", "2,4", "--metrics", "bns", "--trials", "1"])
+    assert code == 1 and "is the input" in capsys.readouterr().err
+    assert corpus.read_bytes() == before
+
+
+def test_a_run_killed_before_its_staging_folder_is_named_leaves_nothing(tmp_path):
+    """The staging folder is named in the lock before it is made: a run killed right after making
+    it leaves a folder the next run removes."""
+    out = tmp_path / "out"
+    code = textwrap.dedent(
+        f"""
+        import os, signal
+        real = os.mkdir
+        def mkdir(path, *args, **kwargs):
+            real(path, *args, **kwargs)
+            if str(path).endswith(".partial"):
+                os.kill(os.getpid(), signal.SIGKILL)
+        os.mkdir = mkdir
+        from textsel._output import OutputFolder
+        with OutputFolder({str(out)!r}, "paper", "--out"):
+            pass
+        """
+    )
+    assert subprocess.run([sys.executable, "-c", code], timeout=120).returncode == -signal.SIGKILL
+    assert any(name.endswith(".partial") for name in os.listdir(out))
+    with OutputFolder(out, "paper", "--out") as staging:
+        (staging / "page.md").write_text("page")
+    assert sorted(os.listdir(out)) == ["page.md"]
+
+
+def test_a_run_killed_past_its_commit_point_has_its_manifest_recorded(tmp_path):
+    """The killed run's manifest is recorded by the next run, so that a later run removes the
+    files the killed one wrote and it no longer writes."""
+    from textsel._output.manifest import manifest_path, read_manifest
+
+    out, _ = scene(tmp_path / "run")
+    assert killed_run(out, 0, after_commit=True) == -signal.SIGKILL
+    next_run_that_fails(out)
+    recorded = read_manifest(manifest_path(out, "paper"), pytest.fail)
+    assert ("fresh.csv",) in recorded.files and ("figs", "c", "deep.png") in recorded.files
+    with OutputFolder(
+        out, "paper", "--out", files=("page.md", "fresh.csv"), folders=("figs",), manifest=True
+    ) as s:
+        (s / "page.md").write_text("only the page now")
+    assert not (out / "fresh.csv").exists() and not (out / "figs" / "c" / "deep.png").exists()
+
+
+def test_a_folder_renamed_after_a_killed_run_is_put_back_under_its_new_name(tmp_path):
+    out, elsewhere = scene(tmp_path / "run")
+    before = _relative(snapshot(out), out)
+    assert killed_run(out, 6) == -signal.SIGKILL
+    moved = tmp_path / "run" / "moved"
+    os.rename(out, moved)
+    next_run_that_fails(moved)
+    assert _relative(snapshot(moved), moved) == before
+
+
+def test_an_output_through_a_link_out_of_an_input_folder_is_still_inside_it(tmp_path, capsys):
+    folder = tmp_path / "corpus"
+    for label in ("spam", "ham"):
+        (folder / label).mkdir(parents=True)
+        for i in range(6):
+            (folder / label / f"{i}.txt").write_text(f"{label} words number {i} {label}")
+    (tmp_path / "elsewhere").mkdir()
+    (folder / "res").symlink_to(tmp_path / "elsewhere")
+    assert main(["select", str(folder), "--output", str(folder / "res" / "terms.tsv"), "--k", "2"]) == 1
+    assert "inside the input folder" in capsys.readouterr().err
+    assert os.listdir(tmp_path / "elsewhere") == []
+
+
+def test_inputs_that_are_not_files_are_never_taken_for_the_output(tmp_path):
+    """A terminal or /dev/null read as the input and written as the output is no file to replace."""
+    from textsel._output.targets import refuse_inputs
+
+    fd = os.open(os.devnull, os.O_WRONLY)
+    try:
+        refuse_inputs([fd], [os.devnull], "standard output", "(--output -)")
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("state", ["a file", "inside a file", "relative"])
+def test_a_state_folder_that_cannot_be_used_records_nothing_and_the_run_goes_on(tmp_path, monkeypatch, state):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file")
+    value = {"a file": str(blocker), "inside a file": str(blocker / "state"), "relative": "state"}[state]
+    monkeypatch.setenv("XDG_STATE_HOME", value)
+    monkeypatch.setenv("HOME", "relative-home")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    for text in ("first", "second"):
+        with OutputFolder(out, "paper", "--out", files=("page.md",), manifest=True) as staging:
+            (staging / "page.md").write_text(text)
+    assert (out / "page.md").read_text() == "second" and blocker.read_text() == "a file"
+    assert not (tmp_path / "state").exists() and not (tmp_path / "relative-home").exists()
+
+
+def test_a_full_disk_elsewhere_is_not_blamed_on_the_output(tmp_path):
+    import errno
+
+    out = tmp_path / "out"
+    elsewhere = OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "tmpdir" / "input.csv"))
+    with pytest.raises(OSError) as caught:
+        with OutputFolder(out, "paper", "--out"):
+            raise elsewhere
+    assert caught.value is elsewhere
+    with pytest.raises(
+        OSError, match=r"--out .*: cannot write the results there \(No space left on device\)"
+    ):
+        with OutputFolder(out, "paper", "--out") as staging:
+            raise OSError(errno.ENOSPC, "No space left on device", str(staging / "page.md"))

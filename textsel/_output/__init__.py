@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import shutil
 import stat
-import tempfile
 from pathlib import Path
 
 from .commit import Commit, RollbackError
 from .lock import EntryLock, OutputBusyError
-from .manifest import manifest_path, read_manifest, write_manifest
+from .manifest import manifest_path, read_manifest, write_manifest, write_manifest_text
 from .signals import Caught
 from .targets import file_target, folder_target, foreign_link, refuse_inputs, write_through
 
@@ -97,6 +97,7 @@ class OutputFolder:
         self.staging: Path | None = None
         self._lock: EntryLock | None = None
         self._created: list[Path] = []
+        self._private: str | None = None  # the staging folder's path, once made
 
     def refuse(self, why: str):
         raise ValueError(f"{self.option} {self.shown}: {why}")
@@ -106,17 +107,28 @@ class OutputFolder:
     def __enter__(self) -> Path:
         self.folder = folder_target(self.given, self.option)
         self._check_kinds()
-        written = [self.folder / name for name in self.files] or [self.folder]
+        # by the names as given too: a link there may lead out of an input folder
+        as_given = (
+            Path(os.path.abspath(self.given)) if isinstance(self.given, (str, os.PathLike)) else self.folder
+        )
+        written = [top / name for top in (self.folder, as_given) for name in self.files] or [
+            self.folder,
+            as_given,
+        ]
         refuse_inputs(written, self.inputs, self.option, self.shown)
         try:
             self._make_folder()
             self._lock = EntryLock(self.folder, self.key, self.option, self.shown)
             stale = self._lock.acquire(", ".join(self.files + self.folders) or self.key)
-            self._lock.remove_stale(self.folder, stale)
+            finished = self._lock.remove_stale(self.folder, stale)
+            if finished is not None and self.manifest:  # a killed run's, past its commit point
+                write_manifest_text(self._manifest_path, finished)
             self._old = read_manifest(self._manifest_path, self._refuse_manifest) if self.manifest else None
-            prefix = f".textsel-{self._lock.slug}-"
-            self.staging = Path(tempfile.mkdtemp(prefix=prefix, suffix=".partial", dir=self.folder))
-            self._lock.record(self.staging.name)
+            # named in the lock before it is made: a run killed in between leaves nothing unnamed
+            name = f".textsel-{self._lock.slug}-{secrets.token_hex(4)}.partial"
+            self._lock.record(name)
+            self.staging = self.folder / name
+            os.mkdir(self.staging, 0o700)
             self._private = os.fspath(self.staging)
             (self.staging / "new").mkdir()
         except (OutputBusyError, ValueError):
@@ -178,8 +190,9 @@ class OutputFolder:
     def __exit__(self, kind, error, traceback) -> None:
         try:
             if kind is None:
+                self._check_written_against_inputs()
                 commit = Commit(self.folder, self.option, self.shown, self.removable)
-                placed = commit.run(self.staging / "new", self._old, self.staging)
+                placed = commit.run(self.staging / "new", self._old, self.staging, self.manifest)
                 if self.manifest:
                     write_manifest(self._manifest_path, placed, self.folder)
         except RollbackError as failed:
@@ -199,14 +212,27 @@ class OutputFolder:
         else:
             self._close()
 
+    def _check_written_against_inputs(self) -> None:
+        """Every file the run wrote, declared or not (a figure named for its k), checked against
+        the inputs before any is put in place."""
+        if not self.inputs:
+            return
+        new = self.staging / "new"
+        written = [self.folder / os.path.relpath(os.path.join(top, name), new)
+                   for top, _, names in os.walk(new) for name in names]  # fmt: skip
+        refuse_inputs(written, self.inputs, self.option, self.shown)
+
     def _name_the_output(self, error) -> None:
         """An error writing into the staging folder (a full disk, a file size limit) names the
-        option the user gave, not the private folder the run wrote into."""
+        option the user gave, not the private folder the run wrote into; one naming another
+        file (a temporary copy of standard input elsewhere) is left as it is."""
         if not isinstance(error, OSError) or isinstance(error, FileNotFoundError):
             return
         where = getattr(error, "filename", None)
-        inside = where is not None and self._private in os.fspath(where)
-        if error.errno in _NO_ROOM or inside:
+        inside = (
+            where is not None and self._private is not None and os.fspath(where).startswith(self._private)
+        )
+        if inside or (where is None and error.errno in _NO_ROOM):
             raise OSError(
                 f"{self.option} {self.shown}: cannot write the results there ({error.strerror or error}); "
                 "the folder is as it was"
@@ -250,6 +276,7 @@ class FileOutput:
             entry = target.descriptor if target.descriptor is not None else target.path
             refuse_inputs([entry], self.inputs, self.option, target.shown)
             return self._take
+        refuse_inputs([Path(os.path.abspath(target.shown))], self.inputs, self.option, target.shown)
         # the lock and the staging folder go beside the file itself (a link's target): moving is a rename
         self._folder = OutputFolder(
             target.path.parent,

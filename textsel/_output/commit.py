@@ -23,7 +23,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from .journal import Journal
+from .journal import MANIFEST, Journal
+from .journal import identity as placed_as
 from .manifest import Manifest, identity
 from .signals import Caught, Held
 from .targets import NO_HARD_LINKS, FileTarget, foreign_link, write_through
@@ -73,17 +74,30 @@ class Commit:
         self._streams: list[tuple[Path, Path]] = []
         self._journal: Journal | None = None
 
-    def run(self, tree: Path, old: Manifest | None, scratch: Path) -> Manifest:
+    def run(self, tree: Path, old: Manifest | None, scratch: Path, manifest: bool = False) -> Manifest:
         """Move the files under ``tree`` into the folder (keeping their relative paths) and remove
         what ``old`` lists and this run did not write, each step noted in the journal in
-        ``scratch`` first; undo all of it on any failure or signal.  Returns what was placed."""
+        ``scratch`` first; undo all of it on any failure or signal.  Returns what was placed
+        (with ``manifest``, also kept in ``scratch`` before the commit point, so that a run
+        killed past it has its manifest recorded by the next)."""
         held = Held()
         try:
             held.hold()
-            self._journal = Journal(scratch)
+            try:
+                self._journal = Journal(self.folder, scratch)
+            except OSError as exc:
+                raise OSError(
+                    f"{self.option} {self.shown}: cannot write the results there ({exc.strerror or exc}); "
+                    "the folder is as it was"
+                ) from None
             placed = self._place_tree(tree, old)
             if old is not None:
                 self._remove_stale(old, placed, scratch)
+            if manifest:
+                with open(scratch / MANIFEST, "w", encoding="utf-8") as kept:
+                    kept.write(placed.dumps(self.folder))
+                    kept.flush()
+                    os.fsync(kept.fileno())
             self._journal.note("committed")  # a run killed from here on is carried forward
             caught = held.restore()
             if caught is not None:
@@ -149,7 +163,8 @@ class Commit:
                 except OSError as exc:
                     where = os.path.join(*rel)
                     raise OSError(
-                        f"{self.option} {self.shown}: cannot write {where} ({exc.strerror or exc})"
+                        f"{self.option} {self.shown}: cannot write {where} ({exc.strerror or exc}); "
+                        "the folder is as it was"
                     ) from None
                 if ident is not None:
                     placed.files[rel] = ident
@@ -215,7 +230,7 @@ class Commit:
     def _move(self, source: Path, target: Path) -> None:
         """``os.replace``, or, to a link's target on another file system, a copy beside the
         target renamed over it."""
-        self._journal.note("moved", target, os.lstat(source).st_ino)
+        self._journal.note("moved", target, placed_as(source))
         try:
             os.replace(source, target)
         except OSError as exc:
@@ -225,7 +240,7 @@ class Commit:
             try:
                 self._journal.note("copy", target, near)
                 _copy_exclusive(source, near)
-                self._journal.note("moved", target, os.lstat(near).st_ino)
+                self._journal.note("moved", target, placed_as(near))
                 os.replace(near, target)
             except BaseException:
                 near.unlink(missing_ok=True)

@@ -83,8 +83,8 @@ class EntryLock:
                 try:
                     _lock(fd)
                 except OSError:
-                    holder = _read(fd)
-                    holder = f" ({holder.strip()})" if _HOLDER.fullmatch(holder) else ""
+                    held = _HOLDER.fullmatch(_read(fd))
+                    holder = f" (pid {held.group(1)}, started {held.group(2)})" if held else ""
                     raise OutputBusyError(
                         f"{self.option} {self.shown}: another textsel run{holder} is writing {what} "
                         "there; this run stops: wait for that one or give another folder"
@@ -203,21 +203,24 @@ class EntryLock:
         os.write(self._fd, line)
         os.ftruncate(self._fd, len(line))
 
-    def remove_stale(self, folder: Path, name: str | None) -> None:
+    def remove_stale(self, folder: Path, name: str | None) -> str | None:
         """Undo what a killed run named in the lock did to the folder, as its journal says, and
         remove its staging folder (a real folder, not a link); and the private names of lock
-        files that killed runs left."""
+        files that killed runs left.  Returns the manifest of a killed run that had put all its
+        files in place (its text), to be recorded, or None."""
         self._let_go_private_names(None)
         if name is None:
-            return
+            return None
         path = folder / name
         try:
             found = os.stat(path, follow_symlinks=False)
         except FileNotFoundError:
-            return
-        if stat.S_ISDIR(found.st_mode):
-            recover(path)
-            shutil.rmtree(path, ignore_errors=True)
+            return None
+        if not stat.S_ISDIR(found.st_mode):
+            return None
+        manifest = recover(folder, path)
+        shutil.rmtree(path, ignore_errors=True)
+        return manifest
 
     def release(self) -> None:
         """Give the lock up; the lock file is unlinked while still held, so that no run ever

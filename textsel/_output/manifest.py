@@ -27,7 +27,7 @@ import stat
 import sys
 from pathlib import Path
 
-__all__ = ["Manifest", "identity", "manifest_path", "read_manifest", "write_manifest"]
+__all__ = ["Manifest", "identity", "manifest_path", "read_manifest", "write_manifest", "write_manifest_text"]
 
 _KIND = "textsel output manifest"
 _OPEN = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -35,8 +35,9 @@ _LARGEST = 1 << 24  # bytes: far beyond any command's list of files
 
 
 def identity(found: os.stat_result) -> list[int]:
-    """What tells one file from another, and from the same file changed."""
-    return [found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns]
+    """What tells one file from another, and from the same file changed or put back (a copy
+    restored with its times and, on some file systems, its old inode has a new ctime)."""
+    return [found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns]
 
 
 class Manifest:
@@ -50,7 +51,7 @@ class Manifest:
         files = [[list(rel), *ident] for rel, ident in sorted(self.files.items())]
         content = {
             "kind": _KIND,
-            "version": 1,
+            "version": 2,
             "folder": os.fspath(folder),
             "files": files,
             "folders": sorted(map(list, self.folders)),
@@ -58,29 +59,37 @@ class Manifest:
         return json.dumps(content, indent=0) + "\n"
 
 
-def state_folder() -> Path:
-    """textsel's own folder for what it keeps between runs (never inside an output folder)."""
+def state_folder() -> Path | None:
+    """textsel's own folder for what it keeps between runs (never inside an output folder), or
+    None where the environment names none that is absolute."""
     base = os.environ.get("XDG_STATE_HOME")
     if not base or not os.path.isabs(base):
         local = os.environ.get("LOCALAPPDATA") if sys.platform == "win32" else None
         base = local or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "textsel" / "outputs"
+    return Path(base) / "textsel" / "outputs" if os.path.isabs(base) else None
 
 
-def manifest_path(folder: Path, slug: str) -> Path:
-    """Where the manifest of the runs of ``slug`` into ``folder`` is kept."""
-    found = os.stat(folder)
-    return state_folder() / f"{found.st_dev}-{found.st_ino}-{slug}.json"
+def manifest_path(folder: Path, slug: str) -> Path | None:
+    """Where the manifest of the runs of ``slug`` into ``folder`` is kept (None: nowhere)."""
+    found, state = os.stat(folder), state_folder()
+    return None if state is None else state / f"{found.st_dev}-{found.st_ino}-{slug}.json"
 
 
-def write_manifest(path: Path, manifest: Manifest, folder: Path) -> None:
+def write_manifest(path: Path | None, manifest: Manifest, folder: Path) -> None:
     """Replace the manifest at ``path`` whole (a temporary file renamed over it); one that cannot
     be written is no manifest, which costs only the next run's removal of this one's files.
     Manifests of output folders that no longer exist, or are another folder now, go too."""
+    write_manifest_text(path, manifest.dumps(folder))
+
+
+def write_manifest_text(path: Path | None, text: str) -> None:
+    """:func:`write_manifest` of a manifest already written out (a killed run's)."""
+    if path is None:
+        return
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(manifest.dumps(folder), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, path)
     except OSError:
         with contextlib.suppress(OSError):
@@ -103,17 +112,18 @@ def _still_its_folder(path: Path) -> bool:
     return path.name.startswith(f"{found.st_dev}-{found.st_ino}-")
 
 
-def read_manifest(path: Path, refuse) -> Manifest | None:
-    """The manifest at ``path`` (None if there is none); ``refuse(why)`` raises for anything at
-    that name that is not a manifest textsel wrote."""
+def read_manifest(path: Path | None, refuse) -> Manifest | None:
+    """The manifest at ``path`` (None if there is none, or the state folder cannot be read: then
+    the run removes nothing); ``refuse(why)`` raises for anything at that name that is not a
+    manifest textsel wrote."""
+    if path is None:
+        return None
     try:
         fd = os.open(path, os.O_RDONLY | _OPEN)
-    except FileNotFoundError:
-        return None
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK):
             refuse("is a link")
-        raise
+        return None
     with open(fd, "rb") as stream:
         found = os.fstat(fd)
         if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
@@ -123,9 +133,9 @@ def read_manifest(path: Path, refuse) -> Manifest | None:
         data = stream.read(_LARGEST + 1)
     try:
         content = json.loads(data)
-        _need(len(data) <= _LARGEST and content["kind"] == _KIND and content["version"] == 1)
+        _need(len(data) <= _LARGEST and content["kind"] == _KIND and content["version"] == 2)
         files = {_rel(entry[0]): [int(v) for v in entry[1:]] for entry in content["files"]}
-        _need(all(len(ident) == 4 for ident in files.values()))
+        _need(all(len(ident) == 5 for ident in files.values()))
         folders = {_rel(entry) for entry in content["folders"]}
     except (ValueError, KeyError, TypeError, IndexError):
         refuse("is not in textsel's format")

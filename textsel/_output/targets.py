@@ -227,7 +227,8 @@ def check_folder(folder, option: str, shown: str | None = None) -> None:
 def refuse_inputs(written, inputs, option: str, shown: str) -> None:
     """Refuse, before any work, an output that would replace one of the run's ``inputs``: an
     entry of ``written`` (paths, or open descriptors) that is an input file under any name or
-    link, or lies inside an input folder."""
+    link, or lies inside an input folder (by its path as given or with its links followed).
+    Inputs that are not files or folders (a terminal, a pipe) are read once and never replaced."""
     for given in inputs:
         if not isinstance(given, (str, os.PathLike)) or os.fspath(given) in ("", "-"):
             continue
@@ -235,7 +236,10 @@ def refuse_inputs(written, inputs, option: str, shown: str) -> None:
             source = os.stat(given)
         except (OSError, ValueError):
             continue  # a missing input is said by the reader, in its own words
-        inside = Path(os.path.realpath(given)) if stat.S_ISDIR(source.st_mode) else None
+        folder = stat.S_ISDIR(source.st_mode)
+        if not (folder or stat.S_ISREG(source.st_mode)):
+            continue
+        inside = {Path(os.path.realpath(given)), Path(os.path.abspath(given))} if folder else set()
         for entry in written:
             try:
                 found = os.fstat(entry) if isinstance(entry, int) else os.stat(entry)
@@ -246,9 +250,9 @@ def refuse_inputs(written, inputs, option: str, shown: str) -> None:
                     f"{option} {shown}: is the input {os.fspath(given)}; writing there would replace it "
                     "(give another name)"
                 )
-            if inside is not None and not isinstance(entry, int):
-                real = Path(os.path.realpath(entry))
-                if real == inside or inside in real.parents:
+            if inside and not isinstance(entry, int):
+                paths = {Path(os.path.realpath(entry)), Path(os.path.abspath(entry))}
+                if any(p == top or top in p.parents for p in paths for top in inside):
                     raise ValueError(
                         f"{option} {shown}: lies inside the input folder {os.fspath(given)}, where it "
                         "would become part of the corpus (give a place outside it)"

@@ -93,10 +93,16 @@ def read_stream(
             )
         _check_text(first, fmt, shown, encoding)
         saved = folder / f"input{SUFFIX[fmt]}"
-        with open(saved, "wb") as out:
-            out.write(first)
-            for piece in iter(lambda: read(_PIECE), b""):
-                out.write(piece)
+        try:
+            with open(saved, "wb") as out:
+                out.write(first)
+                for piece in iter(lambda: read(_PIECE), b""):
+                    out.write(piece)
+        except OSError as exc:  # the temporary folder is full: said as such, not as the output's fault
+            raise OSError(
+                f"{shown}: cannot keep a copy in the temporary folder {folder.parent} "
+                f"({exc.strerror or exc}); set TMPDIR to a folder with room"
+            ) from None
     return saved
 
 
