@@ -104,10 +104,11 @@ PAGES = [
     for p in [ROOT / "README.md", ROOT / "docs" / "index.rst", *sorted((ROOT / "docs").glob("*.md"))]
     if python_blocks(p)
 ]
-PUBLIC_MODULES = ["textsel", "textsel.termstats", "textsel.metrics", "textsel.selection", "textsel.scalable",
-                  "textsel.sampling", "textsel.least_squares", "textsel.linear_model", "textsel.svm",
-                  "textsel.masking", "textsel.study", "textsel.study.plots", "textsel.datasets",
-                  "textsel.distributed", "textsel.score_funcs", "textsel.reproduce"]  # fmt: skip
+PUBLIC_MODULES = ["textsel", "textsel.text", "textsel.termstats", "textsel.metrics", "textsel.selection",
+                  "textsel.scalable", "textsel.sampling", "textsel.least_squares", "textsel.linear_model",
+                  "textsel.svm", "textsel.masking", "textsel.study", "textsel.study.plots",
+                  "textsel.datasets", "textsel.distributed", "textsel.score_funcs",
+                  "textsel.reproduce"]  # fmt: skip
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
@@ -253,7 +254,7 @@ def test_dir_and_help_show_users_the_api_not_the_plumbing():
 
 
 #: the pages a user reads to do something, each linking the API entries it names
-TASK_PAGES = ["guide", "score_terms", "linear_models", "svm_masking", "sampling", "forman_study",
+TASK_PAGES = ["guide", "text", "score_terms", "linear_models", "svm_masking", "sampling", "forman_study",
               "distributed", "datasets", "which_tool", "metrics"]  # fmt: skip
 #: API names too common as words or as other libraries' names to count as a mention unqualified
 COMMON = {"acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand", "score",

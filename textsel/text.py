@@ -132,7 +132,7 @@ class _FastCounting:
         from ._ext.tokens import Vocabulary
 
         cached = self.__dict__.get("_kernel_vocabulary")
-        if cached is not None and cached[0] is self.vocabulary_:
+        if cached is not None and cached[0] is self.vocabulary_ and len(cached[1]) == len(self.vocabulary_):
             return cached[1]
         ordered = sorted(self.vocabulary_.items(), key=lambda item: item[1])
         terms = Vocabulary()
