@@ -17,7 +17,8 @@ def add_vectorizer_options(parser) -> None:
     """The options of ``select`` and ``study`` that say how raw text becomes a matrix."""
     group = parser.add_argument_group(
         "raw text (a .csv/.tsv/.jsonl file or a folder per class)",
-        "vectorized by scikit-learn's CountVectorizer (HashingVectorizer with --hashing).  CSV/TSV "
+        "vectorized by textsel.text's CountVectorizer, scikit-learn's with the words counted by textsel's "
+        "kernel (scikit-learn's HashingVectorizer with --hashing).  CSV/TSV "
         "columns are named as pandas' read_csv names them: by the header row's names, or by 0-based "
         "position for a file without a header (as header=None numbers them): '--text-column 1 "
         "--label-column 0' reads 'label<TAB>text' lines such as the SMS Spam Collection's; a first "
@@ -205,9 +206,11 @@ def check_weighting(args) -> None:
 
 
 def make_vectorizer(args):
-    """The scikit-learn vectorizer the options describe: counts (only whether a term occurs in a
-    document matters to the metrics)."""
-    from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
+    """The vectorizer the options describe: counts (only whether a term occurs in a document
+    matters to the metrics); textsel's CountVectorizer, whose output is scikit-learn's."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from ..text import CountVectorizer
 
     check_weighting(args)
     common = dict(ngram_range=args.ngram_range, stop_words=args.stop_words, token_pattern=args.token_pattern)
