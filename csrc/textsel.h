@@ -365,6 +365,14 @@ typedef struct {
  * allocated; the vocabulary may hold terms of the documents before the error. */
 int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *options,
                    int64_t *indptr, int64_t **ids, int64_t **counts, int64_t *nnz);
+/* scikit-learn's HashingVectorizer's counts: each feature (read as ts_count_terms reads them;
+ * options->fixed is ignored) in column abs(h) mod n_features of h, the signed MurmurHash3_x86_32
+ * of its UTF-8 bytes with seed 0 (abs(-2^31) read as 2^31 - 1 - (n_features - 1)), counted -1
+ * where alternate_sign and h < 0; each row's columns sorted and the entries of a column summed
+ * (a zero sum stays an entry, as scipy's sum_duplicates leaves it).  TS_ERR_ARG for a feature
+ * holding a lone surrogate, which has no UTF-8 form.  Memory as ts_count_terms. */
+int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *options, int64_t n_features,
+                  int alternate_sign, int64_t *indptr, int64_t **indices, int64_t **values, int64_t *nnz);
 /* ids[k] = map[ids[k]] for the rows' entries, each row then sorted again (counts follow). */
 void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts, const int64_t *map);
 

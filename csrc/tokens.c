@@ -364,6 +364,30 @@ static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, in
     return TS_OK;
 }
 
+/* The feature of the n tokens from token i: the token itself, or the tokens joined by single
+ * spaces (in s->gram). */
+static int feature_at(scratch *s, int64_t i, int64_t n, const uint32_t **feature, int64_t *len)
+{
+    int64_t at = 0, k;
+    int status;
+    *feature = s->cps + s->tok[i];
+    *len = s->tok[i + n] - s->tok[i];
+    if (n == 1)
+        return TS_OK;
+    if ((status = grow((void **)&s->gram, &s->gram_cap, *len + n - 1, sizeof(uint32_t))) != TS_OK)
+        return status;
+    for (k = i; k < i + n; k++) {
+        int64_t m = s->tok[k + 1] - s->tok[k];
+        if (k > i)
+            s->gram[at++] = ' ';
+        memcpy(s->gram + at, s->cps + s->tok[k], (size_t)m * sizeof(uint32_t));
+        at += m;
+    }
+    *feature = s->gram;
+    *len = at;
+    return TS_OK;
+}
+
 /* Count one feature (cps, len) of document d into its row, which starts at row_start. */
 static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
                          const uint32_t *cps, int64_t len, int64_t row_start, rows *out)
@@ -401,7 +425,7 @@ static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *
     return TS_OK;
 }
 
-/* Sort a row's entries by term id (ids unique within a row); counts follow. */
+/* Sort a row's entries by id; counts follow. */
 static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
 {
     int64_t i, j, id, count;
@@ -474,22 +498,10 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
         /* scikit-learn's order: the tokens, then each n from the smallest, by position */
         for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
             for (i = 0; i + n <= n_tokens; i++) {
-                const uint32_t *feature = s.cps + s.tok[i];
-                int64_t len = s.tok[i + n] - s.tok[i];
-                if (n > 1) { /* the tokens joined by single spaces */
-                    int64_t at = 0;
-                    if ((status = grow((void **)&s.gram, &s.gram_cap, len + n - 1, sizeof(uint32_t))) != TS_OK)
-                        goto done;
-                    for (k = i; k < i + n; k++) {
-                        int64_t m = s.tok[k + 1] - s.tok[k];
-                        if (k > i)
-                            s.gram[at++] = ' ';
-                        memcpy(s.gram + at, s.cps + s.tok[k], (size_t)m * sizeof(uint32_t));
-                        at += m;
-                    }
-                    feature = s.gram;
-                    len = at;
-                }
+                const uint32_t *feature;
+                int64_t len;
+                if ((status = feature_at(&s, i, n, &feature, &len)) != TS_OK)
+                    goto done;
                 if ((status = count_feature(vocab, opt, &s, d, feature, len, row_start, &out)) != TS_OK)
                     goto done;
             }
@@ -617,5 +629,164 @@ int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *or
         order[i] = from[i].pos;
     free(items);
     free(tmp);
+    return TS_OK;
+}
+
+/* ---- hashed features (scikit-learn's HashingVectorizer) ------------------------------------ */
+
+static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+/* MurmurHash3_x86_32 (Austin Appleby's, public domain) of n bytes, as scikit-learn's
+ * murmurhash3_bytes_s32 computes it (read as a signed 32-bit value by the caller). */
+static uint32_t murmur3_32(const uint8_t *data, int64_t n, uint32_t seed)
+{
+    const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
+    uint32_t h = seed, k;
+    int64_t i, blocks = n / 4;
+    for (i = 0; i < blocks; i++) {
+        const uint8_t *b = data + 4 * i;
+        k = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        k *= c1;
+        k = rotl32(k, 15);
+        k *= c2;
+        h ^= k;
+        h = rotl32(h, 13);
+        h = h * 5 + 0xe6546b64u;
+    }
+    k = 0;
+    switch (n & 3) {
+    case 3:
+        k ^= (uint32_t)data[4 * blocks + 2] << 16; /* fall through */
+    case 2:
+        k ^= (uint32_t)data[4 * blocks + 1] << 8; /* fall through */
+    case 1:
+        k ^= (uint32_t)data[4 * blocks];
+        k *= c1;
+        k = rotl32(k, 15);
+        k *= c2;
+        h ^= k;
+    }
+    h ^= (uint32_t)n;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+/* The feature's UTF-8 bytes into *buf; 0, or -1 for a lone surrogate (which Python's
+ * str.encode("utf-8") refuses). */
+static int utf8(const uint32_t *cps, int64_t len, uint8_t **buf, int64_t *cap, int64_t *n)
+{
+    int64_t i, at = 0;
+    if (grow((void **)buf, cap, 4 * len + 1, 1) != TS_OK)
+        return TS_ERR_NOMEM;
+    for (i = 0; i < len; i++) {
+        uint32_t c = cps[i];
+        uint8_t *p = *buf + at;
+        if (c < 0x80) {
+            p[0] = (uint8_t)c;
+            at += 1;
+        } else if (c < 0x800) {
+            p[0] = (uint8_t)(0xC0 | (c >> 6));
+            p[1] = (uint8_t)(0x80 | (c & 0x3F));
+            at += 2;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            return -1;
+        } else if (c < 0x10000) {
+            p[0] = (uint8_t)(0xE0 | (c >> 12));
+            p[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            p[2] = (uint8_t)(0x80 | (c & 0x3F));
+            at += 3;
+        } else {
+            p[0] = (uint8_t)(0xF0 | (c >> 18));
+            p[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            p[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            p[3] = (uint8_t)(0x80 | (c & 0x3F));
+            at += 4;
+        }
+    }
+    *n = at;
+    return 0;
+}
+
+int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *opt, int64_t n_features,
+                  int alternate_sign, int64_t *indptr, int64_t **indices, int64_t **values, int64_t *nnz)
+{
+    scratch s;
+    rows out;
+    uint8_t *bytes = NULL;
+    int64_t bytes_cap = 0, d, n_tokens, n, i, k, m;
+    int status = TS_OK;
+    *indices = NULL;
+    *values = NULL;
+    *nnz = 0;
+    if (docs == NULL || opt == NULL || opt->word == NULL || indptr == NULL || n_docs < 0 || n_features < 1 ||
+        n_features > INT32_MAX || opt->ngram_min < 1 || opt->ngram_max < opt->ngram_min)
+        return TS_ERR_ARG;
+    memset(&s, 0, sizeof(s));
+    memset(&out, 0, sizeof(out));
+    for (k = 0; k < 256; k++)
+        s.narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
+    indptr[0] = 0;
+    for (d = 0; d < n_docs; d++) {
+        int64_t row_start = out.nnz;
+        if (docs[d].length < 0 || (docs[d].kind != 1 && docs[d].kind != 2 && docs[d].kind != 4) ||
+            (docs[d].length > 0 && docs[d].data == NULL)) {
+            status = TS_ERR_ARG;
+            goto done;
+        }
+        if (opt->interrupted != NULL && (d & 1023) == 0 && opt->interrupted(opt->interrupt_ctx)) {
+            status = TS_ERR_INTERRUPTED;
+            goto done;
+        }
+        if ((status = split(&docs[d], opt, &s, &n_tokens)) != TS_OK)
+            goto done;
+        for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
+            for (i = 0; i + n <= n_tokens; i++) {
+                const uint32_t *feature;
+                int64_t len, n_bytes;
+                int32_t h;
+                if ((status = feature_at(&s, i, n, &feature, &len)) != TS_OK)
+                    goto done;
+                if ((status = utf8(feature, len, &bytes, &bytes_cap, &n_bytes)) != 0) {
+                    status = status == -1 ? TS_ERR_ARG : status;
+                    goto done;
+                }
+                h = (int32_t)murmur3_32(bytes, n_bytes, 0);
+                if ((status = grow((void **)&out.ids, &out.ids_cap, out.nnz + 1, sizeof(int64_t))) != TS_OK ||
+                    (status = grow((void **)&out.counts, &out.counts_cap, out.nnz + 1, sizeof(int64_t))) != TS_OK)
+                    goto done;
+                /* scikit-learn's column: abs(h) mod n, abs(-2^31) read as 2^31 - 1 - (n - 1) */
+                out.ids[out.nnz] = h == INT32_MIN ? (INT32_MAX - (n_features - 1)) % n_features
+                                                  : (int64_t)(h < 0 ? -h : h) % n_features;
+                out.counts[out.nnz] = alternate_sign && h < 0 ? -1 : 1;
+                out.nnz++;
+            }
+        }
+        /* sorted by column, equal columns summed (scipy's sum_duplicates keeps the zeros it makes) */
+        sort_row(out.ids + row_start, out.counts + row_start, out.nnz - row_start);
+        for (k = row_start, m = row_start; k < out.nnz; m++) {
+            int64_t col = out.ids[k], sum = 0;
+            while (k < out.nnz && out.ids[k] == col)
+                sum += out.counts[k++];
+            out.ids[m] = col;
+            out.counts[m] = sum;
+        }
+        out.nnz = m;
+        indptr[d + 1] = out.nnz;
+    }
+done:
+    scratch_free(&s);
+    free(bytes);
+    if (status != TS_OK) {
+        free(out.ids);
+        free(out.counts);
+        return status;
+    }
+    *indices = out.ids;
+    *values = out.counts;
+    *nnz = out.nnz;
     return TS_OK;
 }

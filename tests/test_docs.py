@@ -259,7 +259,8 @@ TASK_PAGES = ["guide", "text", "score_terms", "linear_models", "svm_masking", "s
 #: API names too common as words or as other libraries' names to count as a mention unqualified
 COMMON = {"acc", "acc2", "bns", "chi2", "dfreq", "f1", "ig", "oddn", "odds", "pow", "pr", "rand", "score",
           "lsqr", "forman", "reproduce", "verdict", "Row", "Report", "PAPERS", "METHODS", "STRATEGIES",
-          "MULTICLASS", "METRICS", "INVERTIBLE", "SYMMETRIC", "fetch"}  # fmt: skip
+          "MULTICLASS", "METRICS", "INVERTIBLE", "SYMMETRIC", "fetch",
+          "CountVectorizer", "TfidfVectorizer", "HashingVectorizer"}  # fmt: skip
 
 
 def api_mentions(text: str, api: list[str]) -> set[str]:

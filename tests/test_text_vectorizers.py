@@ -1,5 +1,5 @@
-"""``textsel.text``: scikit-learn's CountVectorizer and TfidfVectorizer with the words counted by
-textsel's kernel.
+"""``textsel.text``: scikit-learn's CountVectorizer, TfidfVectorizer and HashingVectorizer with the
+words counted or hashed by textsel's kernel.
 
 Proved here, against scikit-learn's own vectorizers run on the same documents (the reference):
 
@@ -86,6 +86,37 @@ def test_the_sms_collection_is_vectorized_exactly_as_scikit_learn_does(sms, kind
     assert_same(kind, settings, train, test)
 
 
+HASHING = [
+    {},
+    {"n_features": 2**10, "alternate_sign": False, "norm": None},
+    {"ngram_range": (1, 3), "stop_words": "english", "binary": True, "norm": "l1"},
+    {"n_features": 7, "dtype": np.float32, "lowercase": False},
+]
+
+
+def assert_same_hashing(settings, docs, **extra):
+    ours = ts.HashingVectorizer(**settings, **extra)
+    theirs = sk.HashingVectorizer(**settings)
+    assert_same_matrix(ours.fit_transform(docs), theirs.fit_transform(docs))
+    assert_same_matrix(ours.transform(docs[:50]), theirs.transform(docs[:50]))
+    assert ours.transform(docs).has_canonical_format
+
+
+@pytest.mark.parametrize("settings", HASHING, ids=str)
+def test_hashed_columns_are_scikit_learns_exactly(sms, settings):
+    """MurmurHash3 of each word's UTF-8 bytes, abs mod n_features, the sign, the sums of equal
+    columns (a zero sum kept as an entry, as scipy's sum_duplicates keeps it), binary and norm."""
+    train, _ = sms
+    assert_same_hashing(settings, train)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_hashed_text_of_every_script_is_scikit_learns(seed):
+    docs = unicode_documents(seed)
+    assert_same_hashing({"ngram_range": (1, 2)}, docs)
+    assert_same_hashing({"n_features": 3, "norm": None}, docs)  # many words in each column, signs cancel
+
+
 @pytest.mark.parametrize("settings", TFIDF, ids=str)
 def test_tf_idf_weightings_are_scikit_learns_bit_for_bit(sms, settings):
     train, test = sms
@@ -154,6 +185,7 @@ def test_the_result_does_not_depend_on_the_threads(sms, monkeypatch, many_cores,
     train, test = sms
     for settings in ({}, {"ngram_range": (1, 2), "min_df": 2}):
         assert_same("CountVectorizer", settings, train, test, n_jobs=n_jobs)
+    assert_same_hashing({"ngram_range": (1, 2)}, train, n_jobs=n_jobs)
 
 
 @pytest.mark.parametrize(
@@ -171,8 +203,10 @@ def test_settings_the_kernel_does_not_cover_run_scikit_learns_code(sms, monkeypa
     import textsel._ext.tokens as kernel
 
     monkeypatch.setattr(kernel, "count_terms", lambda *a: pytest.fail("the kernel ran"))
+    monkeypatch.setattr(kernel, "hash_terms", lambda *a: pytest.fail("the kernel ran"))
     train, test = sms
     assert_same("CountVectorizer", {**settings, "min_df": 2}, train[:500], test[:100])
+    assert_same_hashing(settings, train[:500])
 
 
 def test_parameters_clone_pickle_and_a_grid_search(sms):
@@ -240,3 +274,4 @@ def test_real_corpora_are_vectorized_exactly_as_scikit_learn_does(data_home, cor
     assert_same(
         "CountVectorizer", {"ngram_range": (1, 2), "min_df": 2, "stop_words": "english"}, train, test[:2000]
     )
+    assert_same_hashing({}, train)

@@ -25,7 +25,7 @@ from sklearn.feature_extraction import text as _sklearn
 
 from ._parallel import effective_n_jobs, run_blocks
 
-__all__ = ["CountVectorizer", "TfidfVectorizer"]
+__all__ = ["CountVectorizer", "HashingVectorizer", "TfidfVectorizer"]
 
 #: scikit-learn's default token pattern: the one the kernel reads words by
 DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
@@ -47,10 +47,9 @@ class _Counts:
         self.terms, self.columns = terms, columns
 
 
-class _FastCounting:
-    """The kernel in place of scikit-learn's ``_count_vocab``, ``_sort_features`` and
-    ``_limit_features`` where the analyzer is the default word analyzer; scikit-learn's own
-    otherwise.  ``fit_transform``, ``transform`` and the rest are scikit-learn's."""
+class _WordKernel:
+    """What the three vectorizers share: whether the kernel reads their words, and the documents
+    as it reads them."""
 
     def _fast(self) -> bool:
         return (
@@ -61,7 +60,39 @@ class _FastCounting:
             and self.token_pattern == DEFAULT_TOKEN_PATTERN
         )
 
-    # -- counting --------------------------------------------------------------------------------
+    def _texts(self, raw_documents) -> list:
+        """Each document decoded as scikit-learn decodes it (``input``, ``encoding``,
+        ``decode_error``) and lowercased where ``lowercase``."""
+        texts = []
+        for position, doc in enumerate(raw_documents):
+            try:
+                doc = self.decode(doc)
+            except UnicodeDecodeError as exc:  # scikit-learn's error, saying which document
+                reason = f"{exc.reason} in document {position} (decode_error='ignore' or 'replace' reads on)"
+                raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
+            if not isinstance(doc, str):
+                raise TypeError(
+                    f"document {position} is {type(doc).__name__}, not str or bytes (raw_documents must "
+                    "hold text)"
+                )
+            texts.append(doc.lower() if self.lowercase else doc)
+        return texts
+
+    def _stop_vocabulary(self):
+        from ._ext.tokens import Vocabulary
+
+        stop = self.get_stop_words()
+        if not stop:
+            return None
+        words = Vocabulary()
+        words.add([w for w in stop if isinstance(w, str)])
+        return words
+
+
+class _FastCounting(_WordKernel):
+    """The kernel in place of scikit-learn's ``_count_vocab``, ``_sort_features`` and
+    ``_limit_features`` where the analyzer is the default word analyzer; scikit-learn's own
+    otherwise.  ``fit_transform``, ``transform`` and the rest are scikit-learn's."""
 
     def _count_vocab(self, raw_documents, fixed_vocab):
         if not self._fast():
@@ -98,34 +129,6 @@ class _FastCounting:
             self._counted = (vocabulary, _Counts(terms, np.arange(len(terms), dtype=np.int64)))
         X = _stack(counted, len(texts), len(vocabulary) if fixed_vocab else len(terms), self.dtype)
         return vocabulary, _align(X)
-
-    def _texts(self, raw_documents) -> list:
-        """Each document decoded as scikit-learn decodes it (``input``, ``encoding``,
-        ``decode_error``) and lowercased where ``lowercase``."""
-        texts = []
-        for position, doc in enumerate(raw_documents):
-            try:
-                doc = self.decode(doc)
-            except UnicodeDecodeError as exc:  # scikit-learn's error, saying which document
-                reason = f"{exc.reason} in document {position} (decode_error='ignore' or 'replace' reads on)"
-                raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
-            if not isinstance(doc, str):
-                raise TypeError(
-                    f"document {position} is {type(doc).__name__}, not str or bytes (raw_documents must "
-                    "hold text)"
-                )
-            texts.append(doc.lower() if self.lowercase else doc)
-        return texts
-
-    def _stop_vocabulary(self):
-        from ._ext.tokens import Vocabulary
-
-        stop = self.get_stop_words()
-        if not stop:
-            return None
-        words = Vocabulary()
-        words.add([w for w in stop if isinstance(w, str)])
-        return words
 
     def _fixed_vocabulary(self):
         """The fitted (or given) vocabulary as the kernel looks terms up: term id = column."""
@@ -388,3 +391,120 @@ norm, use_idf, smooth_idf, sublinear_tf
             sublinear_tf=sublinear_tf,
         )
         self.n_jobs = n_jobs
+
+
+class HashingVectorizer(_WordKernel, _sklearn.HashingVectorizer):
+    """scikit-learn's ``HashingVectorizer``, with its words hashed by textsel's kernel.
+
+    The same class (a subclass): every parameter and method is scikit-learn's, and the matrix is
+    the one scikit-learn's own class gives, entry for entry: each word or n-gram in column
+    ``abs(h) % n_features`` of ``h``, the signed 32-bit MurmurHash3 of its UTF-8 bytes.  Only the
+    splitting and hashing run in C on threads where the analyzer is the default word analyzer (see
+    :mod:`textsel.text`; any other setting, or a word holding a lone surrogate, runs scikit-learn's
+    code).
+
+    Parameters
+    ----------
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, tokenizer, \
+stop_words, token_pattern, ngram_range, analyzer, n_features, binary, norm, alternate_sign, dtype
+        As scikit-learn's ``sklearn.feature_extraction.text.HashingVectorizer``.
+    n_jobs : int, default=None
+        Threads hashing the words: None or -1 for every core this process may use, a count
+        capped at them.  The result does not depend on it.
+    """
+
+    _parameter_constraints = {**_sklearn.HashingVectorizer._parameter_constraints, **_N_JOBS}
+
+    def __init__(
+        self,
+        *,
+        input="content",
+        encoding="utf-8",
+        decode_error="strict",
+        strip_accents=None,
+        lowercase=True,
+        preprocessor=None,
+        tokenizer=None,
+        stop_words=None,
+        token_pattern=DEFAULT_TOKEN_PATTERN,
+        ngram_range=(1, 1),
+        analyzer="word",
+        n_features=(2**20),
+        binary=False,
+        norm="l2",
+        alternate_sign=True,
+        dtype=np.float64,
+        n_jobs=None,
+    ):
+        super().__init__(
+            input=input,
+            encoding=encoding,
+            decode_error=decode_error,
+            strip_accents=strip_accents,
+            lowercase=lowercase,
+            preprocessor=preprocessor,
+            tokenizer=tokenizer,
+            stop_words=stop_words,
+            token_pattern=token_pattern,
+            ngram_range=ngram_range,
+            analyzer=analyzer,
+            n_features=n_features,
+            binary=binary,
+            norm=norm,
+            alternate_sign=alternate_sign,
+            dtype=dtype,
+        )
+        self.n_jobs = n_jobs
+
+    def transform(self, X):
+        """Transform a sequence of documents to a document-term matrix, as scikit-learn's
+        ``HashingVectorizer.transform``.
+
+        Parameters
+        ----------
+        X : iterable over raw text documents, length = n_samples
+            Samples.  Each sample must be a text document (either bytes or unicode strings, file
+            name or file object depending on the constructor argument) which will be tokenized
+            and hashed.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_samples, n_features)
+            Document-term matrix.
+        """
+        if isinstance(X, str) or not self._fast():
+            return super().transform(X)
+        from sklearn.preprocessing import normalize
+
+        from ._ext.ccore import STATUS, Interrupt, check_status
+        from ._ext.tokens import hash_terms
+
+        self._validate_ngram_range()
+        self.build_analyzer()  # scikit-learn's checks of the settings (stop words' consistency)
+        documents = list(X)
+        texts = self._texts(documents)
+        if not texts:
+            raise ValueError("Cannot vectorize empty sequence.")
+        stop = self._stop_vocabulary()
+        low, high = self.ngram_range
+        interrupt = Interrupt()
+
+        def one(part):
+            return hash_terms(part, stop, low, high, self.n_features, self.alternate_sign, interrupt)
+
+        chunks = _chunks(texts, effective_n_jobs(self.n_jobs))
+        parts = run_blocks(one, [(texts[a:b],) for a, b in chunks], interrupt)
+        if any(part[0] != STATUS["TS_OK"] for part in parts):
+            if interrupt.error is None and all(
+                part[0] in (STATUS["TS_OK"], STATUS["TS_ERR_ARG"]) for part in parts
+            ):
+                return super().transform(documents)  # a word with a lone surrogate: scikit-learn's error
+            for part in parts:
+                check_status(part[0], "hashing words", interrupt)
+        X = _stack([(None, *part[1:]) for part in parts], len(texts), self.n_features, self.dtype)
+        X.has_canonical_format = True  # sorted, duplicates summed, as after sum_duplicates
+        if self.binary:
+            X.data.fill(1)
+        if self.norm is not None:
+            X = normalize(X, norm=self.norm, copy=False)
+        return _align(X)

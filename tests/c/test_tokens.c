@@ -260,6 +260,35 @@ static void test_bad_arguments_interrupts_and_every_allocation_failure(void)
     CHECK(k > 10);
 }
 
+static void test_hashed_columns_are_murmurhash3_of_the_utf8_bytes(void)
+{
+    /* scikit-learn's murmurhash3_32(word, seed=0): "the" -1132748958, "cat_1" 289224444, "ab"
+     * -1681926305; their columns mod 1000 are 958, 444 and 305 */
+    doc d;
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    int64_t indptr[2], *cols, *vals, nnz;
+    make_doc(&d, "the cat_1 the ab", 1);
+    CHECK(ts_hash_terms(&d.text, 1, &opt, 1000, 1, indptr, &cols, &vals, &nnz) == TS_OK);
+    /* columns 305 (ab, -1), 444 (cat_1, +1), 958 (the twice, -2) */
+    CHECK(nnz == 3 && cols[0] == 305 && vals[0] == -1 && cols[1] == 444 && vals[1] == 1);
+    CHECK(cols[2] == 958 && vals[2] == -2);
+    free(cols);
+    free(vals);
+    /* one column: opposite signs cancel, and the zero sum stays an entry */
+    make_doc(&d, "the cat_1", 1);
+    CHECK(ts_hash_terms(&d.text, 1, &opt, 1, 1, indptr, &cols, &vals, &nnz) == TS_OK);
+    CHECK(nnz == 1 && cols[0] == 0 && vals[0] == 0);
+    free(cols);
+    free(vals);
+    /* unsigned; the 4-byte code points of kind 4 hashed as their UTF-8 bytes */
+    make_doc(&d, "ab @@", 4);
+    CHECK(ts_hash_terms(&d.text, 1, &opt, 1000, 0, indptr, &cols, &vals, &nnz) == TS_OK);
+    CHECK(nnz == 2 && vals[0] == 1 && vals[1] == 1 && (cols[0] == 305 || cols[1] == 305));
+    free(cols);
+    free(vals);
+    CHECK(ts_hash_terms(&d.text, 1, &opt, 0, 1, indptr, &cols, &vals, &nnz) == TS_ERR_ARG);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -269,6 +298,7 @@ int main(void)
     RUN(test_stop_words_n_grams_and_a_fixed_vocabulary, passed, failed);
     RUN(test_merge_and_remap_number_a_second_part_after_the_first, passed, failed);
     RUN(test_bad_arguments_interrupts_and_every_allocation_failure, passed, failed);
+    RUN(test_hashed_columns_are_murmurhash3_of_the_utf8_bytes, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -25,6 +25,15 @@ def count_terms(
     fixed: bool,
     interrupt: Interrupt,
 ) -> tuple[int, NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None]: ...
+def hash_terms(
+    texts: list[str],
+    stop: Vocabulary | None,
+    ngram_min: int,
+    ngram_max: int,
+    n_features: int,
+    alternate_sign: bool,
+    interrupt: Interrupt,
+) -> tuple[int, NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None]: ...
 def remap_rows(
     indptr: NDArray[np.int64], ids: NDArray[np.int64], counts: NDArray[np.int64], mapping: NDArray[np.int64]
 ) -> None: ...

@@ -58,6 +58,8 @@ cdef extern from "textsel.h" nogil:
                        int64_t *indptr, int64_t **ids, int64_t **counts, int64_t *nnz)
     void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts,
                        const int64_t *map)
+    int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *options, int64_t n_features,
+                      int alternate_sign, int64_t *indptr, int64_t **indices, int64_t **values, int64_t *nnz)
 
 
 _WORD = None
@@ -172,6 +174,19 @@ def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngra
 
     The strings are read in place without the GIL: ``texts`` keeps them alive meanwhile.
     """
+    return _rows(texts, vocabulary, stop, ngram_min, ngram_max, fixed, 0, False, interrupt)
+
+
+def hash_terms(list texts, Vocabulary stop, int64_t ngram_min, int64_t ngram_max, int64_t n_features,
+               bint alternate_sign, interrupt):
+    """scikit-learn's HashingVectorizer's rows of ``texts``: ``(status, indptr, columns, values)``,
+    each row's columns sorted and summed (``TS_ERR_ARG`` for a lone surrogate in a word)."""
+    return _rows(texts, None, stop, ngram_min, ngram_max, False, n_features, alternate_sign, interrupt)
+
+
+def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min, int64_t ngram_max,
+          bint fixed, int64_t n_features, bint alternate_sign, interrupt):
+    """Counted (``vocabulary`` given) or hashed (``n_features``) rows of ``texts``."""
     cdef Py_ssize_t n = len(texts), d
     cdef ts_text *docs = NULL
     cdef const uint8_t[::1] word = word_bitmap()
@@ -179,10 +194,18 @@ def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngra
     cdef int64_t *counts = NULL
     cdef int64_t nnz = 0
     cdef int status
+    cdef ts_count_options options
     indptr = np.empty(n + 1, dtype=np.int64)
     cdef int64_t[::1] ptr = indptr
     if interrupt is None:
-        raise TypeError("count_terms needs the call's Interrupt")
+        raise TypeError("counting words needs the call's Interrupt")
+    options.word = &word[0]
+    options.stop = stop.v if stop is not None else NULL
+    options.ngram_min = ngram_min
+    options.ngram_max = ngram_max
+    options.fixed = fixed
+    options.interrupted = stop_requested
+    options.interrupt_ctx = <void *> interrupt
     docs = <ts_text *> PyMem_Malloc(max(n, 1) * sizeof(ts_text))
     if docs == NULL:
         raise MemoryError("no memory for the documents' list")
@@ -194,8 +217,13 @@ def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngra
             docs[d].data = PyUnicode_DATA(text)
             docs[d].length = PyUnicode_GET_LENGTH(text)
             docs[d].kind = PyUnicode_KIND(text)
-        status = _count(docs, n, vocabulary, stop, ngram_min, ngram_max, fixed, interrupt, word, ptr,
-                        &ids, &counts, &nnz)
+        if vocabulary is not None:
+            with nogil:
+                status = ts_count_terms(docs, n, vocabulary.v, &options, &ptr[0], &ids, &counts, &nnz)
+        else:
+            with nogil:
+                status = ts_hash_terms(docs, n, &options, n_features, alternate_sign, &ptr[0], &ids, &counts,
+                                       &nnz)
     finally:
         PyMem_Free(docs)
     if status != TS_OK:
@@ -213,23 +241,6 @@ def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngra
         free(ids)
         free(counts)
     return TS_OK, indptr, out_ids, out_counts
-
-
-cdef int _count(const ts_text *docs, Py_ssize_t n, Vocabulary vocabulary, Vocabulary stop,
-                int64_t ngram_min, int64_t ngram_max, bint fixed, interrupt, const uint8_t[::1] word,
-                int64_t[::1] ptr, int64_t **ids, int64_t **counts, int64_t *nnz):
-    cdef ts_count_options options
-    cdef int status
-    options.word = &word[0]
-    options.stop = stop.v if stop is not None else NULL
-    options.ngram_min = ngram_min
-    options.ngram_max = ngram_max
-    options.fixed = fixed
-    options.interrupted = stop_requested
-    options.interrupt_ctx = <void *> interrupt
-    with nogil:
-        status = ts_count_terms(docs, n, vocabulary.v, &options, &ptr[0], ids, counts, nnz)
-    return status
 
 
 def remap_rows(int64_t[::1] indptr, int64_t[::1] ids, int64_t[::1] counts, const int64_t[::1] mapping):
