@@ -170,7 +170,6 @@ def _held_out_f1(train, y_train, test, y_test, ks, positive):
     """F1 on the test documents of a linear SVM on tf-idf with all terms, with SelectKBest(chi2) and
     with TermSelector('bns') at each k (None: :func:`_ks` of the vocabulary):
     {("none", n_terms) | (method, k): F1}."""
-    from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.feature_selection import SelectKBest
     from sklearn.feature_selection import chi2 as sklearn_chi2
     from sklearn.metrics import f1_score
@@ -178,6 +177,7 @@ def _held_out_f1(train, y_train, test, y_test, ks, positive):
     from sklearn.svm import LinearSVC
 
     from ..selection import TermSelector
+    from ..text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
     X_train = vectorizer.fit_transform(train)
@@ -461,12 +461,12 @@ def run_demo(corpus="sms-spam", data_home=None, metrics=DEFAULT_METRICS, top=10,
         ``sklearn_chi2`` (:func:`sklearn.feature_selection.chi2`).
     """
     import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
 
     from .._labels import label_repr
     from ..metrics import score
     from ..selection import present_in_class
     from ..termstats import term_stats
+    from ..text import TfidfVectorizer
 
     texts, y, names, description, test_texts, y_test = load_corpus(corpus, data_home)
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)

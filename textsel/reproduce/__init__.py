@@ -45,8 +45,9 @@ def reproduce(
         folder is checked before any work; the page and figures are written aside and put in place
         when the run succeeds, and not at all when it fails.  An earlier run's figures that this
         run does not draw are removed if unchanged (a manifest in textsel's state folder records
-        them, never a file among the results); the user's other files are never touched.  A second run writing the same paper
-        into the same folder meanwhile stops at once (``OutputBusyError``).
+        them, never a file among the results); the user's other files are never touched.  A
+        second run writing the same paper into the same folder meanwhile stops at once
+        (``OutputBusyError``).
     quick : bool, default False
         One trial and fewer settings: a check that everything runs, not the page's numbers.
     n_jobs : int, optional

@@ -186,7 +186,7 @@ def _corpora(data_home, n_splits, seed=0):
 
 
 def _vectorized(train, y, test, y_test):
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from ..text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
     return vectorizer.fit_transform(train), np.asarray(y), vectorizer.transform(test), np.asarray(y_test)

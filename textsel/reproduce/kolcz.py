@@ -90,9 +90,8 @@ def run(
 
 
 def _corpora(data_home, quick):
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     from ..datasets import load_20newsgroups, load_reuters21578
+    from ..text import TfidfVectorizer
 
     reuters = load_reuters21578(data_home)
     news = load_20newsgroups(data_home)

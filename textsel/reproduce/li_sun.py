@@ -140,9 +140,8 @@ def run(
 
 
 def _newsgroups(data_home):
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     from ..datasets import load_20newsgroups
+    from ..text import TfidfVectorizer
 
     news = load_20newsgroups(data_home)
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)

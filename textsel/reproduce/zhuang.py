@@ -136,9 +136,8 @@ def run(
 
 
 def _corpora(data_home):
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
     from ..datasets import load_20newsgroups, load_reuters21578
+    from ..text import TfidfVectorizer
 
     reuters = load_reuters21578(data_home)
     vectorizer = TfidfVectorizer(sublinear_tf=True, min_df=2)
