@@ -9,6 +9,7 @@ import dask.array as da
 import numpy as np
 from dask.delayed import Delayed, delayed
 
+from ._faults import BlockLostError, releasing, restarting, result_within
 from ._worker import checked_float64, local_labels, n_rows, row_norms
 
 __all__ = [
@@ -134,6 +135,16 @@ def _workers(client, who_has, futures) -> list[str]:
     return workers
 
 
+def _lost_block(i: int, name: str) -> BlockLostError:
+    return BlockLostError(
+        f"row block {i} of the matrix was lost and cannot be computed again: {name} reads it from "
+        "data the cluster held (sent from the client, as textsel.distributed.row_blocks sends its "
+        "blocks, or persisted), not from a graph, and that data went with a lost worker or a restart "
+        "of the cluster; give a Dask array computed from its source (files, delayed reads) for a "
+        "solve that outlives its workers"
+    )
+
+
 def contiguous_groups(n_blocks: int, n_groups: int) -> list[list[int]]:
     """Block indices cut into ``min(n_groups, n_blocks)`` runs of consecutive blocks, as even in
     count as they can be (block ``i`` in run ``i * n_groups // n_blocks``)."""
@@ -251,14 +262,17 @@ class BlockMatrix:
     worker, where it stays), then reused: :func:`textsel.lsqr` and the least-squares
     classifiers accept it wherever they accept ``X``, and a fit given the Dask array builds one
     itself.  The blocks are Dask futures with their graph, so a block lost with its worker is
-    recomputed from that graph.
+    recomputed from that graph, and one the cluster dropped altogether (``Client.restart``) is
+    computed again by :meth:`mend`.  A data error (NaN, a negative or malformed block) leaves
+    nothing on the workers.
 
     The blocks are placed once: for an array the cluster already holds (persisted), where they
     lie, so that no block moves; for any other, runs of consecutive blocks, one per worker
-    present.  A solve takes each block as one group of the in-memory solve and adds their parts
-    by one fixed tree over the blocks, so that it is bitwise the same on any number of workers
-    and wherever the blocks later live (after a lost worker's blocks were recomputed elsewhere,
-    for one).
+    present.  Only textsel's own tasks (the checked copies) are given a worker: the array's own
+    graph is computed where Dask chooses.  A solve takes each block as one group of the in-memory
+    solve and adds their parts by one fixed tree over the blocks, so that it is bitwise the same
+    on any number of workers and wherever the blocks later live (after a lost worker's blocks
+    were recomputed elsewhere, for one).
 
     Parameters
     ----------
@@ -286,7 +300,7 @@ class BlockMatrix:
     """
 
     def __init__(self, X, client=None, name: str = "X"):
-        from distributed import default_client
+        from distributed import default_client, futures_of
 
         blocks = matrix_blocks(X, name)
         if client is None:
@@ -300,23 +314,90 @@ class BlockMatrix:
         self.client = client
         self.name = name
         self.array = X
-        n_terms = int(X.shape[1])
-        checked = [delayed(checked_float64)(b, i, n_terms, name) for i, b in enumerate(blocks)]
+        self._blocks = blocks  # the array's blocks, from which a block the cluster dropped is computed again
+        self._data = {f.key: f for f in futures_of(X)}  # data on the cluster the array reads (not a graph)
+        self._n_terms = int(X.shape[1])
         placed = initial_groups(client, blocks)
         self.groups = [idx for _, idx in placed]
-        self.futures = [None] * len(checked)
-        for worker, idx in placed:
-            # a preference, not a rule: a block whose worker is gone is computed elsewhere
-            where = dict(workers=[worker], allow_other_workers=True) if worker else {}
-            for i, future in zip(idx, client.compute([checked[i] for i in idx], **where), strict=True):
-                self.futures[i] = future
-        sizes = client.gather(client.map(n_rows, self.futures, pure=False))
+        self.futures = [None] * len(blocks)
+        self._where = [None] * len(blocks)  # the worker each block was checked on (None: Dask's choice)
+        with releasing(self.release):  # a data error keeps no block on the workers
+            for worker, idx in placed:
+                self._check(idx, worker)
+            sizes = restarting(client, self._sizes, self._what, before_again=self.mend,
+                               workers=self._workers)  # fmt: skip
         self.row_starts = np.cumsum([0, *sizes]).astype(np.int64)
-        self.shape = (int(self.row_starts[-1]), n_terms)
+        self.shape = (int(self.row_starts[-1]), self._n_terms)
         if self.shape[0] == 0:
             raise ValueError(f"{name} must have at least one document, got shape {self.shape}")
         self.dtype = np.dtype(np.float64)
         self.traffic = {"sent": 0, "received": 0, "products": 0, "setup": 0}
+
+    @property
+    def _what(self) -> str:
+        return f"checking the row blocks of {self.name}"
+
+    def _workers(self) -> list[str]:
+        """The workers the blocks were checked on."""
+        return sorted({w for w in self._where if w is not None})
+
+    def _check(self, idx, worker):
+        """The blocks ``idx`` checked and made float64 on ``worker`` (None: where Dask chooses), each
+        by a task of textsel's own reading the array's block where Dask computes it.  The array's
+        graph is the user's and is left without restrictions: a task restricted to a worker, even
+        loosely, that becomes ready while no worker runs waits for that address for ever, even
+        once workers join under others (restarted by their nannies); textsel's own tasks are
+        placed again by :meth:`mend` when their worker has left."""
+        client = self.client
+        _, raw = persisted_futures([self._blocks[i] for i in idx], client)
+        if raw is None:
+            raw = client.compute([self._blocks[i] for i in idx])
+        where = {} if worker is None else dict(workers=[worker], allow_other_workers=True)
+        for i, block in zip(idx, raw, strict=True):
+            self.futures[i] = client.submit(checked_float64, block, i, self._n_terms, self.name, pure=False,
+                                            **where)  # fmt: skip
+            self._where[i] = worker
+
+    def _sizes(self) -> list[int]:
+        """The number of rows of every block (the blocks checked on the way)."""
+        futures = self.client.map(n_rows, self.futures, pure=False)
+        return result_within(self.client, futures, self._what, self._workers())
+
+    def mend(self):
+        """Every block the cluster can no longer give computed again from the array's graph, on a
+        worker present: one whose future was cancelled (dropped by ``Client.restart``, or computed
+        from data that went with a worker), or held nowhere while the worker it was placed on has
+        left (the scheduler would wait for that worker).  A :class:`BlockLostError` for a block
+        whose graph reads data the cluster held and lost: it cannot be computed again."""
+        client = self.client
+        present = sorted(client.nthreads())
+        held = client.who_has([f for f in self.futures if f.status in ("pending", "finished")])
+        again = [
+            i
+            for i, f in enumerate(self.futures)
+            if f.status in ("cancelled", "lost")
+            or (f.status != "error" and not held.get(f.key) and self._where[i] not in (None, *present))
+        ]
+        gone = {k for k, f in self._data.items() if f.status in ("cancelled", "lost")}
+        for i in again:
+            # a persisted block is its own datum; which datum another block reads its graph does not
+            # say cheaply, and any gone may be its own
+            key = self._blocks[i].key
+            if key in gone or (key not in self._data and gone):
+                raise _lost_block(i, self.name)
+        load = {w: sum(where == w for where in self._where) for w in present}
+        moved: dict[str | None, list[int]] = {}
+        for i in again:
+            worker = (
+                self._where[i]
+                if self._where[i] in load
+                else min(load, key=lambda w: (load[w], w), default=None)
+            )
+            if worker is not None:
+                load[worker] += 1
+            moved.setdefault(worker, []).append(i)
+        for worker, idx in moved.items():
+            self._check(idx, worker)
 
     @property
     def n_blocks(self) -> int:
@@ -326,6 +407,7 @@ class BlockMatrix:
         """Drop the blocks' futures, so that the workers release them (the matrix is of no use
         afterwards)."""
         self.futures = []
+        self._where = []
 
     def row_norms(self) -> np.ndarray:
         """Euclidean norm of every row, computed on the workers."""

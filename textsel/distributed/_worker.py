@@ -24,6 +24,7 @@ __all__ = [
     "block_stats",
     "check_block",
     "checked_float64",
+    "kept",
     "n_rows",
     "pack_stats",
     "row_norms",
@@ -66,6 +67,11 @@ def checked_float64(block, index, n_terms, name):
     if not np.isfinite(X.data).all():
         raise ValueError(f"{name} block {index}: {name} contains NaN or infinity")
     return X
+
+
+def kept(value):
+    """``value``, here: a copy on this worker, computed elsewhere, for the tasks placed here."""
+    return value
 
 
 def n_rows(block) -> int:

@@ -27,6 +27,7 @@ class BlockOperator:
     def __init__(self, A):
         self.A = A
         self.client = A.client
+        self._workers = []  # the workers the last product placed its tasks on
 
     def _placement(self) -> list[tuple[str, list[int]]]:
         return place_groups(self.client, self.A.futures, self.A.groups)
@@ -34,7 +35,8 @@ class BlockOperator:
     def _run(self, product, *args):
         """Run ``product``, again after a lost worker (``_faults``' one policy; a task's own error
         is raised as itself)."""
-        return restarting(self.client, lambda: product(*args), "lsqr")
+        return restarting(self.client, lambda: product(*args), "lsqr", before_again=self.A.mend,
+                          workers=lambda: self._workers)  # fmt: skip
 
     def _submit(self, worker, func, blocks, data):
         futures = [self.A.futures[i] for i in blocks]
@@ -57,10 +59,11 @@ class BlockOperator:
 
     def _matvec(self, V, out):
         placement = self._placement()
+        self._workers = [w for w, _ in placement]
         sent = self._send([(w, V) for w, _ in placement])
         self.A.traffic["sent"] += V.nbytes * len(placement)
         tasks = [self._submit(w, block_matvec, idx, v) for (w, idx), v in zip(placement, sent, strict=True)]
-        results = result_within(self.client, tasks, "lsqr", [w for w, _ in placement])
+        results = result_within(self.client, tasks, "lsqr", self._workers)
         starts = self.A.row_starts
         for (_, idx), parts in zip(placement, results, strict=True):
             for i, part in zip(idx, parts, strict=True):

@@ -21,8 +21,9 @@ import numpy as np
 from .._checks import check_lsqr_options
 from .._rows import check_weighted, merge_summaries, resolve
 from ._blocks import as_label_array, label_blocks, place_groups
-from ._faults import restarting, result_within
+from ._faults import releasing, restarting, result_within
 from ._rows_worker import group_sums, label_summary, positive
+from ._worker import kept
 from .solve import solve
 
 __all__ = ["BlockRows"]
@@ -50,6 +51,7 @@ class BlockRows:
         self.A = self.X = A
         self.owned = owned
         self.client = A.client
+        self._placed = {}  # one dict, shared by every fold's copy (holding_out), updated in place
         self._y_pieces = self._pieces(y, "y")
         self._s_pieces = None
         if sample_weight is not None:
@@ -57,14 +59,12 @@ class BlockRows:
             self._s_pieces = (
                 [sample_weight] * A.n_blocks if scalar else self._pieces(sample_weight, "sample_weight")
             )
-        self.refresh()
-        sizes = np.diff(A.row_starts)
-        summaries = self._results(
-            lambda: [self._submit(i, label_summary, self._y[i], i, int(sizes[i])) for i in range(A.n_blocks)]
-        )
-        self.recipe = resolve(merge_summaries(summaries), class_weight, owner)
-        self.sums = self._sums(norms=False)
-        check_weighted(self.sums)
+        with releasing(self._placed.clear):  # a data error keeps no label or weight on the workers
+            self.refresh()
+            summaries = self._results(self._summaries)
+            self.recipe = resolve(merge_summaries(summaries), class_weight, owner)
+            self.sums = self._sums(norms=False)
+            check_weighted(self.sums)
         self._norm_sums = None
         self.held_out = None  # (start, stop): rows whose weights are 0, for a fold's model
 
@@ -97,7 +97,9 @@ class BlockRows:
 
     def _place(self, pieces):
         """Each block's piece on the worker solving the block: scattered from here (an array's), or
-        computed there (a Dask array's, recomputed from its graph if its worker is lost)."""
+        a Dask array's computed where Dask chooses (its graph is the user's and gets no restriction:
+        see ``BlockMatrix._check``) and kept on that worker by a task of textsel's own (recomputed
+        from its graph if its worker is lost)."""
         if pieces is None:
             return None
         if not hasattr(pieces[0], "dask") and np.ndim(pieces[0]) == 0:
@@ -106,7 +108,10 @@ class BlockRows:
         for worker, idx in self.placement:
             chunk = [pieces[i] for i in idx]
             if hasattr(chunk[0], "dask"):
-                futures = self.client.compute(chunk, workers=[worker], allow_other_workers=True)
+                futures = [
+                    self.client.submit(kept, piece, workers=[worker], allow_other_workers=True, pure=False)
+                    for piece in self.client.compute(chunk)
+                ]
             else:
                 futures = self.client.scatter(chunk, workers=[worker], direct=False, hash=False)
                 self.A.traffic["setup"] += sum(getattr(p, "nbytes", 0) for p in chunk)
@@ -116,9 +121,8 @@ class BlockRows:
 
     def refresh(self):
         """Place the pieces (again, after a lost worker took some of those scattered from here, on
-        the workers holding the blocks now)."""
-        if not hasattr(self, "_placed"):
-            self._placed = {}  # one dict, shared by every fold's copy (holding_out), updated in place
+        the workers holding the blocks now, the blocks the cluster dropped computed again first)."""
+        self.A.mend()
         self._placed["placement"] = place_groups(self.client, self.A.futures, self.A.groups)
         self._placed["y"] = self._place(self._y_pieces)
         self._placed["s"] = self._place(self._s_pieces)
@@ -140,9 +144,18 @@ class BlockRows:
         labels are placed again (``_faults``' one policy; a task's own error is raised as itself)."""
 
         def attempt():
-            return result_within(self.client, tasks(), "fit", [w for w, _ in self.placement])
+            return result_within(self.client, tasks(), "fit", self._workers())
 
-        return restarting(self.client, attempt, "fit", before_again=self.refresh)
+        return restarting(self.client, attempt, "fit", before_again=self.refresh, workers=self._workers)
+
+    def _workers(self):
+        """The workers the labels are placed on."""
+        return [w for w, _ in self.placement]
+
+    def _summaries(self):
+        """One ``label_summary`` task per block, on the worker holding its labels."""
+        sizes = np.diff(self.A.row_starts)
+        return [self._submit(i, label_summary, self._y[i], i, int(sizes[i])) for i in range(self.A.n_blocks)]
 
     def _submit(self, i, func, *args):
         worker = next(w for w, idx in self.placement if i in idx)
@@ -193,7 +206,9 @@ class BlockRows:
         return scores
 
     def release(self):
-        """Release the blocks when the matrix was built for this fit."""
+        """Release the labels and weights placed on the workers, and the blocks when the matrix was
+        built for this fit (the rows are of no use afterwards)."""
+        self._placed.clear()
         if self.owned:
             self.A.release()
 

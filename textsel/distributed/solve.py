@@ -34,7 +34,7 @@ import numpy as np
 from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
 from ._blocks import contiguous_groups
-from ._faults import BlockLostError, restarting, result_within, scatter_within
+from ._faults import restarting, result_within, scatter_within, workers_now
 from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group
 
 __all__ = [
@@ -149,6 +149,7 @@ class ClusterRowOperator:
             )  # fmt: skip
             for i in range(A.n_blocks)
         ]
+        self.group_at = list(owners)  # block -> the worker its group was set up on
         self.state = [None] * len(self.runs)  # run -> its last run_step result (u), or None
         # run -> the last copy of its u (None: zeros, before the first call); None: no copy to resume
         # from (the log grew too long), a lost worker restarts the solve
@@ -194,7 +195,7 @@ class ClusterRowOperator:
             self._pending = self._steps("max", cols)
             return result_within(self.client, self._pending, "lsqr", self.where)
 
-        parts = restarting(self.client, attempt, "lsqr", before_again=self._resume)
+        parts = restarting(self.client, attempt, "lsqr", before_again=self._resume, workers=self._workers)
         self._pending = []
         self.rows.release()  # every group is set up: what was sent for them is theirs now
         maxabs[:] = np.max([p[1] for p in parts], axis=0) if parts else 0.0
@@ -217,7 +218,8 @@ class ClusterRowOperator:
                 self.A.traffic["sent"] += args["v"].nbytes
             return self._products(kind, cols, sent)
 
-        steps, (scale, ssq, total) = restarting(self.client, attempt, "lsqr", before_again=self._resume)
+        steps, (scale, ssq, total) = restarting(self.client, attempt, "lsqr", before_again=self._resume,
+                                                workers=self._workers)  # fmt: skip
         self.state, self._pending = steps, []  # the previous results released with their futures
         self.rows.release()  # what a resume sent for the groups it rebuilt
         self._record(kind, cols, args)
@@ -225,6 +227,10 @@ class ClusterRowOperator:
         g[...] = total
 
     # -- the tasks -------------------------------------------------------------------------------
+
+    def _workers(self):
+        """The workers the solve's tasks are placed on."""
+        return list(self.where)
 
     def _submit(self, worker, func, *args, **kwargs):
         # a preference: a block that moved (a retired worker's, moved by the scheduler) is followed
@@ -275,24 +281,29 @@ class ClusterRowOperator:
         steps = self._steps(kind, cols, **args)
         self._pending += steps  # released by close() if this call fails
         picked = []
-
-        def future_of(node):
-            if node[0] == "here":
-                picked.append(self._submit(self.where[node[1]], pick, steps[node[1]], span(node), len(cols)))
-                return picked[-1]
-            return self.client.submit(add_parts, future_of(node[1]), future_of(node[2]), pure=False)
-
-        back = {span(node): future_of(node) for node in client_nodes(self.plan)}
+        back = {span(node): self._added(node, steps, len(cols), picked) for node in client_nodes(self.plan)}
         self._pending += picked + list(back.values())
         got = result_within(self.client, list(back.values()), "lsqr", self.where)
         self.A.traffic["received"] += sum(sums.nbytes for _, _, sums in got)
         return steps, combine(self.plan, dict(zip(back, got, strict=True)))
 
+    def _added(self, node, steps, n_columns, picked):
+        """The future of ``node``'s part: picked from its owner's step where one worker adds it, else
+        the sum of its two children's, each ``pick`` task appended to ``picked``.  (A method, not a
+        closure calling itself: such a closure is a reference cycle, which would hold every call's
+        futures, and so every call's u on the workers, until Python's cyclic collector runs.)"""
+        if node[0] == "here":
+            picked.append(self._submit(self.where[node[1]], pick, steps[node[1]], span(node), n_columns))
+            return picked[-1]
+        left = self._added(node[1], steps, n_columns, picked)
+        right = self._added(node[2], steps, n_columns, picked)
+        return self.client.submit(add_parts, left, right, pure=False)
+
     def _target(self):
         """The worker v is sent to: the first holding groups that the scheduler lists as running
         now (not paused for memory, not retiring: its groups' tasks run where its data goes),
         else None: one Dask chooses."""
-        workers = self.client.scheduler_info()["workers"]
+        workers = workers_now(self.client)
         return next((w for w in self.where if workers.get(w, {}).get("status") == "running"), None)
 
     # -- surviving a lost worker -----------------------------------------------------------------
@@ -313,7 +324,7 @@ class ClusterRowOperator:
 
     def _start_copy(self):
         """Each run's u copied to the next worker after its own (in the workers' sorted order)."""
-        workers = sorted(self.client.scheduler_info()["workers"])
+        workers = sorted(workers_now(self.client))
         if len(workers) < 2:
             return
         if self.log is None:  # logging starts again here: resumable once this copy is made
@@ -343,7 +354,9 @@ class ClusterRowOperator:
 
     def _resume(self):
         """After a lost worker: each run that lost its u (or whose worker is gone) placed on a worker
-        present, its lost groups set up again, and its u rebuilt there from the last copy by
+        present, its lost groups set up again (the blocks the cluster dropped computed again first,
+        ``BlockMatrix.mend``: a ``BlockLostError`` for one that cannot be), and its u rebuilt
+        there from the last copy by
         running the logged calls again (the same kernel on the same inputs: the same bits).  A
         ``CancelledError`` when that cannot be done (the copy lost too, or no log kept): the solve
         then starts again (:func:`solve`)."""
@@ -365,20 +378,22 @@ class ClusterRowOperator:
             if moved[run]:
                 self.where[run] = min(present, key=lambda w: (load[w], w))
                 load[self.where[run]] += len(blocks)
-        gone = [i for i, group in enumerate(self.groups) if group.status == "cancelled"]
-        for i in gone:
-            if self.A.futures[i].status == "cancelled":
-                raise BlockLostError(
-                    f"row block {i} of the matrix was lost with its worker and cannot be computed again: "
-                    "it was sent from the client (as textsel.distributed.row_blocks sends its blocks), not "
-                    "computed from a graph; give a Dask array computed from its source (files, delayed "
-                    "reads) for a solve that outlives a worker"
-                )
+        self.A.mend()  # the blocks the cluster dropped computed again, or a BlockLostError naming one
+        ready = [g for g in self.groups if g.status == "finished"]
+        built = client.who_has(ready) if ready else {}
+        # a group is set up again when Dask cannot give it (cancelled: its inputs went), or when it is
+        # held nowhere and the worker it was placed on has left (Dask would wait for that worker)
+        gone = [
+            i
+            for i, group in enumerate(self.groups)
+            if group.status in ("cancelled", "lost")
+            or (group.status != "error" and not built.get(group.key) and self.group_at[i] not in present)
+        ]
         if gone:
             self.rows.refresh()  # labels sent from here may have gone with the blocks
         run_of = {i: run for run, blocks in enumerate(self.runs) for i in blocks}
         for i in gone:
-            worker = self.where[run_of[i]]
+            worker = self.group_at[i] = self.where[run_of[i]]
             self.groups[i] = self._submit(worker, setup_group, self.A.futures[i], self.rows.block(i, worker),
                                           self.fit_intercept, True)  # fmt: skip
         if not any(lost):
@@ -456,4 +471,8 @@ def solve(A, rows, damp, fit_intercept, atol, btol, conlim, iter_lim):
             op.close()
             rows.release()
 
-    return restarting(A.client, attempt, "lsqr", before_again=rows.refresh)
+    def mend():
+        A.mend()  # the blocks the cluster dropped (a restart drops them all) computed again
+        rows.refresh()
+
+    return restarting(A.client, attempt, "lsqr", before_again=mend)

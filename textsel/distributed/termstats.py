@@ -19,6 +19,7 @@ from ._blocks import (
     persisted_futures,
     place_blocks,
 )
+from ._faults import restarting, result_within
 from ._worker import accumulate, add_packed, add_stats, block_stats, unpack_stats, worker_stats
 
 __all__ = ["term_stats"]
@@ -101,11 +102,18 @@ def _on_workers(client, futures, y_parts, n_terms, classes, n_jobs):
     come back to the client, or are added among the workers first (:func:`_in_tree`)."""
     if any(not isinstance(p, np.ndarray) and not sp.issparse(p) for p in y_parts):
         y_parts = list(dask.compute(*y_parts))
-    placement = place_blocks(client, futures)
-    if len(placement) > TO_CLIENT_UP_TO:
-        return unpack_stats(_in_tree(client, placement, futures, y_parts, n_terms, classes, n_jobs))
-    tasks = _tasks(client, placement, futures, y_parts, n_terms, classes, n_jobs)
-    first, *rest = client.gather(tasks, direct=True)  # in a fixed order: by each worker's first block
+    placed = []  # the workers the last attempt placed its tasks on
+
+    def attempt():
+        placement = place_blocks(client, futures)
+        placed[:] = [w for w, _ in placement]
+        if len(placement) > TO_CLIENT_UP_TO:
+            return [_in_tree(client, placement, futures, y_parts, n_terms, classes, n_jobs)]
+        tasks = _tasks(client, placement, futures, y_parts, n_terms, classes, n_jobs)
+        return result_within(client, tasks, "term_stats", placed)
+
+    # the one fault policy: a worker that left (its tasks placed again), out of memory, frozen
+    first, *rest = restarting(client, attempt, "term_stats", workers=lambda: placed)  # by first block
     total = unpack_stats(first)
     for fields in rest:
         total = accumulate(total, fields)
@@ -132,7 +140,7 @@ def _in_tree(client, placement, futures, y_parts, n_terms, classes, n_jobs):
         parts = [
             pair[0] if len(pair) == 1 else client.submit(add_packed, *pair, pure=False) for pair in pairs
         ]
-    return client.gather(parts[0], direct=True)
+    return result_within(client, parts[:1], "term_stats", [w for w, _ in placement])[0]
 
 
 def _in_graph(blocks, y_parts, n_terms, classes, n_jobs):
