@@ -304,7 +304,13 @@ def restarting(client, attempt, what: str, before_again=None, workers=None):
                     f"{what}: a worker was lost {RESTARTS + 1} times during the call ({exc!r}); it was "
                     "abandoned and nothing is returned"
                 ) from exc
-            client.wait_for_workers(1, timeout=STALL)
+            try:
+                client.wait_for_workers(1, timeout=STALL)  # a running one: not paused
+            except (TimeoutError, asyncio.TimeoutError):
+                listed = workers_now(client)
+                if listed:  # workers there, none running for as long: paused for memory
+                    raise out_of_memory(client, what, listed=listed) from exc
+                raise
             if before_again is not None:
                 before_again()
     raise AssertionError("unreachable")
