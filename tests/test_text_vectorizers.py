@@ -30,6 +30,7 @@ from sklearn.pipeline import make_pipeline
 
 import textsel.text as ts
 from textsel.datasets import load_sms_spam
+from textsel.text import words
 
 SETTINGS = [
     {},
@@ -181,7 +182,7 @@ def test_the_kernel_tokens_are_re_findall_of_the_default_pattern():
 
 @pytest.mark.parametrize("n_jobs", [1, 2, 3, 8])
 def test_the_result_does_not_depend_on_the_threads(sms, monkeypatch, many_cores, n_jobs):
-    monkeypatch.setattr(ts, "_MIN_CHARS_PER_THREAD", 1)
+    monkeypatch.setattr(words, "_MIN_CHARS_PER_THREAD", 1)
     train, test = sms
     for settings in ({}, {"ngram_range": (1, 2), "min_df": 2}):
         assert_same("CountVectorizer", settings, train, test, n_jobs=n_jobs)

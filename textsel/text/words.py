@@ -1,0 +1,219 @@
+"""The word kernel behind the vectorizers: which settings it reads words for, the documents as it
+reads them, and scikit-learn's private steps of counting (``_count_vocab``, ``_sort_features``,
+``_limit_features``) on it; documents split over threads and their rows put back together."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction import text as _sklearn
+
+from .._parallel import effective_n_jobs, run_blocks
+
+#: scikit-learn's default token pattern: the one the kernel reads words by
+DEFAULT_TOKEN_PATTERN = r"(?u)\b\w\w+\b"
+#: characters of text per thread below which a call stays on one thread
+_MIN_CHARS_PER_THREAD = 1 << 20
+
+
+def _align(X):
+    """The sparse container scikit-learn's vectorizers return under the current configuration."""
+    align = getattr(_sklearn, "_align_api_if_sparse", None)
+    return align(X) if align is not None else X
+
+
+class _Counts:
+    """What the kernel counted, while scikit-learn's ``fit_transform`` sorts and prunes the
+    columns: the terms (``Vocabulary``) and, for each column of the matrix, its term's id."""
+
+    def __init__(self, terms, columns):
+        self.terms, self.columns = terms, columns
+
+
+class _WordKernel:
+    """What the three vectorizers share: whether the kernel reads their words, and the documents
+    as it reads them."""
+
+    def _fast(self) -> bool:
+        return (
+            self.analyzer == "word"
+            and self.preprocessor is None
+            and self.tokenizer is None
+            and self.strip_accents is None
+            and self.token_pattern == DEFAULT_TOKEN_PATTERN
+        )
+
+    def _texts(self, raw_documents) -> list:
+        """Each document decoded as scikit-learn decodes it (``input``, ``encoding``,
+        ``decode_error``) and lowercased where ``lowercase``."""
+        texts = []
+        for position, doc in enumerate(raw_documents):
+            try:
+                doc = self.decode(doc)
+            except UnicodeDecodeError as exc:  # scikit-learn's error, saying which document
+                reason = f"{exc.reason} in document {position} (decode_error='ignore' or 'replace' reads on)"
+                raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
+            if not isinstance(doc, str):
+                raise TypeError(
+                    f"document {position} is {type(doc).__name__}, not str or bytes (raw_documents must "
+                    "hold text)"
+                )
+            texts.append(doc.lower() if self.lowercase else doc)
+        return texts
+
+    def _stop_vocabulary(self):
+        from .._ext.tokens import Vocabulary
+
+        stop = self.get_stop_words()
+        if not stop:
+            return None
+        words = Vocabulary()
+        words.add([w for w in stop if isinstance(w, str)])
+        return words
+
+
+class _FastCounting(_WordKernel):
+    """The kernel in place of scikit-learn's ``_count_vocab``, ``_sort_features`` and
+    ``_limit_features`` where the analyzer is the default word analyzer; scikit-learn's own
+    otherwise.  ``fit_transform``, ``transform`` and the rest are scikit-learn's."""
+
+    def _count_vocab(self, raw_documents, fixed_vocab):
+        if not self._fast():
+            return super()._count_vocab(raw_documents, fixed_vocab)
+        from .._ext.ccore import Interrupt, check_status
+        from .._ext.tokens import Vocabulary, count_terms, remap_rows
+
+        self.build_analyzer()  # scikit-learn's checks of the settings (stop words' consistency)
+        texts = self._texts(raw_documents)
+        stop = self._stop_vocabulary()
+        low, high = self.ngram_range
+        if fixed_vocab:
+            terms, vocabulary = self._fixed_vocabulary(), self.vocabulary_
+        else:
+            terms, vocabulary = Vocabulary(), {}
+        interrupt = Interrupt()
+        chunks = _chunks(texts, effective_n_jobs(getattr(self, "n_jobs", None)))
+        parts = [
+            (texts[a:b], terms if (fixed_vocab or k == 0) else Vocabulary())
+            for k, (a, b) in enumerate(chunks)
+        ]
+
+        def count(part, vocab):
+            status, indptr, ids, counts = count_terms(part, vocab, stop, low, high, fixed_vocab, interrupt)
+            check_status(status, "counting words", interrupt)
+            return vocab, indptr, ids, counts
+
+        counted = run_blocks(count, parts, interrupt)
+        if not fixed_vocab:  # the threads' new terms numbered after the first's, in order
+            for vocab, indptr, ids, counts in counted[1:]:
+                remap_rows(indptr, ids, counts, terms.merge(vocab))
+            if len(terms) == 0:
+                raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
+            self._counted = (vocabulary, _Counts(terms, np.arange(len(terms), dtype=np.int64)))
+        X = _stack(counted, len(texts), len(vocabulary) if fixed_vocab else len(terms), self.dtype)
+        return vocabulary, _align(X)
+
+    def _fixed_vocabulary(self):
+        """The fitted (or given) vocabulary as the kernel looks terms up: term id = column."""
+        from .._ext.tokens import Vocabulary
+
+        cached = self.__dict__.get("_kernel_vocabulary")
+        if cached is not None and cached[0] is self.vocabulary_ and len(cached[1]) == len(self.vocabulary_):
+            return cached[1]
+        ordered = sorted(self.vocabulary_.items(), key=lambda item: item[1])
+        terms = Vocabulary()
+        ids = terms.add([term for term, _ in ordered])
+        if not np.array_equal(ids, [column for _, column in ordered]):
+            raise ValueError("vocabulary holds a term twice or leaves a column without a term")
+        self.__dict__["_kernel_vocabulary"] = (self.vocabulary_, terms)
+        return terms
+
+    # -- scikit-learn's fit_transform sorts and prunes what was counted ---------------------------
+
+    def _sort_features(self, X, vocabulary):
+        counted = self.__dict__.get("_counted")
+        if counted is None or counted[0] is not vocabulary:
+            return super()._sort_features(X, vocabulary)
+        state = counted[1]
+        new_order = state.terms.order(state.columns)
+        map_index = np.empty(new_order.size, dtype=X.indices.dtype)
+        map_index[new_order] = np.arange(new_order.size, dtype=X.indices.dtype)
+        X.indices = map_index.take(X.indices, mode="clip")
+        state.columns = state.columns[new_order]
+        if self.max_features is None:  # fit_transform prunes, then sorts: the vocabulary is final
+            self._finish(vocabulary)
+        return X
+
+    def _limit_features(self, X, vocabulary, high=None, low=None, limit=None):
+        counted = self.__dict__.get("_counted")
+        if counted is None or counted[0] is not vocabulary:
+            return super()._limit_features(X, vocabulary, high, low, limit)
+        state = counted[1]
+        if high is not None or low is not None or limit is not None:
+            dfs = np.bincount(X.indices, minlength=X.shape[1])
+            mask = np.ones(len(dfs), dtype=bool)
+            if high is not None:
+                mask &= dfs <= high
+            if low is not None:
+                mask &= dfs >= low
+            if limit is not None and mask.sum() > limit:  # scikit-learn's choice, tie for tie
+                tfs = np.asarray(X.sum(axis=0)).ravel()
+                mask_inds = (-tfs[mask]).argsort()[:limit]
+                new_mask = np.zeros(len(dfs), dtype=bool)
+                new_mask[np.where(mask)[0][mask_inds]] = True
+                mask = new_mask
+            kept = np.where(mask)[0]
+            if len(kept) == 0:
+                raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
+            state.columns = state.columns[kept]
+            X = X[:, kept]
+        if self.max_features is not None:  # fit_transform sorts, then prunes: the vocabulary is final
+            self._finish(vocabulary)
+        return X
+
+    def _finish(self, vocabulary: dict) -> None:
+        """Fill ``vocabulary`` (the dict ``fit_transform`` makes ``vocabulary_``) with the terms
+        of the columns, in order."""
+        state = self.__dict__.pop("_counted")[1]
+        vocabulary.update(zip(state.terms.terms(state.columns), range(state.columns.size), strict=True))
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_kernel_vocabulary", None)
+        state.pop("_counted", None)
+        return state
+
+
+def _chunks(texts, n_threads: int):
+    """Consecutive runs of documents of about equal length, one per thread (one for small calls)."""
+    n = len(texts)
+    if n_threads <= 1 or n < 2:
+        return [(0, n)]
+    ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=n))
+    n_threads = int(min(n_threads, n, max(1, ends[-1] // _MIN_CHARS_PER_THREAD)))
+    if n_threads <= 1:
+        return [(0, n)]
+    cuts = np.searchsorted(ends, ends[-1] * np.arange(1, n_threads) / n_threads, side="right")
+    bounds = [0, *np.unique(np.clip(cuts, 1, n - 1)).tolist(), n]
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def _stack(counted, n_docs: int, n_terms: int, dtype):
+    """The threads' rows as one CSR array of ``dtype``, as scikit-learn's ``_count_vocab`` builds
+    it (32-bit indices while they fit)."""
+    nnz = sum(part[2].size for part in counted)
+    index_dtype = (
+        np.int32 if nnz <= np.iinfo(np.int32).max and n_terms <= np.iinfo(np.int32).max else np.int64
+    )
+    indptr = np.empty(n_docs + 1, dtype=index_dtype)
+    indptr[0] = 0
+    row, offset = 0, 0
+    for _, part_indptr, _, _ in counted:
+        rows = part_indptr.size - 1
+        indptr[row + 1 : row + rows + 1] = part_indptr[1:] + offset
+        row, offset = row + rows, offset + int(part_indptr[-1])
+    indices = np.concatenate([part[2] for part in counted]).astype(index_dtype, copy=False)
+    data = np.concatenate([part[3] for part in counted]).astype(dtype, copy=False)
+    X = sp.csr_array((data, indices, indptr), shape=(n_docs, n_terms))
+    X.has_sorted_indices = True
+    return X
