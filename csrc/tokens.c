@@ -364,6 +364,18 @@ static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, in
     return TS_OK;
 }
 
+/* Document d checked, the interrupt check asked every 1024 documents, and its tokens split. */
+static int next_doc(const ts_text *docs, int64_t d, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
+{
+    const ts_text *doc = &docs[d];
+    if (doc->length < 0 || (doc->kind != 1 && doc->kind != 2 && doc->kind != 4) ||
+        (doc->length > 0 && doc->data == NULL))
+        return TS_ERR_ARG;
+    if (opt->interrupted != NULL && (d & 1023) == 0 && opt->interrupted(opt->interrupt_ctx))
+        return TS_ERR_INTERRUPTED;
+    return split(doc, opt, s, n_tokens);
+}
+
 /* The feature of the n tokens from token i: the token itself, or the tokens joined by single
  * spaces (in s->gram). */
 static int feature_at(scratch *s, int64_t i, int64_t n, const uint32_t **feature, int64_t *len)
@@ -484,16 +496,7 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz;
-        if (docs[d].length < 0 || (docs[d].kind != 1 && docs[d].kind != 2 && docs[d].kind != 4) ||
-            (docs[d].length > 0 && docs[d].data == NULL)) {
-            status = TS_ERR_ARG;
-            goto done;
-        }
-        if (opt->interrupted != NULL && (d & 1023) == 0 && opt->interrupted(opt->interrupt_ctx)) {
-            status = TS_ERR_INTERRUPTED;
-            goto done;
-        }
-        if ((status = split(&docs[d], opt, &s, &n_tokens)) != TS_OK)
+        if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK)
             goto done;
         /* scikit-learn's order: the tokens, then each n from the smallest, by position */
         for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
@@ -732,16 +735,7 @@ int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *o
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz;
-        if (docs[d].length < 0 || (docs[d].kind != 1 && docs[d].kind != 2 && docs[d].kind != 4) ||
-            (docs[d].length > 0 && docs[d].data == NULL)) {
-            status = TS_ERR_ARG;
-            goto done;
-        }
-        if (opt->interrupted != NULL && (d & 1023) == 0 && opt->interrupted(opt->interrupt_ctx)) {
-            status = TS_ERR_INTERRUPTED;
-            goto done;
-        }
-        if ((status = split(&docs[d], opt, &s, &n_tokens)) != TS_OK)
+        if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK)
             goto done;
         for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
             for (i = 0; i + n <= n_tokens; i++) {

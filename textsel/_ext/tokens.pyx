@@ -19,6 +19,8 @@ from libc.string cimport memcpy
 from .core cimport TS_ERR_NOMEM, TS_OK, ts_interrupt_check
 from .interrupts cimport stop_requested
 
+from .ccore import check_status  # the one route from a kernel's status to its exception
+
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     void *PyUnicode_DATA(object text)
@@ -91,7 +93,7 @@ cdef class Vocabulary:
     def __cinit__(self):
         self.v = ts_vocab_new()
         if self.v == NULL:
-            raise MemoryError("no memory for a vocabulary")
+            check_status(TS_ERR_NOMEM, "a vocabulary")
 
     def __dealloc__(self):
         ts_vocab_free(self.v)
@@ -112,8 +114,7 @@ cdef class Vocabulary:
         cdef uint32_t[::1] cps = np.frombuffer(term.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy() \
             if len(term) else np.zeros(1, dtype=np.uint32)
         cdef int64_t n = len(term), term_id
-        if ts_vocab_add(self.v, &cps[0], n, ts_term_hash(&cps[0], n), &term_id) != TS_OK:
-            raise MemoryError("no memory for the vocabulary's terms")
+        check_status(ts_vocab_add(self.v, &cps[0], n, ts_term_hash(&cps[0], n), &term_id), "the vocabulary's terms")
         return term_id
 
     def terms(self, order=None):
@@ -149,10 +150,7 @@ cdef class Vocabulary:
         cdef int64_t[::1] out = order
         with nogil:
             status = ts_vocab_order(self.v, given_ptr, n, &out[0] if n else NULL)
-        if status == TS_ERR_NOMEM:
-            raise MemoryError("no memory to sort the vocabulary")
-        if status != TS_OK:
-            raise IndexError("an id that is no term of the vocabulary")
+        check_status(status, "sorting the vocabulary")
         return order
 
     def merge(self, Vocabulary part):
@@ -162,8 +160,7 @@ cdef class Vocabulary:
         cdef int status
         with nogil:
             status = ts_vocab_merge(self.v, part.v, &out[0])
-        if status != TS_OK:
-            raise MemoryError("no memory to merge vocabularies")
+        check_status(status, "merging vocabularies")
         return mapping[: ts_vocab_size(part.v)]
 
 
@@ -208,7 +205,7 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
     options.interrupt_ctx = <void *> interrupt
     docs = <ts_text *> PyMem_Malloc(max(n, 1) * sizeof(ts_text))
     if docs == NULL:
-        raise MemoryError("no memory for the documents' list")
+        check_status(TS_ERR_NOMEM, "the documents' list")
     try:
         for d in range(n):
             text = texts[d]
