@@ -67,7 +67,7 @@ class LinearScoresMixin:
 
 
 #: the methods that change a fitted estimator; :class:`Estimator` makes each all-or-nothing
-FITTING_METHODS = ("fit", "partial_fit")
+FITTING_METHODS = ("fit", "partial_fit", "fit_stats", "fit_file")
 
 
 class Estimator(BaseEstimator):
@@ -128,6 +128,19 @@ def fit_input(est, X, y, **validate):
     if hasattr(est, "feature_names_in_"):
         del est.feature_names_in_
     return X, y
+
+
+def fit_statistics(est, stats) -> None:
+    """Record, for a selector fitted on ``stats`` (a :class:`textsel.TermStats`) rather than on
+    ``X``, the width ``validate_data`` would record: the statistics' terms are its columns."""
+    from ._stats import TermStats
+
+    if not isinstance(stats, TermStats):
+        raise TypeError(f"stats must be a TermStats (textsel.term_stats, TermCounter.stats_), got "
+                        f"{type(stats).__name__}")  # fmt: skip
+    est.n_features_in_ = stats.n_terms
+    if hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
 
 
 def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import CheckedSelectorMixin, Estimator, fit_input, terms_to_keep
+from ._base import CheckedSelectorMixin, Estimator, fit_input, fit_statistics, terms_to_keep
 from ._checks import check_positive_int, check_real, plain
 from ._dispatch import is_distributed
 from .selection import top_k
@@ -140,6 +140,17 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         # on a cluster the workers are the parallelism: each block is counted on one thread
         threads = None if is_distributed(X) else self.n_jobs
         return self._fit_stats(term_stats(X, y, n_jobs=threads))
+
+    def fit_stats(self, stats: TermStats):
+        """Search lam on statistics counted elsewhere (:func:`textsel.term_stats`,
+        :class:`textsel.text.TermCounter`): ``fit_stats(term_stats(X, y))`` is ``fit(X, y)``.
+
+        Returns
+        -------
+        self
+        """
+        fit_statistics(self, stats)
+        return self._fit_stats(stats)
 
     def _fit_stats(self, stats: TermStats):
         """Search lam on the corpus's statistics and choose the terms."""

@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import CheckedSelectorMixin, Estimator, fit_input, terms_to_keep
+from ._base import CheckedSelectorMixin, Estimator, fit_input, fit_statistics, terms_to_keep
 from ._checks import check_sparse_structure, plain
 from ._dispatch import is_distributed
 from ._labels import label_list, unique_labels
@@ -202,6 +202,25 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         # on a cluster the workers are the parallelism: each block is counted on one thread
         threads = None if is_distributed(X) else self.n_jobs
         return self._choose(term_stats(X, y, n_jobs=threads))
+
+    def fit_stats(self, stats: TermStats):
+        """Choose the terms from statistics counted elsewhere: by :func:`textsel.term_stats` on
+        chunks, on a cluster, or straight from text by :class:`textsel.text.TermCounter`.
+
+        ``fit_stats(term_stats(X, y))`` chooses what ``fit(X, y)`` chooses; the columns are the
+        statistics' terms.
+
+        Parameters
+        ----------
+        stats : TermStats
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        fit_statistics(self, stats)
+        return self._choose(stats)
 
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.

@@ -178,40 +178,46 @@ def is_text_input(path, fmt="auto") -> bool:
     return text_format(path) is not None
 
 
-def read_dataset(args, path, fmt="auto", labels=None, terms=None):
+def read_dataset(args, path, fmt="auto", labels=None, terms=None, counted=False):
     """A matrix file, or raw text vectorized as the options say, as a Bunch: ``X``, ``y``,
     ``names`` (feature names, or None: hashed or unnamed columns), ``texts`` and ``vectorizer``
     (None for a matrix file) and ``class_names`` (the label of each indicator column of a
-    multi-label ``y``, else None)."""
+    multi-label ``y``, else None).
+
+    With ``counted``, raw text that textsel's kernel reads (no ``--hashing``, the default
+    ``--token-pattern``) is counted chunk by chunk instead, in memory bounded by its vocabulary:
+    ``stats`` (its TermStats) in place of ``X`` and ``y``, ``names`` the vocabulary."""
     from sklearn.utils import Bunch
 
     from ..datasets.texts import load_texts
-    from .text import check_weighting, table_header, vectorize
+    from .text import check_weighting, count_texts, streams_text, table_header, vectorize
 
     check_weighting(args)  # before any reading: a refused option is the first thing said
     if is_stream(path):
-        return _from_stream(args, path, fmt, labels, terms)
+        return _from_stream(args, path, fmt, labels, terms, counted)
     if fmt == "auto" and os.path.isfile(path):
         fmt = input_format(path, args.text_column)
     if fmt in ("csv", "tsv", "jsonl") and str(path).lower().endswith((".gz", ".bz2")):
-        return _from_stream(args, path, fmt, labels, terms)  # undone into a temporary file, then read
+        # undone into a temporary file, then read
+        return _from_stream(args, path, fmt, labels, terms, counted)
     if not is_text_input(path, fmt):
         X, y, names = read_matrix(path, fmt, labels, terms)
-        return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None)
+        return Bunch(X=X, y=y, names=names, texts=None, vectorizer=None, class_names=None, stats=None)
     header = table_header(args, path, fmt)
+    if counted and streams_text(args):
+        return count_texts(args, path, fmt, header, check_label_column)
     b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
                    label_separator=args.label_separator, fmt=fmt, encoding=args.encoding,
                    header=header)  # fmt: skip
-    _check_label_column(b, args.label_column)
+    check_label_column(len(b.texts), len(b.target_names), args.label_column)
     X, names, vectorizer = vectorize(b.texts, args)
-    return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer,
+    return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer, stats=None,
                  class_names=b.target_names if b.multilabel else None)  # fmt: skip
 
 
-def _check_label_column(b, column) -> None:
+def check_label_column(n_docs: int, n_classes: int, column) -> None:
     """Refuse labels that make nearly every document its own class (a text or id column named
     as the label): no term can be selected for a class of one document."""
-    n_docs, n_classes = len(b.texts), len(b.target_names)
     if n_docs >= 20 and n_classes > n_docs / 2:
         raise ValueError(
             f"--label-column {column!r} gives {n_classes} classes for {n_docs} documents: nearly every "
@@ -219,7 +225,7 @@ def _check_label_column(b, column) -> None:
         )
 
 
-def _from_stream(args, path, fmt, labels, terms):
+def _from_stream(args, path, fmt, labels, terms, counted=False):
     """An input readable once (``-``, ``/dev/stdin``, a pipe, a FIFO) or compressed text, saved to
     a temporary file of the format ``--input-format`` names or its content shows; what is said
     about that file names ``path``."""
@@ -227,4 +233,5 @@ def _from_stream(args, path, fmt, labels, terms):
         saved = read_stream(path, fmt, Path(folder), getattr(args, "text_column", "text"),
                             getattr(args, "encoding", "utf-8"))  # fmt: skip
         with as_given(saved, given_name(path)):
-            return read_dataset(args, saved, fmt, labels, terms)  # "auto": the saved file's ending says
+            # "auto": the saved file's ending says
+            return read_dataset(args, saved, fmt, labels, terms, counted)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
@@ -77,6 +78,12 @@ def add_parser(subparsers) -> None:
         "a link's target is replaced, the link kept), a FIFO or device (written into), or -",
     )
     add_vectorizer_options(select)
+    select.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="report how much of a text input is read on stderr (default: when stderr is a terminal)",
+    )
 
 
 def selection_records(selector, names, class_names=None):
@@ -168,11 +175,14 @@ def run(args, out=None):
 
 def _selection(args, k) -> str:
     """The selection of ``args.input``, formatted."""
+    import numpy as np
+
     from ..selection import TermSelector
     from .inputs import read_dataset
     from .text import column_names
 
-    data = read_dataset(args, args.input, args.input_format, args.labels, args.terms)
+    # raw text is counted chunk by chunk: the statistics of the matrix, without the matrix
+    data = read_dataset(args, args.input, args.input_format, args.labels, args.terms, counted=True)
     selector = TermSelector(
         args.metric,
         k=k,
@@ -180,10 +190,14 @@ def _selection(args, k) -> str:
         multiclass=args.multiclass,
         positive_only=args.positive_only,
     )
-    selector.fit(data.X, data.y)
-    if data.texts is not None:
+    if data.stats is not None:
+        selector.fit_stats(data.stats)
+        terms = np.asarray(data.names, dtype=object)[selector.ranking_]
+    elif data.texts is not None:
+        selector.fit(data.X, data.y)
         terms = column_names(data.names, data.vectorizer, data.texts, selector.ranking_)
     else:
+        selector.fit(data.X, data.y)
         terms = [data.names[c] if data.names is not None else "" for c in selector.ranking_]
     return format_selection(selection_records(selector, terms, data.class_names), args.format)
 

@@ -236,6 +236,64 @@ def vectorize(texts, args):
     return X.tocsr(), names, vectorizer
 
 
+def streams_text(args) -> bool:
+    """Whether the options let raw text be counted chunk by chunk (:class:`textsel.text.TermCounter`):
+    words as textsel's kernel reads them, and named columns (not hashed ones)."""
+    from ..text import DEFAULT_TOKEN_PATTERN
+
+    return args.hashing is None and args.token_pattern == DEFAULT_TOKEN_PATTERN
+
+
+def count_texts(args, path, fmt, header, check_label_column):
+    """Raw text counted chunk by chunk, as a Bunch: ``stats`` (TermStats), ``names`` (the
+    vocabulary), ``class_names`` (a multi-label corpus's labels, else None).  The terms and their
+    statistics are those of :func:`vectorize`'s matrix; memory grows with the vocabulary only.
+    Progress goes to stderr with ``args.progress`` (default: when stderr is a terminal)."""
+    import sys
+    import time
+
+    from sklearn.utils import Bunch
+
+    from ..datasets.texts import iter_texts
+    from ..text import TermCounter
+
+    vectorizer = make_vectorizer(args)
+    progress = getattr(args, "progress", None)
+    progress = sys.stderr is not None and sys.stderr.isatty() if progress is None else progress
+    started, shown = time.perf_counter(), False
+    counter, seen = TermCounter(vectorizer), set()
+    for chunk in iter_texts(path, text_column=args.text_column, label_column=args.label_column,
+                            label_separator=args.label_separator, fmt=fmt, encoding=args.encoding,
+                            header=header):  # fmt: skip
+        if chunk is None:  # the file is read again another way (a TSV's quotes are not CSV quoting)
+            counter, seen = TermCounter(vectorizer), set()
+            continue
+        texts, labels, (done, total) = chunk
+        # an id or text column named as the label is refused before its classes fill the tables
+        seen.update(label for entry in labels for label in (entry if isinstance(entry, list) else [entry]))
+        n_docs = (counter.n_docs_ if hasattr(counter, "n_docs_") else 0) + len(texts)
+        check_label_column(n_docs, len(seen), args.label_column)
+        counter.partial_fit(texts, labels)
+        if progress:
+            rate = done / 1e6 / max(time.perf_counter() - started, 1e-9)
+            share = 100 * done / max(total, 1)
+            print(f"\rtextsel: read {done / 1e6:,.0f} of {total / 1e6:,.0f} MB ({share:.0f}%), {n_docs:,} "
+                  f"documents, {rate:.0f} MB/s", end="", file=sys.stderr, flush=True)  # fmt: skip
+            shown = True
+    if shown:
+        print(file=sys.stderr, flush=True)
+    if not hasattr(counter, "n_docs_"):
+        raise ValueError(f"{path}: no documents")
+    _check_document_bounds(args.min_df, args.max_df, counter.n_docs_)
+    try:
+        stats = counter.stats_
+    except ValueError as exc:  # "empty vocabulary", or min_df/max_df leaving nothing
+        raise ValueError(f"vectorizing the texts: {exc}") from None
+    class_names = stats.classes.tolist() if stats.multilabel else None
+    return Bunch(X=None, y=None, stats=stats, names=counter.get_feature_names_out(), texts=None,
+                 vectorizer=counter.vectorizer_, class_names=class_names)  # fmt: skip
+
+
 def _check_document_bounds(min_df, max_df, n_docs) -> None:
     """--min-df and --max-df in documents, as the user's corpus has them, checked before
     scikit-learn reports "max_df corresponds to < documents than min_df"."""

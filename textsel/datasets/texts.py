@@ -76,6 +76,92 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
         ``multilabel`` (bool); ``sources`` (the file of each document, for a folder).  With
         ``return_X_y``: ``(texts, y)``.
     """
+    path, fmt, encoding, header = _layout(path, fmt, encoding, header, text_column, label_column)
+    if fmt == "folder":
+        found = _folder(path, encoding)
+        return (found.texts, found.y) if return_X_y else found
+    if fmt == "jsonl":
+        texts, labels = _unzip(_jsonl(path, text_column, label_column, encoding, []))
+    else:
+        texts, labels = _table(path, TABLE_SUFFIXES[f".{fmt}"], text_column, label_column, encoding, header)
+        labels = _separated(labels, label_separator)
+    if not texts:
+        raise ValueError(f"{path}: no documents")
+    found = _assemble(texts, labels, path, sources=None)
+    return (found.texts, found.y) if return_X_y else found
+
+
+def iter_texts(path, *, text_column="text", label_column="label", label_separator=None, fmt="auto",
+               encoding="utf-8", header="auto", chunk_chars=1 << 24):  # fmt: skip
+    """The documents and labels :func:`load_texts` reads, a chunk at a time: ``(texts, labels,
+    (bytes read, bytes in all))`` for about ``chunk_chars`` characters of text each (labels one
+    per document, or a list of labels per document where the file gives several).  A ``None`` in
+    place of a chunk says the reading starts over from the first document: a TSV file whose quotes
+    turn out not to be CSV quoting is read again one row a line (see :func:`load_texts`)."""
+    path, fmt, encoding, header = _layout(path, fmt, encoding, header, text_column, label_column)
+    if fmt == "folder":
+        files = _folder_files(path)
+        total = sum(size for _, _, size in files)
+        where = [0]
+        yield from _chunked(_folder_records(files, encoding, where), where, total, chunk_chars)
+        return
+    total = path.stat().st_size
+    if fmt == "jsonl":
+        where = []
+        yield from _chunked(
+            _jsonl(path, text_column, label_column, encoding, where), where, total, chunk_chars
+        )
+        return
+    delimiter = TABLE_SUFFIXES[f".{fmt}"]
+    for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_NONE):
+        where = []
+        records = _read_table(path, delimiter, text_column, label_column, encoding, header, quoting, where)
+        try:
+            yield from _chunked(records, where, total, chunk_chars, label_separator)
+            return
+        except _Quoting:
+            yield None
+
+
+def _chunked(records, where, total, chunk_chars, label_separator=None):
+    """``(texts, labels, (bytes read, total))`` of about ``chunk_chars`` characters each."""
+    texts, labels, size = [], [], 0
+    for text, label in records:
+        texts.append(text)
+        labels.append(label)
+        size += len(text)
+        if size >= chunk_chars:
+            yield texts, _separated(labels, label_separator), (_position(where), total)
+            texts, labels, size = [], [], 0
+    if texts:
+        yield texts, _separated(labels, label_separator), (total, total)
+
+
+def _position(where) -> int:
+    """Bytes read so far of the file ``where`` holds (its raw file, once opened)."""
+    try:
+        return where[0].tell() if where and hasattr(where[0], "tell") else (where[0] if where else 0)
+    except (OSError, ValueError):
+        return 0
+
+
+def _unzip(records):
+    texts, labels = [], []
+    for text, label in records:
+        texts.append(text)
+        labels.append(label)
+    return texts, labels
+
+
+def _separated(labels, label_separator):
+    """Each label split on ``label_separator`` (several labels per row), or as it is."""
+    if not label_separator:
+        return labels
+    return [[part.strip() for part in label.split(label_separator) if part.strip()] for label in labels]
+
+
+def _layout(path, fmt, encoding, header, text_column, label_column):
+    """(path, layout, codec, whether a table has a header) for ``load_texts``' arguments, checked."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or folder")
@@ -89,25 +175,23 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
             )
     if fmt not in TEXT_FORMATS[1:]:
         raise ValueError(f"fmt must be one of {TEXT_FORMATS}, got {plain(fmt)!r}")
-    if fmt == "folder":
-        found = _folder(path, encoding)
-        return (found.texts, found.y) if return_X_y else found
     if fmt == "jsonl":
         positions = [c for c in (text_column, label_column) if _is_position(c)]
         if positions:
             raise ValueError(f"{path}: JSON Lines records are read by key; a column position "
                              f"({positions[0]}) applies to CSV/TSV only (name the keys)")  # fmt: skip
-        texts, labels = _jsonl(path, text_column, label_column, encoding)
-    else:
+    elif fmt != "folder":
         header = _has_header(header, text_column, label_column)
-        texts, labels = _table(path, TABLE_SUFFIXES[f".{fmt}"], text_column, label_column, encoding, header)
-        if label_separator:
-            labels = [[part.strip() for part in label.split(label_separator) if part.strip()]
-                      for label in labels]  # fmt: skip
-    if not texts:
-        raise ValueError(f"{path}: no documents")
-    found = _assemble(texts, labels, path, sources=None)
-    return (found.texts, found.y) if return_X_y else found
+    return path, fmt, encoding, header
+
+
+def _opened(path, encoding, where, newline=None):
+    """``path`` as text; its raw file put in ``where``, to say how far the reading is."""
+    import io
+
+    raw = open(path, "rb", buffering=0)  # noqa: SIM115 (closed with the text file wrapping it)
+    where[:] = [raw]
+    return io.TextIOWrapper(io.BufferedReader(raw, 1 << 20), encoding=encoding, newline=newline)
 
 
 def _assemble(texts, labels, path, sources):
@@ -205,22 +289,26 @@ def _shown(fields, limit=8) -> str:
 
 def _table(path, delimiter, text_column, label_column, encoding, header=True):
     try:
-        return _read_table(path, delimiter, text_column, label_column, encoding, header, csv.QUOTE_MINIMAL)
+        return _unzip(
+            _read_table(path, delimiter, text_column, label_column, encoding, header, csv.QUOTE_MINIMAL)
+        )
     except _Quoting:
         # a tab-separated file whose quotes are not CSV quoting (SMS messages starting with ")
         # is tab-separated values as IANA defines them: one row a line, no quoting
-        return _read_table(path, delimiter, text_column, label_column, encoding, header, csv.QUOTE_NONE)
+        return _unzip(
+            _read_table(path, delimiter, text_column, label_column, encoding, header, csv.QUOTE_NONE)
+        )
 
 
 class _Quoting(Exception):
     """A TSV file's quotes are not CSV quoting."""
 
 
-def _read_table(path, delimiter, text_column, label_column, encoding, header, quoting):
-    texts, labels = [], []
+def _read_table(path, delimiter, text_column, label_column, encoding, header, quoting, where=None):
+    """Each row's (text, label)."""
     strict = delimiter == "\t" and quoting != csv.QUOTE_NONE
     try:
-        with _no_field_limit(), path.open(newline="", encoding=encoding) as fh:
+        with _no_field_limit(), _opened(path, encoding, [] if where is None else where, newline="") as fh:
             reader = csv.reader(fh, delimiter=delimiter, quoting=quoting, strict=strict)
             if header:
                 names = next(reader, [])
@@ -242,15 +330,13 @@ def _read_table(path, delimiter, text_column, label_column, encoding, header, qu
                 text, label = row[text_at], row[label_at].strip()
                 if not label:
                     raise ValueError(f"{path}: row {reader.line_num}: the label is empty")
-                texts.append(text)
-                labels.append(label)
+                yield text, label
     except UnicodeDecodeError as exc:
         raise _undecodable_line(path, exc) from None
     except csv.Error as exc:
         if strict:
             raise _Quoting from None
         raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
-    return texts, labels
 
 
 def _column_index(path, names, column):
@@ -263,10 +349,10 @@ def _column_index(path, names, column):
     return names.index(column) if column in names else None
 
 
-def _jsonl(path, text_column, label_column, encoding):
-    texts, labels = [], []
+def _jsonl(path, text_column, label_column, encoding, where):
+    """Each line's (text, label or list of labels)."""
     try:
-        with path.open(encoding=encoding) as fh:
+        with _opened(path, encoding, where) as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
@@ -295,17 +381,23 @@ def _jsonl(path, text_column, label_column, encoding):
                 else:
                     raise ValueError(f"{path}: line {lineno}: {label_column!r} must be a string, "
                                      "an integer or a list of them")  # fmt: skip
-                texts.append(text)
-                labels.append(label)
+                yield text, label
     except UnicodeDecodeError as exc:
         raise _undecodable_line(path, exc) from None
-    return texts, labels
 
 
 def _folder(path, encoding):
-    """One class per non-hidden sub-folder, one document per regular, non-hidden file in it;
-    anything else (hidden folders such as .git or .ipynb_checkpoints, nested folders, named pipes,
-    sockets) is skipped, and a warning says what."""
+    """One class per non-hidden sub-folder, one document per regular, non-hidden file in it (see
+    :func:`_folder_files`)."""
+    files = _folder_files(path)
+    texts, labels = _unzip(_folder_records(files, encoding))
+    return _assemble(texts, labels, path, sources=[str(entry) for entry, _, _ in files])
+
+
+def _folder_files(path, stacklevel=4):
+    """(file, class, size) of each document of a folder per class; anything else (hidden folders
+    such as .git or .ipynb_checkpoints, nested folders, named pipes, sockets) is skipped, and a
+    warning says what."""
     skipped = []
     classes = []
     for entry in sorted(path.iterdir()):
@@ -315,7 +407,7 @@ def _folder(path, encoding):
             classes.append(entry)
     if not classes:
         raise ValueError(f"{path}: no sub-folders; a folder of texts holds one sub-folder per class")
-    texts, labels, sources = [], [], []
+    files = []
     for folder in classes:
         for entry in sorted(folder.iterdir()):
             relative = f"{folder.name}/{entry.name}"
@@ -323,24 +415,31 @@ def _folder(path, encoding):
                 skipped.append(relative)
                 continue
             try:
-                mode = entry.stat().st_mode  # follows a link to what it names
+                info = entry.stat()  # follows a link to what it names
             except OSError:
                 skipped.append(relative)
                 continue
-            if not stat.S_ISREG(mode):  # a folder, a named pipe (reading one would block), a socket
-                skipped.append(relative + ("/" if stat.S_ISDIR(mode) else ""))
+            if not stat.S_ISREG(info.st_mode):  # a folder, a named pipe (reading one would block), a socket
+                skipped.append(relative + ("/" if stat.S_ISDIR(info.st_mode) else ""))
                 continue
-            raw = entry.read_bytes()
-            try:
-                texts.append(raw.decode(encoding))
-            except UnicodeDecodeError as exc:
-                raise _decode_error(entry, "the document", exc) from None
-            labels.append(folder.name)
-            sources.append(str(entry))
+            files.append((entry, folder.name, info.st_size))
     if skipped:
         shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
         warnings.warn(f"{path}: skipped {len(skipped)} entries that are hidden or not regular files: {shown}",
-                      UserWarning, stacklevel=3)  # fmt: skip
-    if not texts:
+                      UserWarning, stacklevel=stacklevel)  # fmt: skip
+    if not files:
         raise ValueError(f"{path}: the class sub-folders hold no files")
-    return _assemble(texts, labels, path, sources=sources)
+    return files
+
+
+def _folder_records(files, encoding, where=None):
+    """Each file's (text, class); the bytes read so far in ``where[0]``."""
+    for entry, label, size in files:
+        if where is not None:
+            where[0] += size
+        raw = entry.read_bytes()
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(entry, "the document", exc) from None
+        yield text, label

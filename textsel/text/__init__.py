@@ -13,12 +13,17 @@ The kernel covers scikit-learn's default word analyzer: ``analyzer="word"`` with
 ``ngram_range``; any ``input``, ``encoding``, ``decode_error``, ``min_df``, ``max_df``,
 ``max_features``, ``vocabulary``, ``binary`` and ``dtype``.  Any other setting (a callable, another
 pattern, accents stripped, character n-grams) runs scikit-learn's own code unchanged.
+
+:class:`TermCounter` counts the per-class document frequencies the filter metrics read straight
+from text, chunk by chunk (from an iterable, or a file larger than memory), as these vectorizers
+split the words: the statistics of the matrix without the matrix.
 """
 
+from .statistics import TermCounter
 from .vectorizers import CountVectorizer, HashingVectorizer, TfidfVectorizer
 from .words import DEFAULT_TOKEN_PATTERN
 
-__all__ = ["DEFAULT_TOKEN_PATTERN", "CountVectorizer", "HashingVectorizer", "TfidfVectorizer"]
+__all__ = ["DEFAULT_TOKEN_PATTERN", "CountVectorizer", "HashingVectorizer", "TermCounter", "TfidfVectorizer"]
 
-for _public in (CountVectorizer, HashingVectorizer, TfidfVectorizer):
+for _public in (CountVectorizer, HashingVectorizer, TermCounter, TfidfVectorizer):
     _public.__module__ = __name__  # their public path, in reprs and pickles

@@ -276,7 +276,7 @@ stop_words, token_pattern, ngram_range, analyzer, n_features, binary, norm, alte
                 return super().transform(documents)  # a word with a lone surrogate: scikit-learn's error
             for part in parts:
                 check_status(part[0], "hashing words", interrupt)
-        X = _stack([(None, *part[1:]) for part in parts], len(texts), self.n_features, self.dtype)
+        X = _stack([part[1:] for part in parts], len(texts), self.n_features, self.dtype)
         X.has_canonical_format = True  # sorted, duplicates summed, as after sum_duplicates
         if self.binary:
             X.data.fill(1)

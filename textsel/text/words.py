@@ -43,11 +43,12 @@ class _WordKernel:
             and self.token_pattern == DEFAULT_TOKEN_PATTERN
         )
 
-    def _texts(self, raw_documents) -> list:
+    def _texts(self, raw_documents, first: int = 0) -> list:
         """Each document decoded as scikit-learn decodes it (``input``, ``encoding``,
-        ``decode_error``) and lowercased where ``lowercase``."""
+        ``decode_error``) and lowercased where ``lowercase``; errors number the documents from
+        ``first``."""
         texts = []
-        for position, doc in enumerate(raw_documents):
+        for position, doc in enumerate(raw_documents, first):
             try:
                 doc = self.decode(doc)
             except UnicodeDecodeError as exc:  # scikit-learn's error, saying which document
@@ -80,33 +81,17 @@ class _FastCounting(_WordKernel):
     def _count_vocab(self, raw_documents, fixed_vocab):
         if not self._fast():
             return super()._count_vocab(raw_documents, fixed_vocab)
-        from .._ext.ccore import Interrupt, check_status
-        from .._ext.tokens import Vocabulary, count_terms, remap_rows
+        from .._ext.tokens import Vocabulary
 
         self.build_analyzer()  # scikit-learn's checks of the settings (stop words' consistency)
         texts = self._texts(raw_documents)
-        stop = self._stop_vocabulary()
-        low, high = self.ngram_range
         if fixed_vocab:
             terms, vocabulary = self._fixed_vocabulary(), self.vocabulary_
         else:
             terms, vocabulary = Vocabulary(), {}
-        interrupt = Interrupt()
-        chunks = _chunks(texts, effective_n_jobs(getattr(self, "n_jobs", None)))
-        parts = [
-            (texts[a:b], terms if (fixed_vocab or k == 0) else Vocabulary())
-            for k, (a, b) in enumerate(chunks)
-        ]
-
-        def count(part, vocab):
-            status, indptr, ids, counts = count_terms(part, vocab, stop, low, high, fixed_vocab, interrupt)
-            check_status(status, "counting words", interrupt)
-            return vocab, indptr, ids, counts
-
-        counted = run_blocks(count, parts, interrupt)
-        if not fixed_vocab:  # the threads' new terms numbered after the first's, in order
-            for vocab, indptr, ids, counts in counted[1:]:
-                remap_rows(indptr, ids, counts, terms.merge(vocab))
+        counted = count_rows(texts, terms, self._stop_vocabulary(), self.ngram_range, fixed_vocab,
+                             getattr(self, "n_jobs", None))  # fmt: skip
+        if not fixed_vocab:
             if len(terms) == 0:
                 raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
             self._counted = (vocabulary, _Counts(terms, np.arange(len(terms), dtype=np.int64)))
@@ -184,6 +169,33 @@ class _FastCounting(_WordKernel):
         return state
 
 
+def count_rows(texts, terms, stop, ngram_range, fixed: bool, n_jobs) -> list:
+    """The documents' rows of term counts, counted on threads: one ``(indptr, ids, counts)`` per
+    run of documents, the ids those of ``terms``.  Unless ``fixed`` (terms not in ``terms`` are
+    then skipped), new terms join ``terms`` numbered as one thread reading the documents in order
+    would number them, so the result does not depend on ``n_jobs``."""
+    from .._ext.ccore import Interrupt, check_status
+    from .._ext.tokens import Vocabulary, count_terms, remap_rows
+
+    low, high = ngram_range
+    interrupt = Interrupt()
+    parts = [
+        (texts[a:b], terms if (fixed or k == 0) else Vocabulary())
+        for k, (a, b) in enumerate(_chunks(texts, effective_n_jobs(n_jobs)))
+    ]
+
+    def count(part, vocab):
+        status, indptr, ids, counts = count_terms(part, vocab, stop, low, high, fixed, interrupt)
+        check_status(status, "counting words", interrupt)
+        return indptr, ids, counts, vocab
+
+    counted = run_blocks(count, parts, interrupt)
+    if not fixed:  # the threads' new terms numbered after the first's, in order
+        for indptr, ids, counts, vocab in counted[1:]:
+            remap_rows(indptr, ids, counts, terms.merge(vocab))
+    return [part[:3] for part in counted]
+
+
 def _chunks(texts, n_threads: int):
     """Consecutive runs of documents of about equal length, one per thread (one for small calls)."""
     n = len(texts)
@@ -201,19 +213,19 @@ def _chunks(texts, n_threads: int):
 def _stack(counted, n_docs: int, n_terms: int, dtype):
     """The threads' rows as one CSR array of ``dtype``, as scikit-learn's ``_count_vocab`` builds
     it (32-bit indices while they fit)."""
-    nnz = sum(part[2].size for part in counted)
+    nnz = sum(part[1].size for part in counted)
     index_dtype = (
         np.int32 if nnz <= np.iinfo(np.int32).max and n_terms <= np.iinfo(np.int32).max else np.int64
     )
     indptr = np.empty(n_docs + 1, dtype=index_dtype)
     indptr[0] = 0
     row, offset = 0, 0
-    for _, part_indptr, _, _ in counted:
+    for part_indptr, _, _ in counted:
         rows = part_indptr.size - 1
         indptr[row + 1 : row + rows + 1] = part_indptr[1:] + offset
         row, offset = row + rows, offset + int(part_indptr[-1])
-    indices = np.concatenate([part[2] for part in counted]).astype(index_dtype, copy=False)
-    data = np.concatenate([part[3] for part in counted]).astype(dtype, copy=False)
+    indices = np.concatenate([part[1] for part in counted]).astype(index_dtype, copy=False)
+    data = np.concatenate([part[2] for part in counted]).astype(dtype, copy=False)
     X = sp.csr_array((data, indices, indptr), shape=(n_docs, n_terms))
     X.has_sorted_indices = True
     return X
