@@ -12,11 +12,7 @@ process, textsel and scikit-learn timed in it on the same matrix.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-from corpora import argument_parser, best_of
+from corpora import argument_parser, best_of, in_fresh_processes
 
 KS = (1000, 10000)
 
@@ -48,20 +44,9 @@ def main():
     if args.child:
         one_process(args.data_home, args.repeat)
         return
-    for threads in (1, 2):
-        env = {**os.environ, "TEXTSEL_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
-        for process in range(1, args.processes + 1):
-            print(f"{threads} thread(s), process {process}: ", end="", flush=True)
-            command = [
-                sys.executable,
-                __file__,
-                "--child",
-                "--data-home",
-                args.data_home,
-                "--repeat",
-                str(args.repeat),
-            ]
-            subprocess.run(command, env=env, check=True)
+    in_fresh_processes(
+        __file__, ["--data-home", args.data_home, "--repeat", args.repeat], args.processes, end=" "
+    )
 
 
 if __name__ == "__main__":

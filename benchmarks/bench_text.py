@@ -15,11 +15,7 @@ is the documents' UTF-8 size over textsel's time.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
-from corpora import argument_parser, best_of
+from corpora import argument_parser, best_of, in_fresh_processes
 
 SETTINGS = {
     "Count()": ("CountVectorizer", {}),
@@ -87,20 +83,7 @@ def main():
         one_process(args.data_home, args.repeat)
         return
     print("scikit-learn / textsel, best of", args.repeat, "calls")
-    for threads in (1, 2):
-        env = {**os.environ, "TEXTSEL_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
-        for process in range(1, args.processes + 1):
-            print(f"{threads} thread(s), process {process}:", flush=True)
-            command = [
-                sys.executable,
-                __file__,
-                "--child",
-                "--data-home",
-                args.data_home,
-                "--repeat",
-                str(args.repeat),
-            ]
-            subprocess.run(command, env=env, check=True)
+    in_fresh_processes(__file__, ["--data-home", args.data_home, "--repeat", args.repeat], args.processes)
 
 
 if __name__ == "__main__":

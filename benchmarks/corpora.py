@@ -62,3 +62,17 @@ def best_of(func, repeat):
         result = func()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def in_fresh_processes(script, child_args, processes, end="\n"):
+    """Run ``script --child *child_args`` in ``processes`` fresh processes with one thread, then
+    as many with two (``TEXTSEL_NUM_THREADS``, textsel's default ``n_jobs``, and
+    ``OMP_NUM_THREADS``), each announced by a line."""
+    import subprocess
+    import sys
+
+    for threads in (1, 2):
+        env = {**os.environ, "TEXTSEL_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads)}
+        for process in range(1, processes + 1):
+            print(f"{threads} thread(s), process {process}:", end=end, flush=True)
+            subprocess.run([sys.executable, script, "--child", *map(str, child_args)], env=env, check=True)

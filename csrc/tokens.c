@@ -49,34 +49,48 @@ typedef struct {
     uint64_t hash;
 } term;
 
-/* A slot of the hash table.  `key`: 0 where empty, else the term's id + 1 in the low ID_BITS
- * bits and the top bits of its hash above them, so that most mismatches are told without reading
- * the term.  `inline_`: a term of 1 to 7 code points each below 256 (most words of most texts)
- * written out, its length in the top byte (see pack()), so that a lookup that finds it reads
- * one cache line; 0 for other terms, which are compared with their code points. */
+/* A slot of the hash table, half a cache line.  `key`: 0 where empty, else the term's id + 1 in
+ * the low ID_BITS bits and the top bits of its hash above them, so that most mismatches are told
+ * without reading the term.  `lo`, `hi`: a term of 1 to 15 code points each below 256 (nearly
+ * every word and many bigrams of most texts) written out (see pack()), so that a lookup that
+ * finds it reads this slot alone; 0 for other terms, which are compared with their code points.
+ * `seen`: while ts_count_terms runs, 1 + the position of the term's entry in the rows it is
+ * writing (the entry is in the current document's row when at least the row's start + 1), so
+ * that counting a word again touches no other memory. */
 #define ID_BITS 40
 #define ID_MASK ((UINT64_C(1) << ID_BITS) - 1)
 #define TAG(h) ((h) & ~ID_MASK)
+#define PACK_MAX 15
 
 typedef struct {
     uint64_t key;
-    uint64_t inline_;
+    uint64_t lo;
+    uint64_t hi;
+    int64_t seen;
 } slot;
 
-/* The term written into 64 bits, or 0 where it does not fit (code point 0 is no word character,
- * so a packed term is never 0 and never equal to another). */
-static uint64_t pack(const uint32_t *cps, int64_t len)
+/* The term written into two words (code points 0-7 in lo, 8-14 in hi, its length in hi's top
+ * byte); 0 where it does not fit (code point 0 is no word character, so a packed term has
+ * hi != 0 and never equals another). */
+static int pack(const uint32_t *cps, int64_t len, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t packed = (uint64_t)len << 56;
+    uint64_t a = 0, b = (uint64_t)len << 56;
     int64_t k;
-    if (len < 1 || len > 7)
+    *lo = *hi = 0;
+    if (len < 1 || len > PACK_MAX)
         return 0;
     for (k = 0; k < len; k++) {
-        if (cps[k] == 0 || cps[k] > 255)
+        uint64_t c = cps[k];
+        if (c == 0 || c > 255)
             return 0;
-        packed |= (uint64_t)cps[k] << (8 * k);
+        if (k < 8)
+            a |= c << (8 * k);
+        else
+            b |= c << (8 * (k - 8));
     }
-    return packed;
+    *lo = a;
+    *hi = b;
+    return 1;
 }
 
 struct ts_vocab {
@@ -104,10 +118,15 @@ static uint64_t mix(uint64_t h)
 #define HASH_SEED(len) (0x9e3779b97f4a7c15ULL ^ (uint64_t)(len))
 #define HASH_STEP(h, c) (((h) ^ (c)) * 0x100000001b3ULL)
 
+/* A packed term's hash: both words through the mixer, no loop over code points. */
+static uint64_t packed_hash(uint64_t lo, uint64_t hi) { return mix(mix(lo ^ 0x9e3779b97f4a7c15ULL) ^ hi); }
+
 uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
 {
-    uint64_t h = HASH_SEED(len);
+    uint64_t h = HASH_SEED(len), lo, hi;
     int64_t i;
+    if (pack(cps, len, &lo, &hi))
+        return packed_hash(lo, hi);
     for (i = 0; i < len; i++)
         h = HASH_STEP(h, cps[i]);
     return mix(h);
@@ -156,20 +175,22 @@ static int same(const uint32_t *a, const uint32_t *b, int64_t len)
     return 1;
 }
 
-/* The slot holding the term (cps, len) of hash h, or the empty slot where it would go. */
-static int64_t probe(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
+/* The slot holding the term (cps, len) of hash h, or the empty slot where it would go; lo and
+ * hi its packed form (0 where it has none). */
+static int64_t probe_packed(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, uint64_t lo,
+                            uint64_t hi)
 {
     int64_t mask = v->n_slots - 1, i = (int64_t)(h & (uint64_t)mask);
-    uint64_t tag = TAG(h), packed = pack(cps, len);
+    uint64_t tag = TAG(h);
     for (;;) {
         const slot *at = &v->slots[i];
         if (at->key == 0)
             return i;
         if (TAG(at->key) == tag) {
-            if (packed != 0) {
-                if (at->inline_ == packed)
+            if (hi != 0) {
+                if (at->hi == hi && at->lo == lo)
                     return i;
-            } else if (at->inline_ == 0) {
+            } else if (at->hi == 0) {
                 const term *t = &v->terms[(at->key & ID_MASK) - 1];
                 if (t->hash == h && t->len == len && same(v->cps + t->start, cps, len))
                     return i;
@@ -179,9 +200,16 @@ static int64_t probe(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64
     }
 }
 
+static int64_t probe(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
+{
+    uint64_t lo, hi;
+    pack(cps, len, &lo, &hi);
+    return probe_packed(v, cps, len, h, lo, hi);
+}
+
 static int rehash(ts_vocab *v)
 {
-    int64_t n_slots = v->n_slots * 2, t, i, mask;
+    int64_t n_slots = v->n_slots * 2, k, i, mask;
     slot *slots;
     if (v->n_slots > INT64_MAX / 2 / (int64_t)sizeof(slot))
         return TS_ERR_NOMEM;
@@ -189,13 +217,14 @@ static int rehash(ts_vocab *v)
     if (slots == NULL)
         return TS_ERR_NOMEM;
     mask = n_slots - 1;
-    for (t = 0; t < v->n; t++) {
-        const term *term_t = &v->terms[t];
-        i = (int64_t)(term_t->hash & (uint64_t)mask);
+    for (k = 0; k < v->n_slots; k++) {
+        const slot *old = &v->slots[k];
+        if (old->key == 0)
+            continue;
+        i = (int64_t)(v->terms[(old->key & ID_MASK) - 1].hash & (uint64_t)mask);
         while (slots[i].key != 0)
             i = (i + 1) & mask;
-        slots[i].key = TAG(term_t->hash) | (uint64_t)(t + 1);
-        slots[i].inline_ = pack(v->cps + term_t->start, term_t->len);
+        slots[i] = *old; /* with its packed form and what counting noted in it */
     }
     free(v->slots);
     v->slots = slots;
@@ -209,12 +238,16 @@ int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint6
     return key == 0 ? -1 : (int64_t)(key & ID_MASK) - 1;
 }
 
-int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
+/* The term's id, added (with the next id) if new, and the slot holding it; lo and hi its packed
+ * form. */
+static int add_at(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, uint64_t lo, uint64_t hi,
+                  int64_t *id, int64_t *where)
 {
-    int64_t at = probe(v, cps, len, h), end = v->cps_len;
+    int64_t at = probe_packed(v, cps, len, h, lo, hi), end = v->cps_len;
     int status;
     if (v->slots[at].key != 0) {
         *id = (int64_t)(v->slots[at].key & ID_MASK) - 1;
+        *where = at;
         return TS_OK;
     }
     if (len < 0)
@@ -232,11 +265,25 @@ int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int6
     v->terms[v->n].len = len;
     v->terms[v->n].hash = h;
     v->slots[at].key = TAG(h) | (uint64_t)(v->n + 1);
-    v->slots[at].inline_ = pack(cps, len);
+    v->slots[at].lo = lo;
+    v->slots[at].hi = hi;
+    v->slots[at].seen = 0;
     *id = v->n++;
-    if (2 * v->n > v->n_slots)
-        return rehash(v);
+    *where = at;
+    if (2 * v->n > v->n_slots) {
+        if ((status = rehash(v)) != TS_OK)
+            return status;
+        *where = probe_packed(v, cps, len, h, lo, hi);
+    }
     return TS_OK;
+}
+
+int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
+{
+    uint64_t lo, hi;
+    int64_t where;
+    pack(cps, len, &lo, &hi);
+    return add_at(v, cps, len, h, lo, hi, id, &where);
 }
 
 /* ---- tokens ----------------------------------------------------------------------------- */
@@ -364,8 +411,8 @@ static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, in
     return TS_OK;
 }
 
-/* Document d checked, the interrupt check asked every 1024 documents, and its tokens split. */
-static int next_doc(const ts_text *docs, int64_t d, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
+/* Document d checked, and the interrupt check asked every 1024 documents. */
+static int check_doc(const ts_text *docs, int64_t d, const ts_count_options *opt)
 {
     const ts_text *doc = &docs[d];
     if (doc->length < 0 || (doc->kind != 1 && doc->kind != 2 && doc->kind != 4) ||
@@ -373,7 +420,14 @@ static int next_doc(const ts_text *docs, int64_t d, const ts_count_options *opt,
         return TS_ERR_ARG;
     if (opt->interrupted != NULL && (d & 1023) == 0 && opt->interrupted(opt->interrupt_ctx))
         return TS_ERR_INTERRUPTED;
-    return split(doc, opt, s, n_tokens);
+    return TS_OK;
+}
+
+/* Document d checked and its tokens split. */
+static int next_doc(const ts_text *docs, int64_t d, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
+{
+    int status = check_doc(docs, d, opt);
+    return status != TS_OK ? status : split(&docs[d], opt, s, n_tokens);
 }
 
 /* The feature of the n tokens from token i: the token itself, or the tokens joined by single
@@ -400,20 +454,44 @@ static int feature_at(scratch *s, int64_t i, int64_t n, const uint32_t **feature
     return TS_OK;
 }
 
-/* Count one feature (cps, len) of document d into its row, which starts at row_start. */
-static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
-                         const uint32_t *cps, int64_t len, int64_t row_start, rows *out)
+/* A new entry of term id in the rows, counted once. */
+static int new_entry(rows *out, int64_t id)
 {
-    uint64_t h = ts_term_hash(cps, len);
-    int64_t id;
     int status;
-    if (opt->fixed) {
-        id = ts_vocab_find(vocab, cps, len, h);
-        if (id < 0)
-            return TS_OK;
-    } else if ((status = ts_vocab_add(vocab, cps, len, h, &id)) != TS_OK) {
+    if ((status = grow((void **)&out->ids, &out->ids_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
         return status;
+    if ((status = grow((void **)&out->counts, &out->counts_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
+        return status;
+    out->ids[out->nnz] = id;
+    out->counts[out->nnz] = 1;
+    out->nnz++;
+    return TS_OK;
+}
+
+/* Count one feature (cps, len) of document d into its row, which starts at row_start.  A
+ * vocabulary being built notes each term's entry in its own slot; a fixed one, shared by the
+ * threads, is only read, and the entries are noted per term in the thread's scratch. */
+static int count_packed(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
+                        const uint32_t *cps, int64_t len, uint64_t lo, uint64_t hi, uint64_t h, int64_t row_start,
+                        rows *out)
+{
+    int64_t id, at;
+    int status;
+    if (!opt->fixed) {
+        slot *noted;
+        if ((status = add_at(vocab, cps, len, h, lo, hi, &id, &at)) != TS_OK)
+            return status;
+        noted = &vocab->slots[at];
+        if (noted->seen > row_start) {
+            out->counts[noted->seen - 1]++;
+            return TS_OK;
+        }
+        noted->seen = out->nnz + 1;
+        return new_entry(out, id);
     }
+    id = ts_vocab_find(vocab, cps, len, h);
+    if (id < 0)
+        return TS_OK;
     if (id >= s->seen_cap) {
         int64_t old = s->seen_cap, k;
         if ((status = grow((void **)&s->seen, &s->seen_cap, id + 1, sizeof(seen))) != TS_OK)
@@ -425,15 +503,112 @@ static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *
         out->counts[row_start + s->seen[id].entry]++;
         return TS_OK;
     }
-    if ((status = grow((void **)&out->ids, &out->ids_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
-        return status;
-    if ((status = grow((void **)&out->counts, &out->counts_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
-        return status;
     s->seen[id].doc = d;
     s->seen[id].entry = out->nnz - row_start;
-    out->ids[out->nnz] = id;
-    out->counts[out->nnz] = 1;
-    out->nnz++;
+    return new_entry(out, id);
+}
+
+static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
+                         const uint32_t *cps, int64_t len, int64_t row_start, rows *out)
+{
+    uint64_t lo, hi;
+    pack(cps, len, &lo, &hi);
+    return count_packed(vocab, opt, s, d, cps, len, lo, hi, hi != 0 ? packed_hash(lo, hi) : ts_term_hash(cps, len),
+                        row_start, out);
+}
+
+/* Ask for the cache line of the slot where a probe for hash h starts, while other work goes on. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_SLOT(v, h) __builtin_prefetch(&(v)->slots[(h) & (uint64_t)((v)->n_slots - 1)])
+#else
+#define PREFETCH_SLOT(v, h) ((void)0)
+#endif
+
+/* A word found in a document: its code points (in one of two buffers of the scratch), its packed
+ * form and hash. */
+typedef struct {
+    int64_t len;
+    uint64_t lo, hi, h;
+} word_found;
+
+/* The next word of two code points or more from *at: its code points into *buf, 0 at the end. */
+static int next_word(const ts_text *doc, const ts_count_options *opt, const uint8_t *narrow, int64_t *at,
+                     uint32_t **buf, int64_t *cap, word_found *w)
+{
+    int64_t i = *at, begin, len = doc->length, n, k;
+    int status;
+    for (;;) {
+        if (doc->kind == 1) {
+            begin = narrow_run((const uint8_t *)doc->data, i, len, narrow, 0);
+            i = begin < len ? narrow_run((const uint8_t *)doc->data, begin, len, narrow, 1) : len;
+        } else if (doc->kind == 2) {
+            begin = run_start_uint16_t(doc->data, i, len, opt->word);
+            i = begin < len ? run_end_uint16_t(doc->data, begin, len, opt->word) : len;
+        } else {
+            begin = run_start_uint32_t(doc->data, i, len, opt->word);
+            i = begin < len ? run_end_uint32_t(doc->data, begin, len, opt->word) : len;
+        }
+        if (begin >= len) {
+            *at = len;
+            w->len = 0;
+            return TS_OK;
+        }
+        if (i - begin >= 2)
+            break;
+    }
+    *at = i;
+    n = w->len = i - begin;
+    w->lo = w->hi = 0;
+    if ((status = grow((void **)buf, cap, n, sizeof(uint32_t))) != TS_OK)
+        return status;
+    if (doc->kind == 1) {
+        const uint8_t *p = (const uint8_t *)doc->data + begin;
+        for (k = 0; k < n; k++)
+            (*buf)[k] = p[k];
+        if (n <= PACK_MAX) { /* a word character is never 0: the bytes are the packed form */
+            w->hi = (uint64_t)n << 56;
+            for (k = 0; k < n && k < 8; k++)
+                w->lo |= (uint64_t)p[k] << (8 * k);
+            for (k = 8; k < n; k++)
+                w->hi |= (uint64_t)p[k] << (8 * (k - 8));
+        }
+    } else {
+        for (k = 0; k < n; k++)
+            (*buf)[k] = code_point(doc, begin + k);
+        pack(*buf, n, &w->lo, &w->hi);
+    }
+    w->h = w->hi != 0 ? packed_hash(w->lo, w->hi) : ts_term_hash(*buf, n);
+    return TS_OK;
+}
+
+/* Count the words of document d as they are found (ngram_range (1, 1): no token list is kept)
+ * into its row, which starts at row_start.  The next word is found while the cache line of its
+ * slot is fetched, and counted after it. */
+static int count_words(const ts_text *doc, ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
+                       int64_t row_start, rows *out)
+{
+    word_found w[2];
+    int64_t at = 0;
+    int status, cur = 0;
+    if ((status = next_word(doc, opt, s->narrow, &at, &s->cps, &s->cps_cap, &w[0])) != TS_OK)
+        return status;
+    while (w[cur].len > 0) {
+        uint32_t **next_buf = cur == 0 ? &s->gram : &s->cps;
+        int64_t *next_cap = cur == 0 ? &s->gram_cap : &s->cps_cap;
+        const uint32_t *cps = cur == 0 ? s->cps : s->gram;
+        const word_found *now = &w[cur];
+        PREFETCH_SLOT(vocab, now->h);
+        if ((status = next_word(doc, opt, s->narrow, &at, next_buf, next_cap, &w[1 - cur])) != TS_OK)
+            return status;
+        cps = cur == 0 ? s->cps : s->gram; /* the other buffer may have moved; this one has not */
+        if (opt->stop == NULL ||
+            opt->stop->slots[probe_packed(opt->stop, cps, now->len, now->h, now->lo, now->hi)].key == 0) {
+            status = count_packed(vocab, opt, s, d, cps, now->len, now->lo, now->hi, now->h, row_start, out);
+            if (status != TS_OK)
+                return status;
+        }
+        cur = 1 - cur;
+    }
     return TS_OK;
 }
 
@@ -493,11 +668,20 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
     memset(&out, 0, sizeof(out));
     for (k = 0; k < 256; k++)
         s.narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
+    if (!opt->fixed) /* entries noted by an earlier call are of other rows */
+        for (k = 0; k < vocab->n_slots; k++)
+            vocab->slots[k].seen = 0;
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz;
-        if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK)
+        if (opt->ngram_max == 1) {
+            if ((status = check_doc(docs, d, opt)) != TS_OK ||
+                (status = count_words(&docs[d], vocab, opt, &s, d, row_start, &out)) != TS_OK)
+                goto done;
+            n_tokens = 0;
+        } else if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK) {
             goto done;
+        }
         /* scikit-learn's order: the tokens, then each n from the smallest, by position */
         for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
             for (i = 0; i + n <= n_tokens; i++) {

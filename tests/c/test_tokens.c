@@ -6,6 +6,7 @@
 #include "../../csrc/textsel.h"
 #include "harness.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,25 +240,29 @@ static void test_bad_arguments_interrupts_and_every_allocation_failure(void)
     CHECK(ts_count_terms(many, 2000, v, &opt, indptr, &ids, &counts, &nnz) == TS_ERR_INTERRUPTED && ids == NULL);
     opt.interrupted = NULL;
     ts_vocab_free(v);
-    /* the k-th allocation fails, for every k the call makes: TS_ERR_NOMEM, nothing leaked */
-    for (k = 1;; k++) {
-        v = ts_vocab_new();
-        if (v == NULL) {
+    /* the k-th allocation fails, for every k the call makes: TS_ERR_NOMEM, nothing leaked; words
+     * counted as found (ngram_max 1) and from the token list (2) */
+    for (opt.ngram_max = 1; opt.ngram_max <= 2; opt.ngram_max++) {
+        for (k = 1;; k++) {
+            v = ts_vocab_new();
+            if (v == NULL) {
+                ts_debug_fail_alloc_at(0);
+                continue;
+            }
+            ts_debug_fail_alloc_at(k);
+            status = ts_count_terms(many, 300, v, &opt, indptr, &ids, &counts, &nnz);
             ts_debug_fail_alloc_at(0);
-            continue;
+            ts_vocab_free(v);
+            if (status == TS_OK) {
+                free(ids);
+                free(counts);
+                break;
+            }
+            CHECK(status == TS_ERR_NOMEM && ids == NULL && counts == NULL);
         }
-        ts_debug_fail_alloc_at(k);
-        status = ts_count_terms(many, 300, v, &opt, indptr, &ids, &counts, &nnz);
-        ts_debug_fail_alloc_at(0);
-        ts_vocab_free(v);
-        if (status == TS_OK) {
-            free(ids);
-            free(counts);
-            break;
-        }
-        CHECK(status == TS_ERR_NOMEM && ids == NULL && counts == NULL);
+        printf("  ngram_max %d: %d allocations failed in turn\n", (int)opt.ngram_max, (int)k - 1);
+        CHECK(k > 10);
     }
-    CHECK(k > 10);
 }
 
 static void test_hashed_columns_are_murmurhash3_of_the_utf8_bytes(void)
@@ -289,6 +294,69 @@ static void test_hashed_columns_are_murmurhash3_of_the_utf8_bytes(void)
     CHECK(ts_hash_terms(&d.text, 1, &opt, 0, 1, indptr, &cols, &vals, &nnz) == TS_ERR_ARG);
 }
 
+static void test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again(void)
+{
+    /* ngram_range (1, 1) counts each word as it is found: stop words dropped, words longer than
+     * the 15 code points kept in a slot counted by their code points, and entries noted in the
+     * vocabulary's slots by one call not taken for the next call's */
+    doc d;
+    ts_vocab *v = ts_vocab_new(), *stop = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    int64_t indptr[3], *ids, *counts, nnz;
+    add_ascii(stop, "of");
+    opt.stop = stop;
+    make_doc(&d, "abcdefghijklmnopq of top abcdefghijklmnopq top of", 1);
+    {
+        ts_text t[2] = {d.text, d.text};
+        CHECK(ts_count_terms(t, 2, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    }
+    CHECK(ts_vocab_size(v) == 2 && term_is(v, 0, "abcdefghijklmnopq") && term_is(v, 1, "top"));
+    CHECK(nnz == 4 && indptr[1] == 2 && indptr[2] == 4);
+    CHECK(ids[0] == 0 && counts[0] == 2 && ids[1] == 1 && counts[1] == 2 && ids[2] == 0 && counts[2] == 2);
+    free(ids);
+    free(counts);
+    CHECK(ts_count_terms(&d.text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(nnz == 2 && ids[0] == 0 && counts[0] == 2 && ids[1] == 1 && counts[1] == 2);
+    free(ids);
+    free(counts);
+    /* the same word with a wide code point: kinds 2 and 4 name the same term */
+    make_doc(&d, "t@p t@p", 2);
+    CHECK(ts_count_terms(&d.text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(ts_vocab_size(v) == 3 && nnz == 1 && ids[0] == 2 && counts[0] == 2);
+    free(ids);
+    free(counts);
+    ts_vocab_free(v);
+    ts_vocab_free(stop);
+}
+
+static void test_counts_stay_right_while_the_table_grows_within_a_document(void)
+{
+    /* 600 distinct words, each twice in one document, so that the table is doubled while the
+     * row is being written: every word counted 2 */
+    static char text[600 * 8 * 2 + 1];
+    doc big;
+    uint8_t *bytes = malloc(sizeof text);
+    ts_vocab *v = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    int64_t indptr[2], *ids, *counts, nnz, k, at = 0, rep;
+    CHECK(bytes != NULL);
+    for (rep = 0; rep < 2; rep++)
+        for (k = 0; k < 600; k++)
+            at += sprintf(text + at, "w%04d ", (int)k);
+    memcpy(bytes, text, (size_t)at);
+    big.text.data = bytes;
+    big.text.length = at;
+    big.text.kind = 1;
+    CHECK(ts_count_terms(&big.text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(ts_vocab_size(v) == 600 && nnz == 600);
+    for (k = 0; k < nnz; k++)
+        CHECK(ids[k] == k && counts[k] == 2);
+    free(ids);
+    free(counts);
+    free(bytes);
+    ts_vocab_free(v);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -299,6 +367,8 @@ int main(void)
     RUN(test_merge_and_remap_number_a_second_part_after_the_first, passed, failed);
     RUN(test_bad_arguments_interrupts_and_every_allocation_failure, passed, failed);
     RUN(test_hashed_columns_are_murmurhash3_of_the_utf8_bytes, passed, failed);
+    RUN(test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again, passed, failed);
+    RUN(test_counts_stay_right_while_the_table_grows_within_a_document, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -53,6 +53,7 @@ cdef extern from "textsel.h" nogil:
     int64_t ts_vocab_size(const ts_vocab *v)
     uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
     int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
+    int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
     void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
     int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
     int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
@@ -100,6 +101,10 @@ cdef class Vocabulary:
 
     def __len__(self):
         return ts_vocab_size(self.v)
+
+    def __reduce__(self):
+        # pickled as its terms in order: the ids come back the same
+        return _vocabulary_of, (self.terms(),)
 
     def add(self, terms):
         """Add each term of ``terms`` (strings); returns their ids."""
@@ -153,6 +158,17 @@ cdef class Vocabulary:
         check_status(status, "sorting the vocabulary")
         return order
 
+    def missing(self, Vocabulary part):
+        """How many of ``part``'s terms are not here (the terms :meth:`merge` would add)."""
+        cdef int64_t t, length, n = ts_vocab_size(part.v), count = 0
+        cdef const uint32_t *cps
+        with nogil:
+            for t in range(n):
+                ts_vocab_term(part.v, t, &cps, &length)
+                if ts_vocab_find(self.v, cps, length, ts_term_hash(cps, length)) < 0:
+                    count += 1
+        return count
+
     def merge(self, Vocabulary part):
         """Add ``part``'s terms in its order; returns each of its terms' ids here."""
         mapping = np.empty(max(ts_vocab_size(part.v), 1), dtype=np.int64)
@@ -162,6 +178,13 @@ cdef class Vocabulary:
             status = ts_vocab_merge(self.v, part.v, &out[0])
         check_status(status, "merging vocabularies")
         return mapping[: ts_vocab_size(part.v)]
+
+
+def _vocabulary_of(terms):
+    """A Vocabulary of ``terms``, numbered in their order (how a pickled one comes back)."""
+    vocabulary = Vocabulary()
+    vocabulary.add(terms)
+    return vocabulary
 
 
 def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,

@@ -9,6 +9,8 @@ from collections import Counter
 
 #: vectorizer options that are refused: weights cannot change a selection by document counts
 WEIGHTING = ("--tfidf", "--binary", "--sublinear-tf")
+#: classes beyond which a label column is judged as a text file is read, not only at its end
+_MANY_CLASSES = 1000
 #: the columns read when --text-column and --label-column are not given: what a header names them
 TEXT_COLUMN, LABEL_COLUMN = "text", "label"
 
@@ -270,9 +272,11 @@ def count_texts(args, path, fmt, header, check_label_column):
             continue
         texts, labels, (done, total) = chunk
         # an id or text column named as the label is refused before its classes fill the tables
+        # (thousands of classes, most of a document each); otherwise judged on the whole file below
         seen.update(label for entry in labels for label in (entry if isinstance(entry, list) else [entry]))
         n_docs = (counter.n_docs_ if hasattr(counter, "n_docs_") else 0) + len(texts)
-        check_label_column(n_docs, len(seen), args.label_column)
+        if len(seen) > _MANY_CLASSES:
+            check_label_column(n_docs, len(seen), args.label_column)
         counter.partial_fit(texts, labels)
         if progress:
             rate = done / 1e6 / max(time.perf_counter() - started, 1e-9)
@@ -284,6 +288,7 @@ def count_texts(args, path, fmt, header, check_label_column):
         print(file=sys.stderr, flush=True)
     if not hasattr(counter, "n_docs_"):
         raise ValueError(f"{path}: no documents")
+    check_label_column(counter.n_docs_, len(seen), args.label_column)
     _check_document_bounds(args.min_df, args.max_df, counter.n_docs_)
     try:
         stats = counter.stats_

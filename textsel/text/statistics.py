@@ -125,8 +125,8 @@ class TermCounter(Estimator):
         """
         if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
             raise ValueError(f"chunk_size must be an integer >= 1, got {chunk_size!r}")
-        if np.ndim(y) == 2 or sp.issparse(y):  # an indicator matrix: its rows are the labels
-            labels = (y[i : i + chunk_size] for i in range(0, y.shape[0], chunk_size))
+        if _is_indicator(y):  # its rows are the labels
+            labels = (y[i : i + chunk_size] for i in range(0, _length(y), chunk_size))
         else:
             labels = _batches(iter(y), chunk_size)
         self._reset()
@@ -296,13 +296,12 @@ class _Counts:
             counted = TermStats(counted.class_df[:, :0], counted.df[:0], counted.class_sizes, counted.n_docs,
                                 counted.classes, counted.multilabel)  # fmt: skip
         tf = np.bincount(X.indices, weights=X.data, minlength=width).astype(np.int64) if texts else None
-        # from here on nothing fails but running out of memory for the tables, grown first
-        size = len(self.terms) + (0 if self.fixed else width)
+        # the tables grown first (to the exact size); after that, nothing fails
+        size = len(self.terms) + (0 if self.fixed else self.terms.missing(chunk_terms))
         class_df = _grown(self.class_df, n_classes, size)
         df, tf_all = _grown(self.df, None, size), _grown(self.tf, None, size)
         columns = np.arange(width) if self.fixed else self.terms.merge(chunk_terms)
-        n_terms = len(self.terms)
-        self.class_df, self.df, self.tf = class_df[:, :n_terms], df[:n_terms], tf_all[:n_terms]
+        self.class_df, self.df, self.tf = class_df[:, :size], df[:size], tf_all[:size]
         if counted is not None:
             self.class_df[: counted.n_classes, columns] += counted.class_df
             self.df[columns] += counted.df
@@ -324,20 +323,24 @@ class _Counts:
         (labels or an indicator, the classes new in this chunk, the kind of labels)."""
         if y is None:
             raise ValueError("y is required: one label (or list of labels) per document")
-        if sp.issparse(y) or (np.ndim(y) == 2 and not _is_lists(y)):
-            kind = int(y.shape[1])
-            if y.shape[0] != n_docs:
-                raise ValueError(f"y has {y.shape[0]} rows for {n_docs} documents")
+        if _is_indicator(y):
+            Y = y if sp.issparse(y) else np.asarray(y)
+            kind = int(Y.shape[1])
+            if Y.shape[0] != n_docs:
+                raise ValueError(f"y has {Y.shape[0]} rows for {n_docs} documents")
             self._check_kind(kind)
-            return y, list(range(len(self.classes), kind)), kind
+            return Y, list(range(len(self.classes), kind)), kind
         labels = y if isinstance(y, np.ndarray) else list(y)
         if len(labels) != n_docs:
             raise ValueError(
                 f"y has {len(labels)} labels for {n_docs} documents: one label (or list) per document"
             )
-        if _is_lists(labels):
+        if n_docs == 0:  # says nothing of the labels to come
+            return np.zeros(0, dtype=np.int64), [], self.kind
+        if self.kind == "lists" or _is_lists(labels):
+            # a single label is a list of one; a corpus of single labels so far becomes multi-label
             self._check_kind("lists")
-            sets = [[one] if isinstance(one, (str, bytes)) else list(dict.fromkeys(one)) for one in labels]
+            sets = [list(dict.fromkeys(one)) if _is_list(one) else [one] for one in labels]
             new = list(dict.fromkeys(name for names in sets for name in names if name not in self.position))
             code = {**self.position, **{name: len(self.classes) + i for i, name in enumerate(new)}}
             docs = np.repeat(np.arange(n_docs), [len(names) for names in sets])
@@ -345,8 +348,6 @@ class _Counts:
             shape = (n_docs, len(self.classes) + len(new))
             return sp.csr_array((np.ones(docs.size, dtype=np.int8), (docs, cols)), shape=shape), new, "lists"
         self._check_kind("labels")
-        if n_docs == 0:
-            return np.zeros(0, dtype=np.int64), [], "labels"
         found, positions = encode_labels(np.asarray(labels), None, "y")
         kinds = {_label_kind(found)} | ({_label_kind(np.asarray(self.classes))} if self.classes else set())
         if len(kinds) > 1:
@@ -357,9 +358,12 @@ class _Counts:
         return np.array([code[label] for label in found.tolist()], dtype=np.int64)[positions], new, "labels"
 
     def _check_kind(self, kind) -> None:
-        if self.kind is not None and self.kind != kind:
-            raise ValueError("y must be labelled like the earlier chunks (one label, a list of labels, or "
-                             f"an indicator of {self.kind} columns per document)")  # fmt: skip
+        if self.kind is None or self.kind == kind or (self.kind, kind) == ("labels", "lists"):
+            return
+        earlier = {"labels": "one label", "lists": "a list of labels"}.get(
+            self.kind, f"a row of an indicator of {self.kind} columns"
+        )
+        raise ValueError(f"y must be labelled like the earlier chunks: {earlier} per document")
 
     def finish(self):
         """(TermStats, fitted vectorizer): the columns in the vocabulary's order after the
@@ -396,30 +400,50 @@ class _Counts:
         return stats, fitted
 
 
+def _is_list(entry) -> bool:
+    return isinstance(entry, (list, tuple, set, frozenset, np.ndarray))
+
+
 def _is_lists(y) -> bool:
     """Whether ``y`` lists labels per document (multi-label text): any entry a list, tuple or set."""
     if isinstance(y, np.ndarray) and y.dtype.kind != "O":
         return False
-    return any(isinstance(entry, (list, tuple, set, frozenset)) for entry in y)
+    return any(_is_list(entry) for entry in y)
+
+
+def _is_indicator(y) -> bool:
+    """Whether ``y`` is an indicator matrix, as :func:`textsel.term_stats` reads one: sparse, or
+    2-D numbers (a list of equally long lists of 0 and 1 included); lists of label names, or of
+    different lengths, are labels."""
+    if sp.issparse(y):
+        return True
+    if not isinstance(y, (np.ndarray, list, tuple)):
+        return False
+    try:
+        array = np.asarray(y)
+    except ValueError:  # lists of different lengths
+        return False
+    return array.ndim == 2 and array.dtype.kind in "biuf"
 
 
 def _grown(table, rows, columns):
-    """``table`` (1-D, or 2-D with ``rows`` rows) padded with zeros to ``columns`` columns; its
-    buffer kept where it has room (the tables grow by doubling, as a list does)."""
-    base = table.base if table.base is not None else table
+    """``table`` (1-D, or 2-D with ``rows`` rows) with zeros to ``columns`` columns, in a buffer
+    with room to spare: buffers grow by half again, as Python's lists grow, so that adding the
+    terms of chunk after chunk copies each table a few times only."""
+    base = table.base if isinstance(table.base, np.ndarray) and table.base.ndim == table.ndim else table
     if table.ndim == 1:
-        if base.shape[0] >= columns:
-            grown = base
-        else:
-            grown = np.zeros(max(columns, 2 * base.shape[0], 1024), dtype=np.int64)
-            grown[: table.shape[0]] = table
-        return grown
-    if base.shape[0] >= rows and base.shape[1] >= columns:
-        grown = base
-    else:
-        grown = np.zeros((max(rows, base.shape[0]), max(columns, 2 * base.shape[1], 1024)), dtype=np.int64)
+        if base.shape[0] < columns:
+            base = np.zeros(max(columns, base.shape[0] + base.shape[0] // 2), dtype=np.int64)
+            base[: table.shape[0]] = table
+        return base
+    if base.shape[0] < rows or base.shape[1] < columns:
+        width = base.shape[1]
+        if width < columns:
+            width = max(columns, width + width // 2)
+        grown = np.zeros((max(rows, base.shape[0]), width), dtype=np.int64)
         grown[: table.shape[0], : table.shape[1]] = table
-    return grown[:rows]
+        base = grown
+    return base[:rows]
 
 
 def _limited(order, df, tf, n_docs, reader) -> np.ndarray:
@@ -435,7 +459,9 @@ def _limited(order, df, tf, n_docs, reader) -> np.ndarray:
     mask = (dfs <= high) & (dfs >= low)
     limit = reader.max_features
     if limit is not None and mask.sum() > limit:
-        tfs = tf[order].astype(reader.dtype)  # ties broken as scikit-learn's column sums break them
+        # scikit-learn ranks by its matrix's column sums (after binary=True made every count 1), in
+        # the type numpy sums that dtype in: ties are then broken as its sort breaks them
+        tfs = (df if reader.binary else tf)[order].astype(np.sum(np.zeros(1, dtype=reader.dtype)).dtype)
         picked = (-tfs[mask]).argsort()[:limit]
         new_mask = np.zeros(len(dfs), dtype=bool)
         new_mask[np.where(mask)[0][picked]] = True

@@ -49,6 +49,9 @@ class _WordKernel:
         ``first``."""
         texts = []
         for position, doc in enumerate(raw_documents, first):
+            if isinstance(doc, float) and doc != doc:  # scikit-learn's error, saying which document
+                raise ValueError(f"np.nan is an invalid document, expected byte or unicode string (document "
+                                 f"{position})")  # fmt: skip
             try:
                 doc = self.decode(doc)
             except UnicodeDecodeError as exc:  # scikit-learn's error, saying which document
