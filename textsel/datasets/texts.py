@@ -20,6 +20,9 @@ from .._names import TEXT_FORMATS
 #: file endings read as each layout
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: characters of text a file is read in, chunk by chunk (the chunk's strings, their lowercased
+#: copies and counts take about 10 bytes a character while it is counted)
+CHUNK_CHARS = 1 << 23
 
 
 def text_format(path) -> str | None:
@@ -92,7 +95,7 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
 
 
 def iter_texts(path, *, text_column="text", label_column="label", label_separator=None, fmt="auto",
-               encoding="utf-8", header="auto", chunk_chars=1 << 24):  # fmt: skip
+               encoding="utf-8", header="auto", chunk_chars=CHUNK_CHARS):  # fmt: skip
     """The documents and labels :func:`load_texts` reads, a chunk at a time: ``(texts, labels,
     (bytes read, bytes in all))`` for about ``chunk_chars`` characters of text each (labels one
     per document, or a list of labels per document where the file gives several).  A ``None`` in

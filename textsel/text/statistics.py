@@ -14,12 +14,9 @@ import scipy.sparse as sp
 from .._base import Estimator
 from .._labels import encode_labels
 from .._stats import TermStats, _label_kind
+from ..datasets.texts import CHUNK_CHARS
 from ..termstats import term_stats
 from .words import _stack
-
-#: characters of text a file is read in (a chunk's documents, lowercased copy and counts: about
-#: 6 bytes a character at most)
-CHUNK_CHARS = 1 << 24
 
 
 class TermCounter(Estimator):

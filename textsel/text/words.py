@@ -153,8 +153,9 @@ class _FastCounting(_WordKernel):
             kept = np.where(mask)[0]
             if len(kept) == 0:
                 raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
-            state.columns = state.columns[kept]
-            X = X[:, kept]
+            if len(kept) < len(mask):  # every column kept: scikit-learn's slice would copy X as it is
+                state.columns = state.columns[kept]
+                X = X[:, kept]
         if self.max_features is not None:  # fit_transform sorts, then prunes: the vocabulary is final
             self._finish(vocabulary)
         return X
