@@ -726,12 +726,34 @@ def test_select_on_multi_label_json_lines_writes_the_in_memory_selection(sms, tm
 
 
 def test_select_on_json_lines_with_label_lists_of_different_lengths(sms, tmp_path):
-    """A JSON Lines file where some records have one label and some two: ``textsel select`` exits 1
-    with numpy's "inhomogeneous shape" error (``--hashing``, which still loads the file whole, works)."""
+    """A JSON Lines file where some records have one label and some two (lists of different
+    lengths): the in-memory selection."""
     docs, y = sms
     rows = [(d, [label] + (["long"] if len(d) > 60 else [])) for d, label in zip(docs, y, strict=True)]
     path = write_jsonl(tmp_path / "m.jsonl", rows)
     assert select(path, tmp_path) == in_memory_selection(path)
+
+
+@pytest.mark.parametrize("compression", ["gzip", "bz2"])
+def test_select_on_a_compressed_file_or_standard_input_is_the_in_memory_selection(
+    sms, tmp_path, compression, monkeypatch
+):
+    """``d.csv.gz`` / ``d.csv.bz2`` and the same bytes on standard input: undone into a temporary
+    file, then counted in chunks; the selection is the uncompressed file's in-memory one."""
+    import bz2
+    import gzip
+    import io
+    import sys
+
+    path = write_csv(tmp_path / "d.csv", three_classes(*sms))
+    packed = (gzip.compress if compression == "gzip" else bz2.compress)(path.read_bytes())
+    suffix = ".gz" if compression == "gzip" else ".bz2"
+    compressed = tmp_path / f"d.csv{suffix}"
+    compressed.write_bytes(packed)
+    expected = in_memory_selection(path)
+    assert select(compressed, tmp_path) == expected
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(packed)))
+    assert select("-", tmp_path, "--input-format", "csv") == expected
 
 
 def test_select_progress_goes_to_stderr_only_when_asked(sms, tmp_path, capsys):

@@ -22,7 +22,7 @@ TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 #: characters of text a file is read in, chunk by chunk (the chunk's strings, their lowercased
 #: copies and counts take about 10 bytes a character while it is counted)
-CHUNK_CHARS = 1 << 23
+CHUNK_CHARS = 6 << 20
 
 
 def text_format(path) -> str | None:
