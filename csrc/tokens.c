@@ -7,10 +7,16 @@
  * Python's re tells them (str.isalnum() or '_'; the caller's bitmap).  Terms are kept as code
  * points in a hash table that numbers them in the order first seen, as scikit-learn's
  * vocabulary dict does before it sorts them. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* madvise */
+#endif
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 /* ---- growable buffers ------------------------------------------------------------------ */
 
@@ -121,15 +127,20 @@ static uint64_t mix(uint64_t h)
 /* A packed term's hash: both words through the mixer, no loop over code points. */
 static uint64_t packed_hash(uint64_t lo, uint64_t hi) { return mix(mix(lo ^ 0x9e3779b97f4a7c15ULL) ^ hi); }
 
-uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
+/* The hash of a term that does not pack: code point by code point. */
+static uint64_t chain_hash(const uint32_t *cps, int64_t len)
 {
-    uint64_t h = HASH_SEED(len), lo, hi;
+    uint64_t h = HASH_SEED(len);
     int64_t i;
-    if (pack(cps, len, &lo, &hi))
-        return packed_hash(lo, hi);
     for (i = 0; i < len; i++)
         h = HASH_STEP(h, cps[i]);
     return mix(h);
+}
+
+uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
+{
+    uint64_t lo, hi;
+    return pack(cps, len, &lo, &hi) ? packed_hash(lo, hi) : chain_hash(cps, len);
 }
 
 ts_vocab *ts_vocab_new(void)
@@ -207,13 +218,30 @@ static int64_t probe(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64
     return probe_packed(v, cps, len, h, lo, hi);
 }
 
+/* A zeroed table of n slots.  On Linux a large one asks for huge pages: a lookup lands anywhere in
+ * it, and with 4 KiB pages most lookups in a table of megabytes also miss the TLB. */
+static slot *new_slots(int64_t n)
+{
+    slot *slots = ts_calloc((size_t)n, sizeof(slot));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t huge = (size_t)1 << 21, bytes = (size_t)n * sizeof(slot);
+    if (slots != NULL && bytes >= 2 * huge) {
+        uintptr_t from = ((uintptr_t)slots + huge - 1) & ~(uintptr_t)(huge - 1);
+        uintptr_t to = ((uintptr_t)slots + bytes) & ~(uintptr_t)(huge - 1);
+        if (to > from)
+            (void)madvise((void *)from, (size_t)(to - from), MADV_HUGEPAGE); /* a hint: failure is fine */
+    }
+#endif
+    return slots;
+}
+
 static int rehash(ts_vocab *v)
 {
     int64_t n_slots = v->n_slots * 2, k, i, mask;
     slot *slots;
     if (v->n_slots > INT64_MAX / 2 / (int64_t)sizeof(slot))
         return TS_ERR_NOMEM;
-    slots = ts_calloc((size_t)n_slots, sizeof(slot));
+    slots = new_slots(n_slots);
     if (slots == NULL)
         return TS_ERR_NOMEM;
     mask = n_slots - 1;
@@ -326,8 +354,20 @@ typedef struct {
     int64_t entry; /* offset in that document's row */
 } seen;
 
+/* A feature found and hashed, its slot asked for, to be counted a few features later: the
+ * table's lookups are waits on memory (a large vocabulary does not fit in cache), and AHEAD of
+ * them in flight at once take little more than one. */
+#define AHEAD 8
+typedef struct {
+    uint32_t *cps;
+    int64_t cap;
+    int64_t len;
+    uint64_t lo, hi, h;
+} pending;
+
 /* What one thread keeps between documents: the document's tokens (code points, and where each
- * starts), the n-gram being joined, and for each term the document that last counted it. */
+ * starts), the n-gram being joined, the features waiting to be counted, and for each term the
+ * document that last counted it. */
 typedef struct {
     uint32_t *cps;
     int64_t cps_cap;
@@ -338,6 +378,9 @@ typedef struct {
     seen *seen;          /* per term: the last document counting it, and its entry in that row */
     int64_t seen_cap;
     uint8_t narrow[256]; /* the word bitmap for code points below 256, a byte each */
+    pending ring[AHEAD]; /* features found, waiting to be counted while their slots are fetched */
+    int64_t pushed, counted;
+    const ts_vocab *stop; /* the stop words the pending features are checked against, or NULL */
 } scratch;
 
 /* The rows being written: each document's terms (in the order first seen, then sorted) and counts. */
@@ -351,10 +394,13 @@ typedef struct {
 
 static void scratch_free(scratch *s)
 {
+    int k;
     free(s->cps);
     free(s->tok);
     free(s->gram);
     free(s->seen);
+    for (k = 0; k < AHEAD; k++)
+        free(s->ring[k].cps);
 }
 
 /* The end of the run of word characters (or, with want 0, of other characters) from i, in a
@@ -508,15 +554,6 @@ static int count_packed(ts_vocab *vocab, const ts_count_options *opt, scratch *s
     return new_entry(out, id);
 }
 
-static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
-                         const uint32_t *cps, int64_t len, int64_t row_start, rows *out)
-{
-    uint64_t lo, hi;
-    pack(cps, len, &lo, &hi);
-    return count_packed(vocab, opt, s, d, cps, len, lo, hi, hi != 0 ? packed_hash(lo, hi) : ts_term_hash(cps, len),
-                        row_start, out);
-}
-
 /* Ask for the cache line of the slot where a probe for hash h starts, while other work goes on. */
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH_SLOT(v, h) __builtin_prefetch(&(v)->slots[(h) & (uint64_t)((v)->n_slots - 1)])
@@ -524,19 +561,111 @@ static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *
 #define PREFETCH_SLOT(v, h) ((void)0)
 #endif
 
-/* A word found in a document: its code points (in one of two buffers of the scratch), its packed
- * form and hash. */
+/* A word found in a document: its length and packed form (its code points are in the buffer
+ * next_word was given). */
 typedef struct {
     int64_t len;
-    uint64_t lo, hi, h;
+    uint64_t lo, hi;
 } word_found;
+
+/* The word of n code points at `begin` of a document: its code points into *buf, its length and
+ * packed form into w (a word of a one-byte document is packed from its bytes). */
+static int take_word(const ts_text *doc, int64_t begin, int64_t n, uint32_t **buf, int64_t *cap, word_found *w)
+{
+    int64_t k;
+    int status;
+    w->len = n;
+    w->lo = w->hi = 0;
+    if ((status = grow((void **)buf, cap, n, sizeof(uint32_t))) != TS_OK)
+        return status;
+    if (doc->kind == 1) {
+        const uint8_t *p = (const uint8_t *)doc->data + begin;
+        for (k = 0; k < n; k++)
+            (*buf)[k] = p[k];
+        if (n <= PACK_MAX) { /* a word character is never 0: the bytes are the packed form */
+            w->hi = (uint64_t)n << 56;
+            for (k = 0; k < n && k < 8; k++)
+                w->lo |= (uint64_t)p[k] << (8 * k);
+            for (k = 8; k < n; k++)
+                w->hi |= (uint64_t)p[k] << (8 * (k - 8));
+        }
+    } else {
+        for (k = 0; k < n; k++)
+            (*buf)[k] = code_point(doc, begin + k);
+        pack(*buf, n, &w->lo, &w->hi);
+    }
+    return TS_OK;
+}
+
+/* Where the words of a one-byte document are, found 64 bytes at a time: a bit per byte says
+ * whether it is a word character, and the changes between the bits are where words start and
+ * end; only those are visited (no branch per byte). */
+typedef struct {
+    int64_t base;   /* the block's first byte */
+    int64_t next;   /* the next block's */
+    uint64_t word;  /* the block's word bits */
+    uint64_t edges; /* its starts and ends not visited yet */
+    uint64_t carry; /* 1 when the byte before the next block is a word character */
+    int64_t begin;  /* the open word's first byte, or -1 */
+} narrow_scan;
+
+static int lowest_bit(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The next word of two bytes or more, [*begin, *end); 0 at the document's end. */
+static int narrow_next(const uint8_t *p, int64_t len, const uint8_t *narrow, narrow_scan *sc, int64_t *begin,
+                       int64_t *end)
+{
+    for (;;) {
+        int pos;
+        while (sc->edges == 0) {
+            int64_t n, k;
+            uint64_t m = 0;
+            if (sc->next >= len) { /* a word open at the end runs to it */
+                *begin = sc->begin;
+                *end = len;
+                sc->begin = -1;
+                return *begin >= 0 && *end - *begin >= 2;
+            }
+            n = len - sc->next < 64 ? len - sc->next : 64;
+            for (k = 0; k < n; k++)
+                m |= (uint64_t)narrow[p[sc->next + k]] << k;
+            sc->edges = (m ^ ((m << 1) | sc->carry)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
+            sc->word = m;
+            sc->carry = m >> 63;
+            sc->base = sc->next;
+            sc->next += n;
+        }
+        pos = lowest_bit(sc->edges);
+        sc->edges &= sc->edges - 1;
+        if ((sc->word >> pos) & 1) {
+            sc->begin = sc->base + pos;
+        } else {
+            *begin = sc->begin;
+            *end = sc->base + pos;
+            sc->begin = -1;
+            if (*end - *begin >= 2)
+                return 1;
+        }
+    }
+}
 
 /* The next word of two code points or more from *at: its code points into *buf, 0 at the end. */
 static int next_word(const ts_text *doc, const ts_count_options *opt, const uint8_t *narrow, int64_t *at,
                      uint32_t **buf, int64_t *cap, word_found *w)
 {
-    int64_t i = *at, begin, len = doc->length, n, k;
-    int status;
+    int64_t i = *at, begin, len = doc->length;
     for (;;) {
         if (doc->kind == 1) {
             begin = narrow_run((const uint8_t *)doc->data, i, len, narrow, 0);
@@ -557,63 +686,107 @@ static int next_word(const ts_text *doc, const ts_count_options *opt, const uint
             break;
     }
     *at = i;
-    n = w->len = i - begin;
-    w->lo = w->hi = 0;
-    if ((status = grow((void **)buf, cap, n, sizeof(uint32_t))) != TS_OK)
-        return status;
-    if (doc->kind == 1) {
-        const uint8_t *p = (const uint8_t *)doc->data + begin;
-        for (k = 0; k < n; k++)
-            (*buf)[k] = p[k];
-        if (n <= PACK_MAX) { /* a word character is never 0: the bytes are the packed form */
-            w->hi = (uint64_t)n << 56;
-            for (k = 0; k < n && k < 8; k++)
-                w->lo |= (uint64_t)p[k] << (8 * k);
-            for (k = 8; k < n; k++)
-                w->hi |= (uint64_t)p[k] << (8 * (k - 8));
-        }
-    } else {
-        for (k = 0; k < n; k++)
-            (*buf)[k] = code_point(doc, begin + k);
-        pack(*buf, n, &w->lo, &w->hi);
-    }
-    w->h = w->hi != 0 ? packed_hash(w->lo, w->hi) : ts_term_hash(*buf, n);
+    return take_word(doc, begin, i - begin, buf, cap, w);
+}
+
+/* Count the oldest pending feature of document d (unless it is a stop word). */
+static int count_oldest(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
+                        rows *out)
+{
+    const pending *e = &s->ring[s->counted++ % AHEAD];
+    if (s->stop != NULL && s->stop->slots[probe_packed(s->stop, e->cps, e->len, e->h, e->lo, e->hi)].key != 0)
+        return TS_OK;
+    return count_packed(vocab, opt, s, d, e->cps, e->len, e->lo, e->hi, e->h, row_start, out);
+}
+
+/* The feature just written into the newest pending entry: hashed, its slot asked for, and the
+ * oldest entry counted once AHEAD are waiting. */
+static int push(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start, rows *out)
+{
+    pending *e = &s->ring[s->pushed % AHEAD];
+    e->h = e->hi != 0 ? packed_hash(e->lo, e->hi) : chain_hash(e->cps, e->len);
+    PREFETCH_SLOT(vocab, e->h);
+    s->pushed++;
+    return s->pushed - s->counted == AHEAD ? count_oldest(vocab, opt, s, d, row_start, out) : TS_OK;
+}
+
+/* Count every feature still pending, in order. */
+static int drain(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
+                 rows *out)
+{
+    int status;
+    while (s->counted < s->pushed)
+        if ((status = count_oldest(vocab, opt, s, d, row_start, out)) != TS_OK)
+            return status;
     return TS_OK;
 }
 
 /* Count the words of document d as they are found (ngram_range (1, 1): no token list is kept)
- * into its row, which starts at row_start.  The next word is found while the cache line of its
- * slot is fetched, and counted after it. */
+ * into its row, which starts at row_start, AHEAD of them in flight. */
 static int count_words(const ts_text *doc, ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
                        int64_t row_start, rows *out)
 {
-    word_found w[2];
     int64_t at = 0;
-    int status, cur = 0;
-    if ((status = next_word(doc, opt, s->narrow, &at, &s->cps, &s->cps_cap, &w[0])) != TS_OK)
-        return status;
-    while (w[cur].len > 0) {
-        uint32_t **next_buf = cur == 0 ? &s->gram : &s->cps;
-        int64_t *next_cap = cur == 0 ? &s->gram_cap : &s->cps_cap;
-        const uint32_t *cps = cur == 0 ? s->cps : s->gram;
-        const word_found *now = &w[cur];
-        PREFETCH_SLOT(vocab, now->h);
-        if ((status = next_word(doc, opt, s->narrow, &at, next_buf, next_cap, &w[1 - cur])) != TS_OK)
-            return status;
-        cps = cur == 0 ? s->cps : s->gram; /* the other buffer may have moved; this one has not */
-        if (opt->stop == NULL ||
-            opt->stop->slots[probe_packed(opt->stop, cps, now->len, now->h, now->lo, now->hi)].key == 0) {
-            status = count_packed(vocab, opt, s, d, cps, now->len, now->lo, now->hi, now->h, row_start, out);
-            if (status != TS_OK)
+    int status;
+    if (doc->kind == 1) {
+        narrow_scan sc = {0, 0, 0, 0, 0, -1};
+        int64_t begin, end;
+        while (narrow_next((const uint8_t *)doc->data, doc->length, s->narrow, &sc, &begin, &end)) {
+            pending *e = &s->ring[s->pushed % AHEAD];
+            word_found w;
+            if ((status = take_word(doc, begin, end - begin, &e->cps, &e->cap, &w)) != TS_OK)
+                return status;
+            e->len = w.len;
+            e->lo = w.lo;
+            e->hi = w.hi;
+            if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
                 return status;
         }
-        cur = 1 - cur;
+        return drain(vocab, opt, s, d, row_start, out);
     }
-    return TS_OK;
+    for (;;) {
+        pending *e = &s->ring[s->pushed % AHEAD];
+        word_found w;
+        if ((status = next_word(doc, opt, s->narrow, &at, &e->cps, &e->cap, &w)) != TS_OK)
+            return status;
+        if (w.len == 0)
+            return drain(vocab, opt, s, d, row_start, out);
+        e->len = w.len;
+        e->lo = w.lo;
+        e->hi = w.hi;
+        if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
+            return status;
+    }
 }
 
-/* Sort a row's entries by id; counts follow. */
-static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
+/* Count the n-grams of document d's tokens (split already), in scikit-learn's order: the
+ * tokens, then each n from the smallest, by position; AHEAD of them in flight. */
+static int count_ngrams(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t n_tokens,
+                        int64_t row_start, rows *out)
+{
+    int64_t n, i;
+    int status;
+    for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
+        for (i = 0; i + n <= n_tokens; i++) {
+            pending *e = &s->ring[s->pushed % AHEAD];
+            const uint32_t *feature;
+            int64_t len;
+            if ((status = feature_at(s, i, n, &feature, &len)) != TS_OK)
+                return status;
+            if ((status = grow((void **)&e->cps, &e->cap, len, sizeof(uint32_t))) != TS_OK)
+                return status;
+            memcpy(e->cps, feature, (size_t)len * sizeof(uint32_t));
+            e->len = len;
+            pack(e->cps, len, &e->lo, &e->hi);
+            if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
+                return status;
+        }
+    }
+    return drain(vocab, opt, s, d, row_start, out);
+}
+
+/* Sort a row's entries by id; counts follow (the general case, for any id and count). */
+static void sort_pairs(int64_t *ids, int64_t *counts, int64_t n)
 {
     int64_t i, j, id, count;
     if (n < 2)
@@ -646,8 +819,69 @@ static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
                 hi--;
             }
         }
-        sort_row(ids, counts, hi + 1);
-        sort_row(ids + lo, counts + lo, n - lo);
+        sort_pairs(ids, counts, hi + 1);
+        sort_pairs(ids + lo, counts + lo, n - lo);
+    }
+}
+
+/* Sort distinct keys ascending. */
+static void sort_keys(int64_t *a, int64_t n)
+{
+    int64_t i, j, key;
+    while (n > 32) { /* quicksort on the middle key; the smaller side recursively */
+        int64_t pivot = a[n / 2], lo = 0, hi = n - 1, t;
+        while (lo <= hi) {
+            while (a[lo] < pivot)
+                lo++;
+            while (a[hi] > pivot)
+                hi--;
+            if (lo <= hi) {
+                t = a[lo], a[lo] = a[hi], a[hi] = t;
+                lo++;
+                hi--;
+            }
+        }
+        if (hi + 1 < n - lo) {
+            sort_keys(a, hi + 1);
+            a += lo;
+            n -= lo;
+        } else {
+            sort_keys(a + lo, n - lo);
+            n = hi + 1;
+        }
+    }
+    for (i = 1; i < n; i++) {
+        key = a[i];
+        for (j = i; j > 0 && a[j - 1] > key; j--)
+            a[j] = a[j - 1];
+        a[j] = key;
+    }
+}
+
+#define COUNT_BITS 24
+
+/* Sort a row's entries by id; counts follow.  Where every id and count fits, each entry is sorted
+ * as one key (id above the count's COUNT_BITS bits), written over its id: half the data moved. */
+static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
+{
+    int64_t k, top_id = 0, top_count = 0, low = 0;
+    for (k = 0; k < n; k++) {
+        top_id = ids[k] > top_id ? ids[k] : top_id;
+        top_count = counts[k] > top_count ? counts[k] : top_count;
+        low = ids[k] < low ? ids[k] : low;
+        low = counts[k] < low ? counts[k] : low;
+    }
+    /* (hashed columns' values may be negative) */
+    if (low < 0 || top_id >= (INT64_C(1) << (62 - COUNT_BITS)) || top_count >= (INT64_C(1) << COUNT_BITS)) {
+        sort_pairs(ids, counts, n);
+        return;
+    }
+    for (k = 0; k < n; k++)
+        ids[k] = (ids[k] << COUNT_BITS) | counts[k];
+    sort_keys(ids, n);
+    for (k = 0; k < n; k++) {
+        counts[k] = ids[k] & ((INT64_C(1) << COUNT_BITS) - 1);
+        ids[k] >>= COUNT_BITS;
     }
 }
 
@@ -656,7 +890,7 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
 {
     scratch s;
     rows out;
-    int64_t d, n_tokens, n, i, k;
+    int64_t d, n_tokens, k;
     int status = TS_OK;
     *ids = NULL;
     *counts = NULL;
@@ -674,24 +908,16 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz;
-        if (opt->ngram_max == 1) {
+        if (opt->ngram_max == 1) { /* stop words are told as the words are counted */
+            s.stop = opt->stop;
             if ((status = check_doc(docs, d, opt)) != TS_OK ||
                 (status = count_words(&docs[d], vocab, opt, &s, d, row_start, &out)) != TS_OK)
                 goto done;
-            n_tokens = 0;
-        } else if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK) {
-            goto done;
-        }
-        /* scikit-learn's order: the tokens, then each n from the smallest, by position */
-        for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
-            for (i = 0; i + n <= n_tokens; i++) {
-                const uint32_t *feature;
-                int64_t len;
-                if ((status = feature_at(&s, i, n, &feature, &len)) != TS_OK)
-                    goto done;
-                if ((status = count_feature(vocab, opt, &s, d, feature, len, row_start, &out)) != TS_OK)
-                    goto done;
-            }
+        } else { /* stop words are dropped as the tokens are split, before they are joined */
+            s.stop = NULL;
+            if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK ||
+                (status = count_ngrams(vocab, opt, &s, d, n_tokens, row_start, &out)) != TS_OK)
+                goto done;
         }
         if (out.nnz > row_start)
             sort_row(out.ids + row_start, out.counts + row_start, out.nnz - row_start);

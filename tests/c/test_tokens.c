@@ -357,6 +357,36 @@ static void test_counts_stay_right_while_the_table_grows_within_a_document(void)
     ts_vocab_free(v);
 }
 
+static void test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly(void)
+{
+    /* rows are sorted with id and count packed in one key while counts stay below 2^24; a word
+     * seen 2^24 + 1 times in a document takes the other sort, and keeps its count */
+    int64_t reps = (INT64_C(1) << 24) + 1, k, at = 0;
+    uint8_t *bytes = malloc((size_t)(reps * 3 + 8));
+    ts_text t[2];
+    ts_vocab *v = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    int64_t indptr[3], *ids, *counts, nnz;
+    CHECK(bytes != NULL);
+    memcpy(bytes, "ab zz", 5);
+    t[0].data = bytes;
+    t[0].length = 5;
+    t[0].kind = 1;
+    at = 5;
+    memcpy(bytes + at, "zz ", 3);
+    for (k = 0, at += 3; k < reps; k++, at += 3)
+        memcpy(bytes + at, "ab ", 3);
+    t[1].data = bytes + 5;
+    t[1].length = at - 5;
+    t[1].kind = 1;
+    CHECK(ts_count_terms(t, 2, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(nnz == 4 && indptr[1] == 2 && ids[2] == 0 && counts[2] == reps && ids[3] == 1 && counts[3] == 1);
+    free(ids);
+    free(counts);
+    free(bytes);
+    ts_vocab_free(v);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -369,6 +399,7 @@ int main(void)
     RUN(test_hashed_columns_are_murmurhash3_of_the_utf8_bytes, passed, failed);
     RUN(test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again, passed, failed);
     RUN(test_counts_stay_right_while_the_table_grows_within_a_document, passed, failed);
+    RUN(test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
