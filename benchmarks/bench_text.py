@@ -3,7 +3,8 @@
 On the training split of 20 Newsgroups (bydate, 11,314 documents) and Reuters-21578 (ModApte)
 from the data home, and the SMS Spam Collection (5,574 messages, shipped inside textsel):
 ``fit_transform`` of ``CountVectorizer()``, ``TfidfVectorizer(sublinear_tf=True, min_df=2)`` and
-``CountVectorizer(ngram_range=(1, 2), min_df=2, stop_words="english")``, and ``transform`` of the
+``CountVectorizer(ngram_range=(1, 2), min_df=2, stop_words="english")`` and ``HashingVectorizer()``,
+and ``transform`` of the
 test split by the first, textsel's class against scikit-learn's with the same parameters, best of
 ``--repeat`` calls each, after the outputs are checked equal.  Each of ``--processes`` fresh
 processes runs with one thread and with two (``TEXTSEL_NUM_THREADS``, textsel's default
@@ -24,6 +25,7 @@ SETTINGS = {
         "CountVectorizer",
         {"ngram_range": (1, 2), "min_df": 2, "stop_words": "english"},
     ),
+    "Hashing()": ("HashingVectorizer", {}),
 }
 
 
