@@ -46,7 +46,7 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t size)
     return TS_OK;
 }
 
-/* ---- the vocabulary --------------------------------------------------------------------- */
+/* ---- features: terms as found, and the vocabulary ----------------------------------------- */
 
 /* A term: where its code points are, how many, its hash. */
 typedef struct {
@@ -75,28 +75,74 @@ typedef struct {
     int64_t seen;
 } slot;
 
-/* The term written into two words (code points 0-7 in lo, 8-14 in hi, its length in hi's top
- * byte); 0 where it does not fit (code point 0 is no word character, so a packed term has
- * hi != 0 and never equals another). */
-static int pack(const uint32_t *cps, int64_t len, uint64_t *lo, uint64_t *hi)
+/* A feature as found, before it is looked up: `len` code points of `kind` bytes each (1, 2 or 4)
+ * at `data` (a document's own text, or a token list's or a joined n-gram's code points), its
+ * packed form (lo, hi: code points 0-7 in lo, 8-14 in hi, its length in hi's top byte; both 0
+ * where it does not fit; code point 0 is no word character, so a packed term has hi != 0 and
+ * never equals another) and its hash h. */
+typedef struct {
+    const void *data;
+    int64_t len;
+    int kind;
+    uint64_t lo, hi, h;
+} feature;
+
+static uint32_t cp_at(const void *data, int kind, int64_t i)
 {
-    uint64_t a = 0, b = (uint64_t)len << 56;
+    switch (kind) {
+    case 1:
+        return ((const uint8_t *)data)[i];
+    case 2:
+        return ((const uint16_t *)data)[i];
+    default:
+        return ((const uint32_t *)data)[i];
+    }
+}
+
+/* f's packed form, code point by code point. */
+static void pack(feature *f)
+{
+    uint64_t a = 0, b = (uint64_t)f->len << 56;
     int64_t k;
-    *lo = *hi = 0;
-    if (len < 1 || len > PACK_MAX)
-        return 0;
-    for (k = 0; k < len; k++) {
-        uint64_t c = cps[k];
+    f->lo = f->hi = 0;
+    if (f->len < 1 || f->len > PACK_MAX)
+        return;
+    for (k = 0; k < f->len; k++) {
+        uint64_t c = cp_at(f->data, f->kind, k);
         if (c == 0 || c > 255)
-            return 0;
+            return;
         if (k < 8)
             a |= c << (8 * k);
         else
             b |= c << (8 * (k - 8));
     }
-    *lo = a;
-    *hi = b;
-    return 1;
+    f->lo = a;
+    f->hi = b;
+}
+
+/* The packed form of a word of a one-byte document (its bytes are word characters, never 0),
+ * `room` bytes readable from p: two loads where 16 bytes are, on a little-endian machine. */
+static void pack_word_bytes(feature *f, int64_t room)
+{
+    const uint8_t *p = (const uint8_t *)f->data;
+    int64_t n = f->len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (n <= PACK_MAX && room >= 16) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        if (n < 8)
+            a &= (UINT64_C(1) << (8 * n)) - 1;
+        b = n <= 8 ? 0 : b & ((UINT64_C(1) << (8 * (n - 8))) - 1);
+        f->lo = a;
+        f->hi = b | (uint64_t)n << 56;
+        return;
+    }
+#else
+    (void)room;
+    (void)p;
+#endif
+    pack(f);
 }
 
 struct ts_vocab {
@@ -121,27 +167,32 @@ static uint64_t mix(uint64_t h)
     return h;
 }
 
-#define HASH_SEED(len) (0x9e3779b97f4a7c15ULL ^ (uint64_t)(len))
-#define HASH_STEP(h, c) (((h) ^ (c)) * 0x100000001b3ULL)
-
-/* A packed term's hash: both words through the mixer, no loop over code points. */
-static uint64_t packed_hash(uint64_t lo, uint64_t hi) { return mix(mix(lo ^ 0x9e3779b97f4a7c15ULL) ^ hi); }
-
-/* The hash of a term that does not pack: code point by code point. */
-static uint64_t chain_hash(const uint32_t *cps, int64_t len)
+/* A feature's hash: a packed one's two words through the mixer (no loop over code points),
+ * another's code point by code point. */
+static uint64_t feature_hash(const feature *f)
 {
-    uint64_t h = HASH_SEED(len);
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)f->len;
     int64_t i;
-    for (i = 0; i < len; i++)
-        h = HASH_STEP(h, cps[i]);
+    if (f->hi != 0)
+        return mix(mix(f->lo ^ 0x9e3779b97f4a7c15ULL) ^ f->hi);
+    for (i = 0; i < f->len; i++)
+        h = (h ^ cp_at(f->data, f->kind, i)) * 0x100000001b3ULL;
     return mix(h);
 }
 
-uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
+/* The feature of a term given as code points, packed and hashed. */
+static feature of_cps(const uint32_t *cps, int64_t len)
 {
-    uint64_t lo, hi;
-    return pack(cps, len, &lo, &hi) ? packed_hash(lo, hi) : chain_hash(cps, len);
+    feature f;
+    f.data = cps;
+    f.len = len;
+    f.kind = 4;
+    pack(&f);
+    f.h = feature_hash(&f);
+    return f;
 }
+
+uint64_t ts_term_hash(const uint32_t *cps, int64_t len) { return of_cps(cps, len).h; }
 
 ts_vocab *ts_vocab_new(void)
 {
@@ -177,45 +228,47 @@ void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t 
     *len = v->terms[id].len;
 }
 
-static int same(const uint32_t *a, const uint32_t *b, int64_t len)
+/* Whether the stored code points a are f's (of the same length). */
+static int same(const uint32_t *a, const feature *f)
 {
     int64_t k;
-    for (k = 0; k < len; k++)
-        if (a[k] != b[k])
-            return 0;
-    return 1;
+    switch (f->kind) {
+    case 1:
+        for (k = 0; k < f->len; k++)
+            if (a[k] != ((const uint8_t *)f->data)[k])
+                return 0;
+        return 1;
+    case 2:
+        for (k = 0; k < f->len; k++)
+            if (a[k] != ((const uint16_t *)f->data)[k])
+                return 0;
+        return 1;
+    default:
+        return f->len == 0 || memcmp(a, f->data, (size_t)f->len * sizeof(uint32_t)) == 0;
+    }
 }
 
-/* The slot holding the term (cps, len) of hash h, or the empty slot where it would go; lo and
- * hi its packed form (0 where it has none). */
-static int64_t probe_packed(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, uint64_t lo,
-                            uint64_t hi)
+/* The slot holding the feature's term, or the empty slot where it would go. */
+static int64_t probe(const ts_vocab *v, const feature *f)
 {
-    int64_t mask = v->n_slots - 1, i = (int64_t)(h & (uint64_t)mask);
-    uint64_t tag = TAG(h);
+    int64_t mask = v->n_slots - 1, i = (int64_t)(f->h & (uint64_t)mask);
+    uint64_t tag = TAG(f->h);
     for (;;) {
         const slot *at = &v->slots[i];
         if (at->key == 0)
             return i;
         if (TAG(at->key) == tag) {
-            if (hi != 0) {
-                if (at->hi == hi && at->lo == lo)
+            if (f->hi != 0) {
+                if (at->hi == f->hi && at->lo == f->lo)
                     return i;
             } else if (at->hi == 0) {
                 const term *t = &v->terms[(at->key & ID_MASK) - 1];
-                if (t->hash == h && t->len == len && same(v->cps + t->start, cps, len))
+                if (t->hash == f->h && t->len == f->len && same(v->cps + t->start, f))
                     return i;
             }
         }
         i = (i + 1) & mask;
     }
-}
-
-static int64_t probe(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
-{
-    uint64_t lo, hi;
-    pack(cps, len, &lo, &hi);
-    return probe_packed(v, cps, len, h, lo, hi);
 }
 
 /* A zeroed table of n slots.  On Linux a large one asks for huge pages: a lookup lands anywhere in
@@ -262,71 +315,60 @@ static int rehash(ts_vocab *v)
 
 int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
 {
-    uint64_t key = v->slots[probe(v, cps, len, h)].key;
+    feature f = of_cps(cps, len);
+    uint64_t key;
+    f.h = h;
+    key = v->slots[probe(v, &f)].key;
     return key == 0 ? -1 : (int64_t)(key & ID_MASK) - 1;
 }
 
-/* The term's id, added (with the next id) if new, and the slot holding it; lo and hi its packed
- * form. */
-static int add_at(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, uint64_t lo, uint64_t hi,
-                  int64_t *id, int64_t *where)
+/* The feature's term id, added (with the next id) if new, and the slot holding it. */
+static int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where)
 {
-    int64_t at = probe_packed(v, cps, len, h, lo, hi), end = v->cps_len;
+    int64_t at = probe(v, f), end = v->cps_len, k;
     int status;
     if (v->slots[at].key != 0) {
         *id = (int64_t)(v->slots[at].key & ID_MASK) - 1;
         *where = at;
         return TS_OK;
     }
-    if (len < 0)
+    if (f->len < 0)
         return TS_ERR_ARG;
-    if ((uint64_t)v->n + 1 >= ID_MASK || len > INT64_MAX - end)
+    if ((uint64_t)v->n + 1 >= ID_MASK || f->len > INT64_MAX - end)
         return TS_ERR_NOMEM;
     if ((status = grow((void **)&v->terms, &v->terms_cap, v->n + 1, sizeof(term))) != TS_OK)
         return status;
-    if ((status = grow((void **)&v->cps, &v->cps_cap, end + len, sizeof(uint32_t))) != TS_OK)
+    if ((status = grow((void **)&v->cps, &v->cps_cap, end + f->len, sizeof(uint32_t))) != TS_OK)
         return status;
-    if (len > 0)
-        memcpy(v->cps + end, cps, (size_t)len * sizeof(uint32_t));
-    v->cps_len = end + len;
+    for (k = 0; k < f->len; k++)
+        v->cps[end + k] = cp_at(f->data, f->kind, k);
+    v->cps_len = end + f->len;
     v->terms[v->n].start = end;
-    v->terms[v->n].len = len;
-    v->terms[v->n].hash = h;
-    v->slots[at].key = TAG(h) | (uint64_t)(v->n + 1);
-    v->slots[at].lo = lo;
-    v->slots[at].hi = hi;
+    v->terms[v->n].len = f->len;
+    v->terms[v->n].hash = f->h;
+    v->slots[at].key = TAG(f->h) | (uint64_t)(v->n + 1);
+    v->slots[at].lo = f->lo;
+    v->slots[at].hi = f->hi;
     v->slots[at].seen = 0;
     *id = v->n++;
     *where = at;
     if (2 * v->n > v->n_slots) {
         if ((status = rehash(v)) != TS_OK)
             return status;
-        *where = probe_packed(v, cps, len, h, lo, hi);
+        *where = probe(v, f);
     }
     return TS_OK;
 }
 
 int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
 {
-    uint64_t lo, hi;
+    feature f = of_cps(cps, len);
     int64_t where;
-    pack(cps, len, &lo, &hi);
-    return add_at(v, cps, len, h, lo, hi, id, &where);
+    f.h = h;
+    return add(v, &f, id, &where);
 }
 
-/* ---- tokens ----------------------------------------------------------------------------- */
-
-static uint32_t code_point(const ts_text *doc, int64_t i)
-{
-    switch (doc->kind) {
-    case 1:
-        return ((const uint8_t *)doc->data)[i];
-    case 2:
-        return ((const uint16_t *)doc->data)[i];
-    default:
-        return ((const uint32_t *)doc->data)[i];
-    }
-}
+/* ---- words ------------------------------------------------------------------------------ */
 
 #define IS_WORD(word, c) ((c) < TS_CODE_POINTS && ((word)[(c) >> 3] >> ((c)&7)) & 1)
 
@@ -349,6 +391,120 @@ static uint32_t code_point(const ts_text *doc, int64_t i)
 RUN_END(uint16_t)
 RUN_END(uint32_t)
 
+static int lowest_bit(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* Where a document's words (runs of two word characters or more) are, one after another.  A
+ * one-byte document is read 64 bytes at a time: a bit per byte says whether it is a word
+ * character, and the changes between the bits are where words start and end; only those are
+ * visited (no branch per byte).  Wider documents are read code point by code point. */
+typedef struct {
+    const ts_text *doc;
+    const uint8_t *narrow; /* the word bitmap for code points below 256, a byte each */
+    const uint8_t *word;   /* the whole bitmap */
+    int64_t at;            /* wider documents: where to read on */
+    int64_t base;          /* one-byte documents: the block's first byte */
+    int64_t next;          /* the next block's */
+    uint64_t bits;         /* the block's word bits */
+    uint64_t edges;        /* its starts and ends not visited yet */
+    uint64_t carry;        /* 1 when the byte before the next block is a word character */
+    int64_t begin;         /* the open word's first byte, or -1 */
+} words;
+
+static void words_start(words *w, const ts_text *doc, const uint8_t *narrow, const uint8_t *word)
+{
+    memset(w, 0, sizeof(*w));
+    w->doc = doc;
+    w->narrow = narrow;
+    w->word = word;
+    w->begin = -1;
+}
+
+/* The next word, [*begin, *end); 0 at the document's end. */
+static int next_word(words *w, int64_t *begin, int64_t *end)
+{
+    const ts_text *doc = w->doc;
+    int64_t len = doc->length;
+    if (doc->kind != 1) {
+        int64_t i = w->at, b;
+        for (;;) {
+            if (doc->kind == 2) {
+                b = run_start_uint16_t(doc->data, i, len, w->word);
+                i = b < len ? run_end_uint16_t(doc->data, b, len, w->word) : len;
+            } else {
+                b = run_start_uint32_t(doc->data, i, len, w->word);
+                i = b < len ? run_end_uint32_t(doc->data, b, len, w->word) : len;
+            }
+            w->at = i;
+            if (b >= len)
+                return 0;
+            if (i - b >= 2) {
+                *begin = b;
+                *end = i;
+                return 1;
+            }
+        }
+    }
+    for (;;) {
+        const uint8_t *p = (const uint8_t *)doc->data;
+        int pos;
+        while (w->edges == 0) {
+            int64_t n, k;
+            uint64_t m = 0;
+            if (w->next >= len) { /* a word open at the end runs to it */
+                *begin = w->begin;
+                *end = len;
+                w->begin = -1;
+                return *begin >= 0 && *end - *begin >= 2;
+            }
+            n = len - w->next < 64 ? len - w->next : 64;
+            for (k = 0; k < n; k++)
+                m |= (uint64_t)w->narrow[p[w->next + k]] << k;
+            w->edges = (m ^ ((m << 1) | w->carry)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
+            w->bits = m;
+            w->carry = m >> 63;
+            w->base = w->next;
+            w->next += n;
+        }
+        pos = lowest_bit(w->edges);
+        w->edges &= w->edges - 1;
+        if ((w->bits >> pos) & 1) {
+            w->begin = w->base + pos;
+        } else {
+            *begin = w->begin;
+            *end = w->base + pos;
+            w->begin = -1;
+            if (*end - *begin >= 2)
+                return 1;
+        }
+    }
+}
+
+/* The word [begin, end) of a document as a feature read in place: packed, not yet hashed. */
+static void word_feature(const ts_text *doc, int64_t begin, int64_t end, feature *f)
+{
+    f->data = (const char *)doc->data + begin * doc->kind;
+    f->len = end - begin;
+    f->kind = doc->kind;
+    if (doc->kind == 1)
+        pack_word_bytes(f, doc->length - begin);
+    else
+        pack(f);
+}
+
+/* ---- counting --------------------------------------------------------------------------- */
+
 typedef struct {
     int64_t doc;   /* -1 for none */
     int64_t entry; /* offset in that document's row */
@@ -356,102 +512,111 @@ typedef struct {
 
 /* A feature found and hashed, its slot asked for, to be counted a few features later: the
  * table's lookups are waits on memory (a large vocabulary does not fit in cache), and AHEAD of
- * them in flight at once take little more than one. */
+ * them in flight at once take little more than one.  `own`: the code points of a joined n-gram
+ * (a word is read in place). */
 #define AHEAD 8
 typedef struct {
-    uint32_t *cps;
+    feature f;
+    uint32_t *own;
     int64_t cap;
-    int64_t len;
-    uint64_t lo, hi, h;
 } pending;
 
 /* What one thread keeps between documents: the document's tokens (code points, and where each
- * starts), the n-gram being joined, the features waiting to be counted, and for each term the
- * document that last counted it. */
+ * starts) for n-grams, the features waiting to be counted, for each term the document that last
+ * counted it (a fixed vocabulary) and the counts of a row's new terms while it is sorted. */
 typedef struct {
     uint32_t *cps;
     int64_t cps_cap;
     int64_t *tok;        /* token k is cps[tok[k] .. tok[k + 1]) */
     int64_t tok_cap;
-    uint32_t *gram;
-    int64_t gram_cap;
     seen *seen;          /* per term: the last document counting it, and its entry in that row */
     int64_t seen_cap;
+    int64_t *fresh;      /* a row's new terms' counts, by id from the first new one */
+    int64_t fresh_cap;
     uint8_t narrow[256]; /* the word bitmap for code points below 256, a byte each */
     pending ring[AHEAD]; /* features found, waiting to be counted while their slots are fetched */
     int64_t pushed, counted;
     const ts_vocab *stop; /* the stop words the pending features are checked against, or NULL */
 } scratch;
 
-/* The rows being written: each document's terms (in the order first seen, then sorted) and counts. */
+/* The rows being written: each document's terms (in the order first seen, then sorted) and
+ * counts, both with room for `cap` entries. */
 typedef struct {
     int64_t *ids;
-    int64_t ids_cap;
     int64_t *counts;
-    int64_t counts_cap;
+    int64_t cap;
     int64_t nnz;
 } rows;
+
+static void scratch_start(scratch *s, const ts_count_options *opt)
+{
+    int k;
+    memset(s, 0, sizeof(*s));
+    for (k = 0; k < 256; k++)
+        s->narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
+}
 
 static void scratch_free(scratch *s)
 {
     int k;
     free(s->cps);
     free(s->tok);
-    free(s->gram);
     free(s->seen);
+    free(s->fresh);
     for (k = 0; k < AHEAD; k++)
-        free(s->ring[k].cps);
+        free(s->ring[k].own);
 }
 
-/* The end of the run of word characters (or, with want 0, of other characters) from i, in a
- * document of one byte a code point. */
-static int64_t narrow_run(const uint8_t *p, int64_t i, int64_t len, const uint8_t *narrow, uint8_t want)
+/* Room for `need` entries in both of the rows' arrays. */
+static int reserve(rows *out, int64_t need)
 {
-    while (i < len && narrow[p[i]] == want)
-        i++;
-    return i;
+    int64_t ids_cap = out->cap, counts_cap = out->cap;
+    int status;
+    if (need <= out->cap)
+        return TS_OK;
+    if ((status = grow((void **)&out->ids, &ids_cap, need, sizeof(int64_t))) != TS_OK ||
+        (status = grow((void **)&out->counts, &counts_cap, need, sizeof(int64_t))) != TS_OK)
+        return status;
+    out->cap = ids_cap < counts_cap ? ids_cap : counts_cap;
+    return TS_OK;
+}
+
+/* A new entry of term id in the rows, counted `count`. */
+static int new_entry(rows *out, int64_t id, int64_t count)
+{
+    int status;
+    if (out->nnz == out->cap && (status = reserve(out, out->nnz + 1)) != TS_OK)
+        return status;
+    out->ids[out->nnz] = id;
+    out->counts[out->nnz] = count;
+    out->nnz++;
+    return TS_OK;
 }
 
 /* The document's tokens that are not stop words, into s->cps / s->tok; their number. */
 static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
 {
-    int64_t i = 0, n = 0, begin, len = doc->length, at, k;
+    int64_t n = 0, begin, end, at, k;
+    words w;
     int status;
     if ((status = grow((void **)&s->tok, &s->tok_cap, 1, sizeof(int64_t))) != TS_OK)
         return status;
     s->tok[0] = 0;
-    for (;;) {
-        if (doc->kind == 1) {
-            begin = narrow_run((const uint8_t *)doc->data, i, len, s->narrow, 0);
-            i = begin < len ? narrow_run((const uint8_t *)doc->data, begin, len, s->narrow, 1) : len;
-        } else if (doc->kind == 2) {
-            begin = run_start_uint16_t(doc->data, i, len, opt->word);
-            i = begin < len ? run_end_uint16_t(doc->data, begin, len, opt->word) : len;
-        } else {
-            begin = run_start_uint32_t(doc->data, i, len, opt->word);
-            i = begin < len ? run_end_uint32_t(doc->data, begin, len, opt->word) : len;
-        }
-        if (begin >= len)
-            break;
-        if (i - begin < 2)
-            continue;
+    words_start(&w, doc, s->narrow, opt->word);
+    while (next_word(&w, &begin, &end)) {
         at = s->tok[n];
-        if ((status = grow((void **)&s->cps, &s->cps_cap, at + (i - begin), sizeof(uint32_t))) != TS_OK)
+        if ((status = grow((void **)&s->cps, &s->cps_cap, at + (end - begin), sizeof(uint32_t))) != TS_OK)
             return status;
-        if (doc->kind == 1) {
-            const uint8_t *p = (const uint8_t *)doc->data;
-            for (k = begin; k < i; k++)
-                s->cps[at + (k - begin)] = p[k];
-        } else {
-            for (k = begin; k < i; k++)
-                s->cps[at + (k - begin)] = code_point(doc, k);
+        for (k = begin; k < end; k++)
+            s->cps[at + (k - begin)] = cp_at(doc->data, doc->kind, k);
+        if (opt->stop != NULL) {
+            feature f = of_cps(s->cps + at, end - begin);
+            if (opt->stop->slots[probe(opt->stop, &f)].key != 0)
+                continue; /* a stop word: not kept, not in any n-gram */
         }
-        if (opt->stop != NULL &&
-            ts_vocab_find(opt->stop, s->cps + at, i - begin, ts_term_hash(s->cps + at, i - begin)) >= 0)
-            continue; /* a stop word: not kept, not in any n-gram */
         if ((status = grow((void **)&s->tok, &s->tok_cap, n + 2, sizeof(int64_t))) != TS_OK)
             return status;
-        s->tok[++n] = at + (i - begin);
+        s->tok[++n] = at + (end - begin);
     }
     *n_tokens = n;
     return TS_OK;
@@ -469,63 +634,45 @@ static int check_doc(const ts_text *docs, int64_t d, const ts_count_options *opt
     return TS_OK;
 }
 
-/* Document d checked and its tokens split. */
-static int next_doc(const ts_text *docs, int64_t d, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
+/* The n-gram of the n tokens from token i into `e` (a token is read in place; tokens are joined
+ * by single spaces in e's own buffer), packed, not yet hashed. */
+static int ngram_feature(scratch *s, int64_t i, int64_t n, pending *e)
 {
-    int status = check_doc(docs, d, opt);
-    return status != TS_OK ? status : split(&docs[d], opt, s, n_tokens);
-}
-
-/* The feature of the n tokens from token i: the token itself, or the tokens joined by single
- * spaces (in s->gram). */
-static int feature_at(scratch *s, int64_t i, int64_t n, const uint32_t **feature, int64_t *len)
-{
-    int64_t at = 0, k;
+    int64_t at = 0, k, len = s->tok[i + n] - s->tok[i];
     int status;
-    *feature = s->cps + s->tok[i];
-    *len = s->tok[i + n] - s->tok[i];
-    if (n == 1)
+    e->f.kind = 4;
+    if (n == 1) {
+        e->f.data = s->cps + s->tok[i];
+        e->f.len = len;
+        pack(&e->f);
         return TS_OK;
-    if ((status = grow((void **)&s->gram, &s->gram_cap, *len + n - 1, sizeof(uint32_t))) != TS_OK)
+    }
+    if ((status = grow((void **)&e->own, &e->cap, len + n - 1, sizeof(uint32_t))) != TS_OK)
         return status;
     for (k = i; k < i + n; k++) {
         int64_t m = s->tok[k + 1] - s->tok[k];
         if (k > i)
-            s->gram[at++] = ' ';
-        memcpy(s->gram + at, s->cps + s->tok[k], (size_t)m * sizeof(uint32_t));
+            e->own[at++] = ' ';
+        memcpy(e->own + at, s->cps + s->tok[k], (size_t)m * sizeof(uint32_t));
         at += m;
     }
-    *feature = s->gram;
-    *len = at;
+    e->f.data = e->own;
+    e->f.len = at;
+    pack(&e->f);
     return TS_OK;
 }
 
-/* A new entry of term id in the rows, counted once. */
-static int new_entry(rows *out, int64_t id)
-{
-    int status;
-    if ((status = grow((void **)&out->ids, &out->ids_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
-        return status;
-    if ((status = grow((void **)&out->counts, &out->counts_cap, out->nnz + 1, sizeof(int64_t))) != TS_OK)
-        return status;
-    out->ids[out->nnz] = id;
-    out->counts[out->nnz] = 1;
-    out->nnz++;
-    return TS_OK;
-}
-
-/* Count one feature (cps, len) of document d into its row, which starts at row_start.  A
- * vocabulary being built notes each term's entry in its own slot; a fixed one, shared by the
- * threads, is only read, and the entries are noted per term in the thread's scratch. */
-static int count_packed(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
-                        const uint32_t *cps, int64_t len, uint64_t lo, uint64_t hi, uint64_t h, int64_t row_start,
-                        rows *out)
+/* Count feature f of document d into its row, which starts at row_start.  A vocabulary being
+ * built notes each term's entry in its own slot; a fixed one, shared by the threads, is only
+ * read, and the entries are noted per term in the thread's scratch. */
+static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, const feature *f,
+                         int64_t row_start, rows *out)
 {
     int64_t id, at;
     int status;
     if (!opt->fixed) {
         slot *noted;
-        if ((status = add_at(vocab, cps, len, h, lo, hi, &id, &at)) != TS_OK)
+        if ((status = add(vocab, f, &id, &at)) != TS_OK)
             return status;
         noted = &vocab->slots[at];
         if (noted->seen > row_start) {
@@ -533,11 +680,12 @@ static int count_packed(ts_vocab *vocab, const ts_count_options *opt, scratch *s
             return TS_OK;
         }
         noted->seen = out->nnz + 1;
-        return new_entry(out, id);
+        return new_entry(out, id, 1);
     }
-    id = ts_vocab_find(vocab, cps, len, h);
-    if (id < 0)
+    at = probe(vocab, f);
+    if (vocab->slots[at].key == 0)
         return TS_OK;
+    id = (int64_t)(vocab->slots[at].key & ID_MASK) - 1;
     if (id >= s->seen_cap) {
         int64_t old = s->seen_cap, k;
         if ((status = grow((void **)&s->seen, &s->seen_cap, id + 1, sizeof(seen))) != TS_OK)
@@ -551,7 +699,7 @@ static int count_packed(ts_vocab *vocab, const ts_count_options *opt, scratch *s
     }
     s->seen[id].doc = d;
     s->seen[id].entry = out->nnz - row_start;
-    return new_entry(out, id);
+    return new_entry(out, id, 1);
 }
 
 /* Ask for the cache line of the slot where a probe for hash h starts, while other work goes on. */
@@ -561,151 +709,23 @@ static int count_packed(ts_vocab *vocab, const ts_count_options *opt, scratch *s
 #define PREFETCH_SLOT(v, h) ((void)0)
 #endif
 
-/* A word found in a document: its length and packed form (its code points are in the buffer
- * next_word was given). */
-typedef struct {
-    int64_t len;
-    uint64_t lo, hi;
-} word_found;
-
-/* The word of n code points at `begin` of a document: its code points into *buf, its length and
- * packed form into w (a word of a one-byte document is packed from its bytes). */
-static int take_word(const ts_text *doc, int64_t begin, int64_t n, uint32_t **buf, int64_t *cap, word_found *w)
-{
-    int64_t k;
-    int status;
-    w->len = n;
-    w->lo = w->hi = 0;
-    if ((status = grow((void **)buf, cap, n, sizeof(uint32_t))) != TS_OK)
-        return status;
-    if (doc->kind == 1) {
-        const uint8_t *p = (const uint8_t *)doc->data + begin;
-        for (k = 0; k < n; k++)
-            (*buf)[k] = p[k];
-        if (n <= PACK_MAX) { /* a word character is never 0: the bytes are the packed form */
-            w->hi = (uint64_t)n << 56;
-            for (k = 0; k < n && k < 8; k++)
-                w->lo |= (uint64_t)p[k] << (8 * k);
-            for (k = 8; k < n; k++)
-                w->hi |= (uint64_t)p[k] << (8 * (k - 8));
-        }
-    } else {
-        for (k = 0; k < n; k++)
-            (*buf)[k] = code_point(doc, begin + k);
-        pack(*buf, n, &w->lo, &w->hi);
-    }
-    return TS_OK;
-}
-
-/* Where the words of a one-byte document are, found 64 bytes at a time: a bit per byte says
- * whether it is a word character, and the changes between the bits are where words start and
- * end; only those are visited (no branch per byte). */
-typedef struct {
-    int64_t base;   /* the block's first byte */
-    int64_t next;   /* the next block's */
-    uint64_t word;  /* the block's word bits */
-    uint64_t edges; /* its starts and ends not visited yet */
-    uint64_t carry; /* 1 when the byte before the next block is a word character */
-    int64_t begin;  /* the open word's first byte, or -1 */
-} narrow_scan;
-
-static int lowest_bit(uint64_t x)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(x);
-#else
-    int n = 0;
-    while (!(x & 1)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
-/* The next word of two bytes or more, [*begin, *end); 0 at the document's end. */
-static int narrow_next(const uint8_t *p, int64_t len, const uint8_t *narrow, narrow_scan *sc, int64_t *begin,
-                       int64_t *end)
-{
-    for (;;) {
-        int pos;
-        while (sc->edges == 0) {
-            int64_t n, k;
-            uint64_t m = 0;
-            if (sc->next >= len) { /* a word open at the end runs to it */
-                *begin = sc->begin;
-                *end = len;
-                sc->begin = -1;
-                return *begin >= 0 && *end - *begin >= 2;
-            }
-            n = len - sc->next < 64 ? len - sc->next : 64;
-            for (k = 0; k < n; k++)
-                m |= (uint64_t)narrow[p[sc->next + k]] << k;
-            sc->edges = (m ^ ((m << 1) | sc->carry)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
-            sc->word = m;
-            sc->carry = m >> 63;
-            sc->base = sc->next;
-            sc->next += n;
-        }
-        pos = lowest_bit(sc->edges);
-        sc->edges &= sc->edges - 1;
-        if ((sc->word >> pos) & 1) {
-            sc->begin = sc->base + pos;
-        } else {
-            *begin = sc->begin;
-            *end = sc->base + pos;
-            sc->begin = -1;
-            if (*end - *begin >= 2)
-                return 1;
-        }
-    }
-}
-
-/* The next word of two code points or more from *at: its code points into *buf, 0 at the end. */
-static int next_word(const ts_text *doc, const ts_count_options *opt, const uint8_t *narrow, int64_t *at,
-                     uint32_t **buf, int64_t *cap, word_found *w)
-{
-    int64_t i = *at, begin, len = doc->length;
-    for (;;) {
-        if (doc->kind == 1) {
-            begin = narrow_run((const uint8_t *)doc->data, i, len, narrow, 0);
-            i = begin < len ? narrow_run((const uint8_t *)doc->data, begin, len, narrow, 1) : len;
-        } else if (doc->kind == 2) {
-            begin = run_start_uint16_t(doc->data, i, len, opt->word);
-            i = begin < len ? run_end_uint16_t(doc->data, begin, len, opt->word) : len;
-        } else {
-            begin = run_start_uint32_t(doc->data, i, len, opt->word);
-            i = begin < len ? run_end_uint32_t(doc->data, begin, len, opt->word) : len;
-        }
-        if (begin >= len) {
-            *at = len;
-            w->len = 0;
-            return TS_OK;
-        }
-        if (i - begin >= 2)
-            break;
-    }
-    *at = i;
-    return take_word(doc, begin, i - begin, buf, cap, w);
-}
-
 /* Count the oldest pending feature of document d (unless it is a stop word). */
 static int count_oldest(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
                         rows *out)
 {
-    const pending *e = &s->ring[s->counted++ % AHEAD];
-    if (s->stop != NULL && s->stop->slots[probe_packed(s->stop, e->cps, e->len, e->h, e->lo, e->hi)].key != 0)
+    const feature *f = &s->ring[s->counted++ % AHEAD].f;
+    if (s->stop != NULL && s->stop->slots[probe(s->stop, f)].key != 0)
         return TS_OK;
-    return count_packed(vocab, opt, s, d, e->cps, e->len, e->lo, e->hi, e->h, row_start, out);
+    return count_feature(vocab, opt, s, d, f, row_start, out);
 }
 
 /* The feature just written into the newest pending entry: hashed, its slot asked for, and the
  * oldest entry counted once AHEAD are waiting. */
 static int push(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start, rows *out)
 {
-    pending *e = &s->ring[s->pushed % AHEAD];
-    e->h = e->hi != 0 ? packed_hash(e->lo, e->hi) : chain_hash(e->cps, e->len);
-    PREFETCH_SLOT(vocab, e->h);
+    feature *f = &s->ring[s->pushed % AHEAD].f;
+    f->h = feature_hash(f);
+    PREFETCH_SLOT(vocab, f->h);
     s->pushed++;
     return s->pushed - s->counted == AHEAD ? count_oldest(vocab, opt, s, d, row_start, out) : TS_OK;
 }
@@ -722,63 +742,39 @@ static int drain(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64
 }
 
 /* Count the words of document d as they are found (ngram_range (1, 1): no token list is kept)
- * into its row, which starts at row_start, AHEAD of them in flight. */
+ * into its row, which starts at row_start, AHEAD of them in flight; stop words are told as they
+ * are counted. */
 static int count_words(const ts_text *doc, ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
                        int64_t row_start, rows *out)
 {
-    int64_t at = 0;
+    int64_t begin, end;
+    words w;
     int status;
-    if (doc->kind == 1) {
-        narrow_scan sc = {0, 0, 0, 0, 0, -1};
-        int64_t begin, end;
-        while (narrow_next((const uint8_t *)doc->data, doc->length, s->narrow, &sc, &begin, &end)) {
-            pending *e = &s->ring[s->pushed % AHEAD];
-            word_found w;
-            if ((status = take_word(doc, begin, end - begin, &e->cps, &e->cap, &w)) != TS_OK)
-                return status;
-            e->len = w.len;
-            e->lo = w.lo;
-            e->hi = w.hi;
-            if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
-                return status;
-        }
-        return drain(vocab, opt, s, d, row_start, out);
-    }
-    for (;;) {
-        pending *e = &s->ring[s->pushed % AHEAD];
-        word_found w;
-        if ((status = next_word(doc, opt, s->narrow, &at, &e->cps, &e->cap, &w)) != TS_OK)
-            return status;
-        if (w.len == 0)
-            return drain(vocab, opt, s, d, row_start, out);
-        e->len = w.len;
-        e->lo = w.lo;
-        e->hi = w.hi;
+    words_start(&w, doc, s->narrow, opt->word);
+    s->stop = opt->stop;
+    while (next_word(&w, &begin, &end)) {
+        word_feature(doc, begin, end, &s->ring[s->pushed % AHEAD].f);
         if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
             return status;
     }
+    return drain(vocab, opt, s, d, row_start, out);
 }
 
-/* Count the n-grams of document d's tokens (split already), in scikit-learn's order: the
- * tokens, then each n from the smallest, by position; AHEAD of them in flight. */
-static int count_ngrams(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t n_tokens,
+/* Count the n-grams of document d's tokens in scikit-learn's order: the tokens (stop words
+ * dropped as they are split, before they are joined), then each n from the smallest, by
+ * position; AHEAD of them in flight. */
+static int count_ngrams(const ts_text *doc, ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
                         int64_t row_start, rows *out)
 {
-    int64_t n, i;
+    int64_t n, i, n_tokens;
     int status;
+    if ((status = split(doc, opt, s, &n_tokens)) != TS_OK)
+        return status;
+    s->stop = NULL;
     for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
         for (i = 0; i + n <= n_tokens; i++) {
-            pending *e = &s->ring[s->pushed % AHEAD];
-            const uint32_t *feature;
-            int64_t len;
-            if ((status = feature_at(s, i, n, &feature, &len)) != TS_OK)
-                return status;
-            if ((status = grow((void **)&e->cps, &e->cap, len, sizeof(uint32_t))) != TS_OK)
-                return status;
-            memcpy(e->cps, feature, (size_t)len * sizeof(uint32_t));
-            e->len = len;
-            pack(e->cps, len, &e->lo, &e->hi);
-            if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
+            if ((status = ngram_feature(s, i, n, &s->ring[s->pushed % AHEAD])) != TS_OK ||
+                (status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
                 return status;
         }
     }
@@ -824,30 +820,38 @@ static void sort_pairs(int64_t *ids, int64_t *counts, int64_t n)
     }
 }
 
-/* Sort distinct keys ascending. */
+/* Sort keys ascending: a quicksort on the median of three whose partition has no branch on the
+ * keys (a row's ids are in no order a branch predictor could learn), the smaller side
+ * recursively; insertion below 24 keys. */
 static void sort_keys(int64_t *a, int64_t n)
 {
     int64_t i, j, key;
-    while (n > 32) { /* quicksort on the middle key; the smaller side recursively */
-        int64_t pivot = a[n / 2], lo = 0, hi = n - 1, t;
-        while (lo <= hi) {
-            while (a[lo] < pivot)
-                lo++;
-            while (a[hi] > pivot)
-                hi--;
-            if (lo <= hi) {
-                t = a[lo], a[lo] = a[hi], a[hi] = t;
-                lo++;
-                hi--;
-            }
+    while (n > 24) {
+        int64_t mid = n / 2, x = a[0], y = a[mid], z = a[n - 1], pivot, below = 0, t;
+        pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        if (pivot == a[0]) { /* the pivot to the end */
+            a[0] = a[n - 1];
+            a[n - 1] = pivot;
+        } else if (pivot == a[mid]) {
+            a[mid] = a[n - 1];
+            a[n - 1] = pivot;
         }
-        if (hi + 1 < n - lo) {
-            sort_keys(a, hi + 1);
-            a += lo;
-            n -= lo;
+        for (i = 0; i < n - 1; i++) {
+            int64_t v = a[i];
+            a[i] = a[below];
+            a[below] = v;
+            below += v < pivot;
+        }
+        t = a[below];
+        a[below] = a[n - 1];
+        a[n - 1] = t;
+        if (below < n - 1 - below) {
+            sort_keys(a, below);
+            a += below + 1;
+            n -= below + 1;
         } else {
-            sort_keys(a + lo, n - lo);
-            n = hi + 1;
+            sort_keys(a + below + 1, n - below - 1);
+            n = below;
         }
     }
     for (i = 1; i < n; i++) {
@@ -860,29 +864,62 @@ static void sort_keys(int64_t *a, int64_t n)
 
 #define COUNT_BITS 24
 
-/* Sort a row's entries by id; counts follow.  Where every id and count fits, each entry is sorted
- * as one key (id above the count's COUNT_BITS bits), written over its id: half the data moved. */
+/* Sort a row's entries (distinct ids) by id; counts follow.  Where every id and count fits, each
+ * entry is sorted as one key (id above the count's COUNT_BITS bits, offset by half their range
+ * where a count is negative), written over its id: half the data moved. */
 static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
 {
-    int64_t k, top_id = 0, top_count = 0, low = 0;
+    int64_t k, top_id = 0, top_count = 0, low_id = 0, low_count = 0, offset;
     for (k = 0; k < n; k++) {
         top_id = ids[k] > top_id ? ids[k] : top_id;
+        low_id = ids[k] < low_id ? ids[k] : low_id;
         top_count = counts[k] > top_count ? counts[k] : top_count;
-        low = ids[k] < low ? ids[k] : low;
-        low = counts[k] < low ? counts[k] : low;
+        low_count = counts[k] < low_count ? counts[k] : low_count;
     }
-    /* (hashed columns' values may be negative) */
-    if (low < 0 || top_id >= (INT64_C(1) << (62 - COUNT_BITS)) || top_count >= (INT64_C(1) << COUNT_BITS)) {
+    offset = low_count < 0 ? INT64_C(1) << (COUNT_BITS - 1) : 0; /* hashed columns' values may be negative */
+    if (low_id < 0 || top_id >= (INT64_C(1) << (62 - COUNT_BITS)) || low_count < -offset ||
+        top_count >= (INT64_C(1) << COUNT_BITS) - offset) {
         sort_pairs(ids, counts, n);
         return;
     }
     for (k = 0; k < n; k++)
-        ids[k] = (ids[k] << COUNT_BITS) | counts[k];
+        ids[k] = (ids[k] << COUNT_BITS) | (counts[k] + offset);
     sort_keys(ids, n);
     for (k = 0; k < n; k++) {
-        counts[k] = ids[k] & ((INT64_C(1) << COUNT_BITS) - 1);
+        counts[k] = (ids[k] & ((INT64_C(1) << COUNT_BITS) - 1)) - offset;
         ids[k] >>= COUNT_BITS;
     }
+}
+
+/* Sort a row counted while the vocabulary was built, whose new terms are first_new, first_new + 1,
+ * ... in the order first seen (and so above every other id of the row): only the others are
+ * sorted, and the new ones follow them. */
+static int sort_new_row(int64_t *ids, int64_t *counts, int64_t n, int64_t first_new, scratch *s)
+{
+    int64_t k, m = 0, fresh = 0;
+    int status;
+    for (k = 0; k < n; k++)
+        fresh += ids[k] >= first_new;
+    if (fresh == 0) {
+        sort_row(ids, counts, n);
+        return TS_OK;
+    }
+    if ((status = grow((void **)&s->fresh, &s->fresh_cap, fresh, sizeof(int64_t))) != TS_OK)
+        return status;
+    for (k = 0; k < n; k++) {
+        if (ids[k] >= first_new) {
+            s->fresh[ids[k] - first_new] = counts[k];
+        } else {
+            ids[m] = ids[k];
+            counts[m++] = counts[k];
+        }
+    }
+    sort_row(ids, counts, m);
+    for (k = 0; k < fresh; k++) {
+        ids[m + k] = first_new + k;
+        counts[m + k] = s->fresh[k];
+    }
+    return TS_OK;
 }
 
 int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *opt,
@@ -890,7 +927,7 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
 {
     scratch s;
     rows out;
-    int64_t d, n_tokens, k;
+    int64_t d, k;
     int status = TS_OK;
     *ids = NULL;
     *counts = NULL;
@@ -898,29 +935,28 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
     if (docs == NULL || vocab == NULL || opt == NULL || opt->word == NULL || indptr == NULL || n_docs < 0 ||
         opt->ngram_min < 1 || opt->ngram_max < opt->ngram_min)
         return TS_ERR_ARG;
-    memset(&s, 0, sizeof(s));
+    scratch_start(&s, opt);
     memset(&out, 0, sizeof(out));
-    for (k = 0; k < 256; k++)
-        s.narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
     if (!opt->fixed) /* entries noted by an earlier call are of other rows */
         for (k = 0; k < vocab->n_slots; k++)
             vocab->slots[k].seen = 0;
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
-        int64_t row_start = out.nnz;
-        if (opt->ngram_max == 1) { /* stop words are told as the words are counted */
-            s.stop = opt->stop;
-            if ((status = check_doc(docs, d, opt)) != TS_OK ||
-                (status = count_words(&docs[d], vocab, opt, &s, d, row_start, &out)) != TS_OK)
-                goto done;
-        } else { /* stop words are dropped as the tokens are split, before they are joined */
-            s.stop = NULL;
-            if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK ||
-                (status = count_ngrams(vocab, opt, &s, d, n_tokens, row_start, &out)) != TS_OK)
-                goto done;
-        }
-        if (out.nnz > row_start)
+        int64_t row_start = out.nnz, first_new = vocab->n;
+        if ((status = check_doc(docs, d, opt)) != TS_OK)
+            goto done;
+        if (opt->ngram_max == 1)
+            status = count_words(&docs[d], vocab, opt, &s, d, row_start, &out);
+        else
+            status = count_ngrams(&docs[d], vocab, opt, &s, d, row_start, &out);
+        if (status != TS_OK)
+            goto done;
+        if (!opt->fixed)
+            status = sort_new_row(out.ids + row_start, out.counts + row_start, out.nnz - row_start, first_new, &s);
+        else
             sort_row(out.ids + row_start, out.counts + row_start, out.nnz - row_start);
+        if (status != TS_OK)
+            goto done;
         indptr[d + 1] = out.nnz;
     }
 done:
@@ -972,60 +1008,63 @@ static int term_less(const ts_vocab *v, int64_t a, int64_t b)
     return nx < ny;
 }
 
-/* A position to sort with the first six code points of its term packed into two keys of 63
- * bits (21 bits a code point, 0 past the term's end): most comparisons are told by the keys
- * alone, without reading the terms.  Equal keys are told by the terms themselves. */
+/* A position to sort, with its term's first code points packed into two keys so that most
+ * comparisons are told by the keys alone, without reading the terms: where every term sorted is
+ * Latin-1, eight code points a key (a byte each, the first highest), else three (21 bits each);
+ * 0 past the term's end.  A term then sorts before any other whose keys are larger, and terms
+ * with equal keys are told by their code points, then by position (a stable order). */
 typedef struct {
     uint64_t key[2];
     int64_t pos;
 } sort_item;
 
-static uint64_t sort_key(const ts_vocab *v, int64_t id, int64_t from)
+static uint64_t sort_key(const ts_vocab *v, int64_t id, int64_t from, int narrow)
 {
     const term *t = &v->terms[id];
+    int64_t per = narrow ? 8 : 3, k;
+    int shift = narrow ? 8 : 21;
     uint64_t key = 0;
-    int64_t k;
-    for (k = from; k < from + 3; k++)
-        key = (key << 21) | (k < t->len ? (uint64_t)(v->cps[t->start + k] & 0x1FFFFF) : 0);
+    for (k = from; k < from + per; k++)
+        key = (key << shift) | (k < t->len ? (uint64_t)(v->cps[t->start + k] & 0x1FFFFF) : 0);
     return key;
 }
 
-int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
+static int item_less(const ts_vocab *v, const int64_t *ids, const sort_item *x, const sort_item *y)
 {
-    /* a bottom-up merge sort of the positions 0 .. n-1 by their terms: stable */
-    int64_t width, i;
-    sort_item *items, *tmp, *from, *to;
-    if (ids == NULL && n > v->n)
-        return TS_ERR_INDEX;
-    for (i = 0; ids != NULL && i < n; i++)
-        if (ids[i] < 0 || ids[i] >= v->n)
-            return TS_ERR_INDEX;
-    items = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
-    tmp = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
-    if (items == NULL || tmp == NULL) {
-        free(items);
-        free(tmp);
-        return TS_ERR_NOMEM;
+    if (x->key[0] != y->key[0])
+        return x->key[0] < y->key[0];
+    if (x->key[1] != y->key[1])
+        return x->key[1] < y->key[1];
+    if (ids != NULL ? ids[x->pos] != ids[y->pos] : x->pos != y->pos) {
+        int64_t a = ids != NULL ? ids[x->pos] : x->pos, b = ids != NULL ? ids[y->pos] : y->pos;
+        if (term_less(v, a, b))
+            return 1;
+        if (term_less(v, b, a))
+            return 0;
     }
-#define TERM_OF(item) (ids != NULL ? ids[(item).pos] : (item).pos)
-    for (i = 0; i < n; i++) {
-        items[i].pos = i;
-        items[i].key[0] = sort_key(v, TERM_OF(items[i]), 0);
-        items[i].key[1] = sort_key(v, TERM_OF(items[i]), 3);
+    return x->pos < y->pos;
+}
+
+/* Sort items[0 .. n) by item_less: insertion for a few, else a bottom-up merge through tmp. */
+static void merge_sort(const ts_vocab *v, const int64_t *ids, sort_item *items, sort_item *tmp, int64_t n)
+{
+    int64_t width, i, j;
+    sort_item *from = items, *to = tmp;
+    if (n <= 16) {
+        for (i = 1; i < n; i++) {
+            sort_item x = items[i];
+            for (j = i; j > 0 && item_less(v, ids, &x, &items[j - 1]); j--)
+                items[j] = items[j - 1];
+            items[j] = x;
+        }
+        return;
     }
-    from = items;
-    to = tmp;
     for (width = 1; width < n; width *= 2) {
         for (i = 0; i < n; i += 2 * width) {
             int64_t mid = i + width < n ? i + width : n, end = i + 2 * width < n ? i + 2 * width : n;
             int64_t a = i, b = mid, k = i;
-            while (a < mid && b < end) {
-                const sort_item *x = &from[a], *y = &from[b];
-                int y_first = y->key[0] != x->key[0]   ? y->key[0] < x->key[0]
-                              : y->key[1] != x->key[1] ? y->key[1] < x->key[1]
-                                                       : term_less(v, TERM_OF(*y), TERM_OF(*x));
-                to[k++] = y_first ? from[b++] : from[a++];
-            }
+            while (a < mid && b < end)
+                to[k++] = item_less(v, ids, &from[b], &from[a]) ? from[b++] : from[a++];
             while (a < mid)
                 to[k++] = from[a++];
             while (b < end)
@@ -1037,11 +1076,77 @@ int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *or
             to = swap;
         }
     }
-#undef TERM_OF
+    if (from != items)
+        memcpy(items, from, (size_t)n * sizeof(sort_item));
+}
+
+/* Sort items by their first key, a byte at a time from the lowest (stable: positions stay in
+ * order within a key), skipping the bytes every key shares; the result in *items. */
+static void radix_sort(sort_item **items, sort_item **tmp, int64_t n)
+{
+    int64_t counts[8][256], i;
+    int byte, b;
+    memset(counts, 0, sizeof(counts));
     for (i = 0; i < n; i++)
-        order[i] = from[i].pos;
-    free(items);
-    free(tmp);
+        for (byte = 0; byte < 8; byte++)
+            counts[byte][((*items)[i].key[0] >> (8 * byte)) & 0xFF]++;
+    for (byte = 0; byte < 8; byte++) {
+        int64_t at = 0, start[256];
+        sort_item *from = *items, *to = *tmp;
+        if (counts[byte][(from[0].key[0] >> (8 * byte)) & 0xFF] == n)
+            continue;
+        for (b = 0; b < 256; b++) {
+            start[b] = at;
+            at += counts[byte][b];
+        }
+        for (i = 0; i < n; i++)
+            to[start[(from[i].key[0] >> (8 * byte)) & 0xFF]++] = from[i];
+        *items = to;
+        *tmp = from;
+    }
+}
+
+int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
+{
+    int64_t i, j, k;
+    int narrow = 1;
+    sort_item *items, *tmp, *alloc_items, *alloc_tmp;
+    if (ids == NULL && n > v->n)
+        return TS_ERR_INDEX;
+    for (i = 0; ids != NULL && i < n; i++)
+        if (ids[i] < 0 || ids[i] >= v->n)
+            return TS_ERR_INDEX;
+    alloc_items = items = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
+    alloc_tmp = tmp = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
+    if (items == NULL || tmp == NULL) {
+        free(items);
+        free(tmp);
+        return TS_ERR_NOMEM;
+    }
+    for (i = 0; i < n && narrow; i++) {
+        const term *t = &v->terms[ids != NULL ? ids[i] : i];
+        for (k = 0; k < t->len && k < 16; k++)
+            if (v->cps[t->start + k] > 255)
+                narrow = 0;
+    }
+    for (i = 0; i < n; i++) {
+        int64_t id = ids != NULL ? ids[i] : i;
+        items[i].pos = i;
+        items[i].key[0] = sort_key(v, id, 0, narrow);
+        items[i].key[1] = sort_key(v, id, narrow ? 8 : 3, narrow);
+    }
+    if (n > 0)
+        radix_sort(&items, &tmp, n);
+    for (i = 0; i < n; i = j) { /* each run of one first key, by the rest */
+        for (j = i + 1; j < n && items[j].key[0] == items[i].key[0]; j++)
+            ;
+        if (j - i > 1)
+            merge_sort(v, ids, items + i, tmp + i, j - i);
+    }
+    for (i = 0; i < n; i++)
+        order[i] = items[i].pos;
+    free(alloc_items);
+    free(alloc_tmp);
     return TS_OK;
 }
 
@@ -1088,15 +1193,27 @@ static uint32_t murmur3_32(const uint8_t *data, int64_t n, uint32_t seed)
     return h;
 }
 
-/* The feature's UTF-8 bytes into *buf; 0, or -1 for a lone surrogate (which Python's
- * str.encode("utf-8") refuses). */
-static int utf8(const uint32_t *cps, int64_t len, uint8_t **buf, int64_t *cap, int64_t *n)
+/* The feature's UTF-8 bytes: in place where it is a one-byte document's ASCII word, else
+ * written into *buf; TS_ERR_ARG for a lone surrogate (which Python's str.encode("utf-8")
+ * refuses). */
+static int utf8(const feature *f, uint8_t **buf, int64_t *cap, const uint8_t **bytes, int64_t *n)
 {
     int64_t i, at = 0;
-    if (grow((void **)buf, cap, 4 * len + 1, 1) != TS_OK)
+    if (f->kind == 1) {
+        const uint8_t *p = (const uint8_t *)f->data;
+        uint8_t high = 0;
+        for (i = 0; i < f->len; i++)
+            high |= p[i];
+        if (high < 0x80) {
+            *bytes = p;
+            *n = f->len;
+            return TS_OK;
+        }
+    }
+    if (f->len > (INT64_MAX - 1) / 4 || grow((void **)buf, cap, 4 * f->len + 1, 1) != TS_OK)
         return TS_ERR_NOMEM;
-    for (i = 0; i < len; i++) {
-        uint32_t c = cps[i];
+    for (i = 0; i < f->len; i++) {
+        uint32_t c = cp_at(f->data, f->kind, i);
         uint8_t *p = *buf + at;
         if (c < 0x80) {
             p[0] = (uint8_t)c;
@@ -1106,7 +1223,7 @@ static int utf8(const uint32_t *cps, int64_t len, uint8_t **buf, int64_t *cap, i
             p[1] = (uint8_t)(0x80 | (c & 0x3F));
             at += 2;
         } else if (c >= 0xD800 && c <= 0xDFFF) {
-            return -1;
+            return TS_ERR_ARG;
         } else if (c < 0x10000) {
             p[0] = (uint8_t)(0xE0 | (c >> 12));
             p[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
@@ -1120,8 +1237,125 @@ static int utf8(const uint32_t *cps, int64_t len, uint8_t **buf, int64_t *cap, i
             at += 4;
         }
     }
+    *bytes = *buf;
     *n = at;
-    return 0;
+    return TS_OK;
+}
+
+/* The columns of the row being hashed: an open-addressed table from a column to its entry in
+ * the row, a slot valid where its stamp is the document's (so that no table is cleared between
+ * documents), at most half full. */
+typedef struct {
+    int64_t stamp;
+    int64_t entry;
+} column_slot;
+
+typedef struct {
+    column_slot *slots;
+    int shift;      /* 64 - log2(the number of slots) */
+    int64_t used;
+    uint8_t *bytes; /* a feature's UTF-8 bytes */
+    int64_t bytes_cap;
+} hashed_row;
+
+static int64_t column_home(const hashed_row *r, int64_t col)
+{
+    return (int64_t)(((uint64_t)col * 0x9e3779b97f4a7c15ULL) >> r->shift);
+}
+
+/* A table twice the size, holding the row's entries from row_start. */
+static int widen(hashed_row *r, const rows *out, int64_t row_start, int64_t stamp)
+{
+    int64_t n_slots = (int64_t)1 << (64 - r->shift + 1), mask = n_slots - 1, k;
+    column_slot *slots;
+    if (r->shift <= 8)
+        return TS_ERR_NOMEM;
+    slots = ts_calloc((size_t)n_slots, sizeof(column_slot));
+    if (slots == NULL)
+        return TS_ERR_NOMEM;
+    free(r->slots);
+    r->slots = slots;
+    r->shift--;
+    for (k = row_start; k < out->nnz; k++) {
+        int64_t i = column_home(r, out->ids[k]);
+        while (slots[i].stamp == stamp)
+            i = (i + 1) & mask;
+        slots[i].stamp = stamp;
+        slots[i].entry = k;
+    }
+    return TS_OK;
+}
+
+/* Add `value` to column col's entry of the row that starts at row_start (stamp: its document's
+ * number + 1), a new entry where the row has none. */
+static int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t stamp, int64_t col, int64_t value)
+{
+    int64_t mask = ((int64_t)1 << (64 - r->shift)) - 1, i = column_home(r, col);
+    int status;
+    for (;; i = (i + 1) & mask) {
+        column_slot *at = &r->slots[i];
+        if (at->stamp != stamp) {
+            at->stamp = stamp;
+            at->entry = out->nnz;
+            if ((status = new_entry(out, col, value)) != TS_OK)
+                return status;
+            return 2 * ++r->used > mask + 1 ? widen(r, out, row_start, stamp) : TS_OK;
+        }
+        if (out->ids[at->entry] == col) {
+            out->counts[at->entry] += value;
+            return TS_OK;
+        }
+    }
+}
+
+/* Hash feature f into its column of the row (scikit-learn's column: abs(h) mod n_features,
+ * abs(-2^31) read as 2^31 - 1 - (n_features - 1); -1 where alternate_sign and h < 0). */
+static int hash_feature(hashed_row *r, rows *out, int64_t row_start, int64_t stamp, const feature *f,
+                        int64_t n_features, int alternate_sign)
+{
+    const uint8_t *bytes;
+    int64_t n_bytes, col;
+    int32_t h;
+    int status;
+    if ((status = utf8(f, &r->bytes, &r->bytes_cap, &bytes, &n_bytes)) != TS_OK)
+        return status;
+    h = (int32_t)murmur3_32(bytes, n_bytes, 0);
+    col = h == INT32_MIN ? (INT32_MAX - (n_features - 1)) % n_features : (int64_t)(h < 0 ? -h : h) % n_features;
+    return add_hashed(r, out, row_start, stamp, col, alternate_sign && h < 0 ? -1 : 1);
+}
+
+/* Hash document d's features into its row: words as they are found (stop words told as they
+ * are hashed) where ngram_range is (1, 1), else its tokens split and joined into n-grams. */
+static int hash_doc(const ts_text *doc, const ts_count_options *opt, scratch *s, hashed_row *r, rows *out,
+                    int64_t d, int64_t n_features, int alternate_sign)
+{
+    int64_t row_start = out->nnz, stamp = d + 1, n, i, n_tokens, begin, end;
+    int status;
+    if (opt->ngram_max == 1) {
+        words w;
+        feature f;
+        words_start(&w, doc, s->narrow, opt->word);
+        while (next_word(&w, &begin, &end)) {
+            word_feature(doc, begin, end, &f);
+            if (opt->stop != NULL) {
+                f.h = feature_hash(&f);
+                if (opt->stop->slots[probe(opt->stop, &f)].key != 0)
+                    continue;
+            }
+            if ((status = hash_feature(r, out, row_start, stamp, &f, n_features, alternate_sign)) != TS_OK)
+                return status;
+        }
+        return TS_OK;
+    }
+    if ((status = split(doc, opt, s, &n_tokens)) != TS_OK)
+        return status;
+    for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++)
+        for (i = 0; i + n <= n_tokens; i++)
+            if ((status = ngram_feature(s, i, n, &s->ring[0])) != TS_OK ||
+                (status = hash_feature(r, out, row_start, stamp, &s->ring[0].f, n_features, alternate_sign)) !=
+                    TS_OK)
+                return status;
+    return TS_OK;
 }
 
 int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *opt, int64_t n_features,
@@ -1129,8 +1363,8 @@ int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *o
 {
     scratch s;
     rows out;
-    uint8_t *bytes = NULL;
-    int64_t bytes_cap = 0, d, n_tokens, n, i, k, m;
+    hashed_row r;
+    int64_t d;
     int status = TS_OK;
     *indices = NULL;
     *values = NULL;
@@ -1138,52 +1372,31 @@ int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *o
     if (docs == NULL || opt == NULL || opt->word == NULL || indptr == NULL || n_docs < 0 || n_features < 1 ||
         n_features > INT32_MAX || opt->ngram_min < 1 || opt->ngram_max < opt->ngram_min)
         return TS_ERR_ARG;
-    memset(&s, 0, sizeof(s));
+    scratch_start(&s, opt);
     memset(&out, 0, sizeof(out));
-    for (k = 0; k < 256; k++)
-        s.narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
+    memset(&r, 0, sizeof(r));
+    r.shift = 64 - 8;
+    r.slots = ts_calloc((size_t)1 << 8, sizeof(column_slot));
+    if (r.slots == NULL) {
+        status = TS_ERR_NOMEM;
+        goto done;
+    }
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz;
-        if ((status = next_doc(docs, d, opt, &s, &n_tokens)) != TS_OK)
+        r.used = 0;
+        if ((status = check_doc(docs, d, opt)) != TS_OK ||
+            (status = hash_doc(&docs[d], opt, &s, &r, &out, d, n_features, alternate_sign)) != TS_OK)
             goto done;
-        for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++) {
-            for (i = 0; i + n <= n_tokens; i++) {
-                const uint32_t *feature;
-                int64_t len, n_bytes;
-                int32_t h;
-                if ((status = feature_at(&s, i, n, &feature, &len)) != TS_OK)
-                    goto done;
-                if ((status = utf8(feature, len, &bytes, &bytes_cap, &n_bytes)) != 0) {
-                    status = status == -1 ? TS_ERR_ARG : status;
-                    goto done;
-                }
-                h = (int32_t)murmur3_32(bytes, n_bytes, 0);
-                if ((status = grow((void **)&out.ids, &out.ids_cap, out.nnz + 1, sizeof(int64_t))) != TS_OK ||
-                    (status = grow((void **)&out.counts, &out.counts_cap, out.nnz + 1, sizeof(int64_t))) != TS_OK)
-                    goto done;
-                /* scikit-learn's column: abs(h) mod n, abs(-2^31) read as 2^31 - 1 - (n - 1) */
-                out.ids[out.nnz] = h == INT32_MIN ? (INT32_MAX - (n_features - 1)) % n_features
-                                                  : (int64_t)(h < 0 ? -h : h) % n_features;
-                out.counts[out.nnz] = alternate_sign && h < 0 ? -1 : 1;
-                out.nnz++;
-            }
-        }
-        /* sorted by column, equal columns summed (scipy's sum_duplicates keeps the zeros it makes) */
+        /* sorted by column; a column whose values summed to 0 stays an entry, as scipy's
+         * sum_duplicates leaves it */
         sort_row(out.ids + row_start, out.counts + row_start, out.nnz - row_start);
-        for (k = row_start, m = row_start; k < out.nnz; m++) {
-            int64_t col = out.ids[k], sum = 0;
-            while (k < out.nnz && out.ids[k] == col)
-                sum += out.counts[k++];
-            out.ids[m] = col;
-            out.counts[m] = sum;
-        }
-        out.nnz = m;
         indptr[d + 1] = out.nnz;
     }
 done:
     scratch_free(&s);
-    free(bytes);
+    free(r.slots);
+    free(r.bytes);
     if (status != TS_OK) {
         free(out.ids);
         free(out.counts);

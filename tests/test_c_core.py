@@ -43,23 +43,39 @@ def test_c_unit_tests_under_sanitizers(source, tmp_path):
 BENCHMARKS = sorted((ROOT / "benchmarks" / "c").glob("bench_*.c"))
 
 
-@pytest.mark.parametrize("source", BENCHMARKS, ids=[p.stem for p in BENCHMARKS])
-def test_c_microbenchmarks_build_and_run_at_a_tiny_size(source, tmp_path):
-    """Each microbenchmark on a 200 x 300 random matrix with two targets, one run: it must build
-    warning-free under the sanitizers, exit 0 and print its table (timings are not checked)."""
+def load_script(name: str):
     import importlib.util
 
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "c" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tiny_input(source, tmp_path) -> Path:
+    """A 200 x 300 random matrix with two targets, or for the word kernel a few texts of every
+    width (ASCII, Latin-1, Greek, an emoji, long words, empty ones)."""
     import numpy as np
     import scipy.sparse as sp
 
-    spec = importlib.util.spec_from_file_location("dump_matrix", ROOT / "benchmarks" / "c" / "dump_matrix.py")
-    dump = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(dump)
     rng = np.random.default_rng(0)
+    path = tmp_path / "tiny.bin"
+    if source.stem == "bench_tokens":
+        words = ["the", "Ünïcode", "αβγ", "😀x", "a", "supercalifragilisticexpialidocious", "x_1", "42"]
+        texts = [" ".join(rng.choice(words, size=int(rng.integers(0, 40)))) + "." for _ in range(50)]
+        load_script("dump_texts").write_texts_file(path, [t.lower() for t in texts] + [""])
+        return path
     X = sp.random(200, 300, density=0.05, format="csr", random_state=rng)
     T = np.where(rng.random((200, 2)) < 0.3, 1.0, -1.0)
-    matrix = tmp_path / "tiny.bin"
-    dump.write_matrix_file(matrix, X, T)
+    load_script("dump_matrix").write_matrix_file(path, X, T)
+    return path
+
+
+@pytest.mark.parametrize("source", BENCHMARKS, ids=[p.stem for p in BENCHMARKS])
+def test_c_microbenchmarks_build_and_run_at_a_tiny_size(source, tmp_path):
+    """Each microbenchmark on its tiny input, one run: it must build warning-free under the
+    sanitizers, exit 0 and print its table (timings are not checked)."""
+    data = tiny_input(source, tmp_path)
     exe = tmp_path / source.stem
     core = [str(p) for p in sorted((ROOT / "csrc").glob("*.c"))]
     flags = [f for f in FLAGS if f != "-DTS_TESTING"]
@@ -70,6 +86,7 @@ def test_c_microbenchmarks_build_and_run_at_a_tiny_size(source, tmp_path):
         text=True,
     )  # fmt: skip
     assert build.returncode == 0, build.stderr
-    run = subprocess.run([str(exe), str(matrix), "2", "1"], capture_output=True, text=True, timeout=300)
+    args = [str(data), "1"] if source.stem == "bench_tokens" else [str(data), "2", "1"]
+    run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert ("checksum" in run.stdout) if "lsqr" in source.stem else ("total:" in run.stdout), run.stdout

@@ -262,6 +262,19 @@ static void test_bad_arguments_interrupts_and_every_allocation_failure(void)
         }
         printf("  ngram_max %d: %d allocations failed in turn\n", (int)opt.ngram_max, (int)k - 1);
         CHECK(k > 10);
+        for (k = 1;; k++) { /* and hashed */
+            ts_debug_fail_alloc_at(k);
+            status = ts_hash_terms(many, 300, &opt, 1 << 20, 1, indptr, &ids, &counts, &nnz);
+            ts_debug_fail_alloc_at(0);
+            if (status == TS_OK) {
+                free(ids);
+                free(counts);
+                break;
+            }
+            CHECK(status == TS_ERR_NOMEM && ids == NULL && counts == NULL);
+        }
+        printf("  ngram_max %d hashed: %d allocations failed in turn\n", (int)opt.ngram_max, (int)k - 1);
+        CHECK(k > 3);
     }
 }
 
@@ -292,6 +305,65 @@ static void test_hashed_columns_are_murmurhash3_of_the_utf8_bytes(void)
     free(cols);
     free(vals);
     CHECK(ts_hash_terms(&d.text, 1, &opt, 0, 1, indptr, &cols, &vals, &nnz) == TS_ERR_ARG);
+}
+
+static void test_hashed_rows_with_many_columns_and_latin1_words(void)
+{
+    /* a document of 600 distinct words, each twice (the row's table of columns widened while it
+     * is written), hashed with 600 documents of one word each: its row is the sum of theirs.  A
+     * Latin-1 word of a one-byte document is hashed as its UTF-8 bytes, as the same word in a
+     * four-byte document. */
+    static char text[600 * 8 * 2 + 1];
+    ts_text docs[601];
+    uint8_t *bytes = malloc(sizeof text);
+    int64_t *expected = calloc((size_t)1 << 20, sizeof(int64_t)), *indptr = malloc(602 * sizeof(int64_t));
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    int64_t *cols, *vals, nnz, k, at = 0, rep, entries = 0;
+    CHECK(bytes != NULL && expected != NULL && indptr != NULL);
+    for (rep = 0; rep < 2; rep++)
+        for (k = 0; k < 600; k++)
+            at += sprintf(text + at, "w%04d ", (int)k);
+    memcpy(bytes, text, (size_t)at);
+    docs[0].data = bytes;
+    docs[0].length = at;
+    docs[0].kind = 1;
+    for (k = 0; k < 600; k++) {
+        docs[k + 1].data = bytes + 6 * k;
+        docs[k + 1].length = 5;
+        docs[k + 1].kind = 1;
+    }
+    CHECK(ts_hash_terms(docs, 601, &opt, INT64_C(1) << 20, 1, indptr, &cols, &vals, &nnz) == TS_OK);
+    for (k = indptr[1]; k < nnz; k++)
+        expected[cols[k]] += 2 * vals[k];
+    for (k = 0; k < indptr[1]; k++) {
+        CHECK(k == 0 || cols[k] > cols[k - 1]);
+        CHECK(vals[k] == expected[cols[k]] && vals[k] != 0);
+        expected[cols[k]] = 0;
+        entries++;
+    }
+    for (k = 0; k < (INT64_C(1) << 20); k++)
+        CHECK(expected[k] == 0);
+    CHECK(entries >= 590);
+    free(cols);
+    free(vals);
+    {
+        static const uint8_t narrow[] = {'a', 0xE9, ' ', 0xE9, 'b'};
+        static const uint32_t wide[] = {'a', 0xE9, ' ', 0xE9, 'b'};
+        int64_t *cols4, *vals4, nnz4;
+        ts_text one = {narrow, 5, 1}, four = {wide, 5, 4};
+        CHECK(ts_hash_terms(&one, 1, &opt, 1000, 1, indptr, &cols, &vals, &nnz) == TS_OK);
+        CHECK(ts_hash_terms(&four, 1, &opt, 1000, 1, indptr, &cols4, &vals4, &nnz4) == TS_OK);
+        CHECK(nnz == 2 && nnz4 == 2);
+        for (k = 0; k < nnz && k < nnz4; k++)
+            CHECK(cols[k] == cols4[k] && vals[k] == vals4[k]);
+        free(cols);
+        free(vals);
+        free(cols4);
+        free(vals4);
+    }
+    free(bytes);
+    free(expected);
+    free(indptr);
 }
 
 static void test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again(void)
@@ -397,6 +469,7 @@ int main(void)
     RUN(test_merge_and_remap_number_a_second_part_after_the_first, passed, failed);
     RUN(test_bad_arguments_interrupts_and_every_allocation_failure, passed, failed);
     RUN(test_hashed_columns_are_murmurhash3_of_the_utf8_bytes, passed, failed);
+    RUN(test_hashed_rows_with_many_columns_and_latin1_words, passed, failed);
     RUN(test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again, passed, failed);
     RUN(test_counts_stay_right_while_the_table_grows_within_a_document, passed, failed);
     RUN(test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly, passed, failed);

@@ -1,0 +1,43 @@
+"""The word kernel's own pieces, against Python's: the order it sorts terms in is ``sorted()``'s.
+
+The vectorizers' tests (tests/test_text_vectorizers.py) prove the whole calls equal to
+scikit-learn's; these reach the cases a corpus rarely holds: terms sharing long prefixes (past
+the keys most comparisons are told by), Latin-1 and wider code points in one call, a term that
+is a prefix of another, code point 0, a subset of the terms in any order.
+"""
+
+import numpy as np
+import pytest
+
+from textsel._ext.tokens import Vocabulary
+
+
+def adversarial_terms(rng, wide: bool) -> list:
+    stems = ["", "a", "ab", "abcdefgh", "abcdefghijklmnop", "abcdefghijklmnopqrs", "zz", "ÿÿÿÿÿÿÿÿÿ"]
+    alphabet = ["a", "b", " ", "ÿ", "\x00", "é"] + (["Ω", "中", "😀", "\ud800"] if wide else [])
+    terms = set()
+    while len(terms) < 3000:
+        tail = "".join(rng.choice(alphabet) for _ in range(int(rng.integers(0, 20))))
+        terms.add(rng.choice(stems) + tail)
+    return sorted(terms, key=lambda _: rng.random())
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["latin-1", "wide"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_terms_are_ordered_as_python_sorts_them(seed, wide):
+    rng = np.random.default_rng(seed)
+    terms = adversarial_terms(rng, wide)
+    vocabulary = Vocabulary()
+    vocabulary.add(terms)
+    order = vocabulary.order()
+    assert [terms[i] for i in order] == sorted(terms)
+    subset = rng.permutation(len(terms))[:1000]
+    order = vocabulary.order(subset)
+    assert [terms[subset[i]] for i in order] == sorted(terms[i] for i in subset)
+
+
+def test_a_term_given_twice_keeps_its_positions_in_order():
+    vocabulary = Vocabulary()
+    vocabulary.add(["b", "a", "abcdefghijklmnopqrstu", "abcdefghijklmnopqrst"])
+    ids = np.array([3, 0, 2, 0, 1, 3, 1], dtype=np.int64)
+    np.testing.assert_array_equal(vocabulary.order(ids), [4, 6, 0, 5, 2, 1, 3])
