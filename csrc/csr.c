@@ -31,6 +31,19 @@ void *ts_calloc(size_t n, size_t size)
     return calloc(n, size);
 }
 
+void *ts_realloc(void *p, size_t n, size_t size)
+{
+#ifdef TS_TESTING
+    if (fail_at > 0 && ++n_allocs == fail_at)
+        return NULL;
+#endif
+    if (n == 0)
+        n = 1;
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return realloc(p, n * size);
+}
+
 int ts_csr_check(const ts_csr *X)
 {
     int64_t i, k, start, end, nnz;

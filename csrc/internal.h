@@ -37,6 +37,8 @@
 
 /* calloc that refuses overflowing sizes and, in -DTS_TESTING builds, fails on request. */
 void *ts_calloc(size_t n, size_t size);
+/* realloc to n elements of `size` bytes, likewise (on failure p is left as it was). */
+void *ts_realloc(void *p, size_t n, size_t size);
 
 /* Nonzero if any stored value of X is NaN or infinite. */
 int ts_csr_has_nonfinite(const ts_csr *X);

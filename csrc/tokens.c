@@ -17,10 +17,15 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- growable buffers ------------------------------------------------------------------ */
 
-/* Make room for `need` elements of `size` bytes in *p (capacity *cap, in elements), doubling. */
+/* Make room for `need` elements of `size` bytes in *p (capacity *cap, in elements), doubling; the
+ * new room is not cleared.  (realloc: a large block grows where it is, or by remapping its pages,
+ * rather than by a copy.) */
 static int grow(void **p, int64_t *cap, int64_t need, size_t size)
 {
     int64_t wanted;
@@ -35,12 +40,9 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t size)
     }
     if ((uint64_t)wanted > SIZE_MAX / size)
         return TS_ERR_NOMEM;
-    fresh = ts_calloc((size_t)wanted, size);
+    fresh = ts_realloc(*p, (size_t)wanted, size);
     if (fresh == NULL)
         return TS_ERR_NOMEM;
-    if (*p != NULL && *cap > 0)
-        memcpy(fresh, *p, (size_t)*cap * size);
-    free(*p);
     *p = fresh;
     *cap = wanted;
     return TS_OK;
@@ -412,6 +414,7 @@ static int lowest_bit(uint64_t x)
 typedef struct {
     const ts_text *doc;
     const uint8_t *narrow; /* the word bitmap for code points below 256, a byte each */
+    int ascii;             /* 1 where its ASCII word characters are letters, digits and '_' */
     const uint8_t *word;   /* the whole bitmap */
     int64_t at;            /* wider documents: where to read on */
     int64_t base;          /* one-byte documents: the block's first byte */
@@ -422,11 +425,54 @@ typedef struct {
     int64_t begin;         /* the open word's first byte, or -1 */
 } words;
 
-static void words_start(words *w, const ts_text *doc, const uint8_t *narrow, const uint8_t *word)
+/* Whether the ASCII word characters of `narrow` are letters, digits and '_' (Python's), which the
+ * 64-byte blocks can then tell with a few vector comparisons. */
+static int ascii_words(const uint8_t *narrow)
+{
+    int c;
+    for (c = 0; c < 128; c++)
+        if (narrow[c] != ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
+            return 0;
+    return 1;
+}
+
+/* A bit per byte of the 64 bytes at p: whether it is a word character. */
+static uint64_t block_bits(const uint8_t *p, const uint8_t *narrow, int ascii)
+{
+    uint64_t m = 0;
+    int k;
+#if defined(__SSE2__)
+    if (ascii) { /* 16 bytes at a time; a block with a byte above 127 is read by the table */
+        int high = 0;
+        for (k = 0; k < 4; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+            __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20)); /* A-Z onto a-z */
+            __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(folded, _mm_set1_epi8('a' - 1)),
+                                           _mm_cmplt_epi8(folded, _mm_set1_epi8('z' + 1)));
+            __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                          _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+            __m128i under = _mm_cmpeq_epi8(v, _mm_set1_epi8('_'));
+            high |= _mm_movemask_epi8(v);
+            m |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), under)) << (16 * k);
+        }
+        if (!high)
+            return m;
+        m = 0;
+    }
+#else
+    (void)ascii;
+#endif
+    for (k = 0; k < 64; k++)
+        m |= (uint64_t)narrow[p[k]] << k;
+    return m;
+}
+
+static void words_start(words *w, const ts_text *doc, const uint8_t *narrow, int ascii, const uint8_t *word)
 {
     memset(w, 0, sizeof(*w));
     w->doc = doc;
     w->narrow = narrow;
+    w->ascii = ascii;
     w->word = word;
     w->begin = -1;
 }
@@ -469,8 +515,11 @@ static int next_word(words *w, int64_t *begin, int64_t *end)
                 return *begin >= 0 && *end - *begin >= 2;
             }
             n = len - w->next < 64 ? len - w->next : 64;
-            for (k = 0; k < n; k++)
-                m |= (uint64_t)w->narrow[p[w->next + k]] << k;
+            if (n == 64)
+                m = block_bits(p + w->next, w->narrow, w->ascii);
+            else
+                for (k = 0; k < n; k++)
+                    m |= (uint64_t)w->narrow[p[w->next + k]] << k;
             w->edges = (m ^ ((m << 1) | w->carry)) & (n == 64 ? ~UINT64_C(0) : (UINT64_C(1) << n) - 1);
             w->bits = m;
             w->carry = m >> 63;
@@ -534,6 +583,7 @@ typedef struct {
     int64_t *fresh;      /* a row's new terms' counts, by id from the first new one */
     int64_t fresh_cap;
     uint8_t narrow[256]; /* the word bitmap for code points below 256, a byte each */
+    int ascii;           /* whether its ASCII word characters are Python's (see ascii_words) */
     pending ring[AHEAD]; /* features found, waiting to be counted while their slots are fetched */
     int64_t pushed, counted;
     const ts_vocab *stop; /* the stop words the pending features are checked against, or NULL */
@@ -554,6 +604,7 @@ static void scratch_start(scratch *s, const ts_count_options *opt)
     memset(s, 0, sizeof(*s));
     for (k = 0; k < 256; k++)
         s->narrow[k] = (uint8_t)IS_WORD(opt->word, (uint32_t)k);
+    s->ascii = ascii_words(s->narrow);
 }
 
 static void scratch_free(scratch *s)
@@ -602,7 +653,7 @@ static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, in
     if ((status = grow((void **)&s->tok, &s->tok_cap, 1, sizeof(int64_t))) != TS_OK)
         return status;
     s->tok[0] = 0;
-    words_start(&w, doc, s->narrow, opt->word);
+    words_start(&w, doc, s->narrow, s->ascii, opt->word);
     while (next_word(&w, &begin, &end)) {
         at = s->tok[n];
         if ((status = grow((void **)&s->cps, &s->cps_cap, at + (end - begin), sizeof(uint32_t))) != TS_OK)
@@ -750,7 +801,7 @@ static int count_words(const ts_text *doc, ts_vocab *vocab, const ts_count_optio
     int64_t begin, end;
     words w;
     int status;
-    words_start(&w, doc, s->narrow, opt->word);
+    words_start(&w, doc, s->narrow, s->ascii, opt->word);
     s->stop = opt->stop;
     while (next_word(&w, &begin, &end)) {
         word_feature(doc, begin, end, &s->ring[s->pushed % AHEAD].f);
@@ -1154,36 +1205,29 @@ int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *or
 
 static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
-/* MurmurHash3_x86_32 (Austin Appleby's, public domain) of n bytes, as scikit-learn's
- * murmurhash3_bytes_s32 computes it (read as a signed 32-bit value by the caller). */
-static uint32_t murmur3_32(const uint8_t *data, int64_t n, uint32_t seed)
+/* MurmurHash3_x86_32 (Austin Appleby's, public domain), as scikit-learn's murmurhash3_bytes_s32
+ * computes it (read as a signed 32-bit value by the caller): a step per block of four bytes (k
+ * the block read little-endian), the last one to three bytes, and the finish. */
+static uint32_t murmur_block(uint32_t h, uint32_t k)
 {
-    const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
-    uint32_t h = seed, k;
-    int64_t i, blocks = n / 4;
-    for (i = 0; i < blocks; i++) {
-        const uint8_t *b = data + 4 * i;
-        k = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-        k *= c1;
-        k = rotl32(k, 15);
-        k *= c2;
-        h ^= k;
-        h = rotl32(h, 13);
-        h = h * 5 + 0xe6546b64u;
-    }
-    k = 0;
-    switch (n & 3) {
-    case 3:
-        k ^= (uint32_t)data[4 * blocks + 2] << 16; /* fall through */
-    case 2:
-        k ^= (uint32_t)data[4 * blocks + 1] << 8; /* fall through */
-    case 1:
-        k ^= (uint32_t)data[4 * blocks];
-        k *= c1;
-        k = rotl32(k, 15);
-        k *= c2;
-        h ^= k;
-    }
+    k *= 0xcc9e2d51u;
+    k = rotl32(k, 15);
+    k *= 0x1b873593u;
+    h ^= k;
+    h = rotl32(h, 13);
+    return h * 5 + 0xe6546b64u;
+}
+
+static uint32_t murmur_tail(uint32_t h, uint32_t k)
+{
+    k *= 0xcc9e2d51u;
+    k = rotl32(k, 15);
+    k *= 0x1b873593u;
+    return h ^ k;
+}
+
+static uint32_t murmur_finish(uint32_t h, int64_t n)
+{
     h ^= (uint32_t)n;
     h ^= h >> 16;
     h *= 0x85ebca6bu;
@@ -1191,6 +1235,44 @@ static uint32_t murmur3_32(const uint8_t *data, int64_t n, uint32_t seed)
     h *= 0xc2b2ae35u;
     h ^= h >> 16;
     return h;
+}
+
+/* Of n bytes, seed 0. */
+static uint32_t murmur3_32(const uint8_t *data, int64_t n)
+{
+    uint32_t h = 0;
+    int64_t i, blocks = n / 4;
+    for (i = 0; i < blocks; i++) {
+        const uint8_t *b = data + 4 * i;
+        h = murmur_block(h, (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+    }
+    switch (n & 3) {
+    case 3:
+        h = murmur_tail(h, (uint32_t)data[4 * blocks] | (uint32_t)data[4 * blocks + 1] << 8 |
+                               (uint32_t)data[4 * blocks + 2] << 16);
+        break;
+    case 2:
+        h = murmur_tail(h, (uint32_t)data[4 * blocks] | (uint32_t)data[4 * blocks + 1] << 8);
+        break;
+    case 1:
+        h = murmur_tail(h, (uint32_t)data[4 * blocks]);
+        break;
+    }
+    return murmur_finish(h, n);
+}
+
+/* Of a packed ASCII feature's n bytes (byte k of the feature is byte k % 8 of lo, or of hi from
+ * the eighth), read from the two words rather than from memory. */
+static uint32_t murmur_packed(uint64_t lo, uint64_t hi, int64_t n)
+{
+    uint32_t h = 0;
+    int64_t i, rest = n & 3, at = n - rest;
+    for (i = 0; i < n / 4; i++)
+        h = murmur_block(h, (uint32_t)(i < 2 ? lo >> (32 * i) : hi >> (32 * (i - 2))));
+    if (rest) /* bytes at .. at + rest - 1, all in one word (at is a multiple of 4) */
+        h = murmur_tail(h, (uint32_t)((at < 8 ? lo >> (8 * at) : hi >> (8 * (at - 8))) &
+                                      ((UINT64_C(1) << (8 * rest)) - 1)));
+    return murmur_finish(h, n);
 }
 
 /* The feature's UTF-8 bytes: in place where it is a one-byte document's ASCII word, else
@@ -1243,8 +1325,10 @@ static int utf8(const feature *f, uint8_t **buf, int64_t *cap, const uint8_t **b
 }
 
 /* The columns of the row being hashed: an open-addressed table from a column to its entry in
- * the row, a slot valid where its stamp is the document's (so that no table is cleared between
- * documents), at most half full. */
+ * the row, at most half full.  A slot is valid where its stamp is the current one, so that no
+ * table is cleared: each document (and each widening) takes a new stamp.  Each document starts
+ * on the first 256 slots of the buffer, which stay in cache whatever an earlier long document
+ * widened it to. */
 typedef struct {
     int64_t stamp;
     int64_t entry;
@@ -1252,54 +1336,63 @@ typedef struct {
 
 typedef struct {
     column_slot *slots;
-    int shift;      /* 64 - log2(the number of slots) */
+    int64_t allocated; /* slots in the buffer */
+    int shift;         /* 64 - log2(the slots in use) */
     int64_t used;
-    uint8_t *bytes; /* a feature's UTF-8 bytes */
+    int64_t stamp;
+    uint8_t *bytes;    /* a feature's UTF-8 bytes */
     int64_t bytes_cap;
 } hashed_row;
+
+#define FIRST_SHIFT (64 - 8)
 
 static int64_t column_home(const hashed_row *r, int64_t col)
 {
     return (int64_t)(((uint64_t)col * 0x9e3779b97f4a7c15ULL) >> r->shift);
 }
 
-/* A table twice the size, holding the row's entries from row_start. */
-static int widen(hashed_row *r, const rows *out, int64_t row_start, int64_t stamp)
+/* The table in use twice the size, holding the row's entries from row_start. */
+static int widen(hashed_row *r, const rows *out, int64_t row_start)
 {
-    int64_t n_slots = (int64_t)1 << (64 - r->shift + 1), mask = n_slots - 1, k;
-    column_slot *slots;
+    int64_t n_slots, mask, k;
     if (r->shift <= 8)
         return TS_ERR_NOMEM;
-    slots = ts_calloc((size_t)n_slots, sizeof(column_slot));
-    if (slots == NULL)
-        return TS_ERR_NOMEM;
-    free(r->slots);
-    r->slots = slots;
+    n_slots = (int64_t)1 << (64 - r->shift + 1);
+    if (n_slots > r->allocated) {
+        column_slot *slots = ts_calloc((size_t)n_slots, sizeof(column_slot));
+        if (slots == NULL)
+            return TS_ERR_NOMEM;
+        free(r->slots);
+        r->slots = slots;
+        r->allocated = n_slots;
+    }
     r->shift--;
+    r->stamp++;
+    mask = n_slots - 1;
     for (k = row_start; k < out->nnz; k++) {
         int64_t i = column_home(r, out->ids[k]);
-        while (slots[i].stamp == stamp)
+        while (r->slots[i].stamp == r->stamp)
             i = (i + 1) & mask;
-        slots[i].stamp = stamp;
-        slots[i].entry = k;
+        r->slots[i].stamp = r->stamp;
+        r->slots[i].entry = k;
     }
     return TS_OK;
 }
 
-/* Add `value` to column col's entry of the row that starts at row_start (stamp: its document's
- * number + 1), a new entry where the row has none. */
-static int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t stamp, int64_t col, int64_t value)
+/* Add `value` to column col's entry of the row that starts at row_start, a new entry where the
+ * row has none. */
+static int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t col, int64_t value)
 {
     int64_t mask = ((int64_t)1 << (64 - r->shift)) - 1, i = column_home(r, col);
     int status;
     for (;; i = (i + 1) & mask) {
         column_slot *at = &r->slots[i];
-        if (at->stamp != stamp) {
-            at->stamp = stamp;
+        if (at->stamp != r->stamp) {
+            at->stamp = r->stamp;
             at->entry = out->nnz;
             if ((status = new_entry(out, col, value)) != TS_OK)
                 return status;
-            return 2 * ++r->used > mask + 1 ? widen(r, out, row_start, stamp) : TS_OK;
+            return 2 * ++r->used > mask + 1 ? widen(r, out, row_start) : TS_OK;
         }
         if (out->ids[at->entry] == col) {
             out->counts[at->entry] += value;
@@ -1310,31 +1403,43 @@ static int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t stamp
 
 /* Hash feature f into its column of the row (scikit-learn's column: abs(h) mod n_features,
  * abs(-2^31) read as 2^31 - 1 - (n_features - 1); -1 where alternate_sign and h < 0). */
-static int hash_feature(hashed_row *r, rows *out, int64_t row_start, int64_t stamp, const feature *f,
-                        int64_t n_features, int alternate_sign)
+static int hash_feature(hashed_row *r, rows *out, int64_t row_start, const feature *f, int64_t n_features,
+                        int alternate_sign)
 {
     const uint8_t *bytes;
     int64_t n_bytes, col;
     int32_t h;
     int status;
-    if ((status = utf8(f, &r->bytes, &r->bytes_cap, &bytes, &n_bytes)) != TS_OK)
-        return status;
-    h = (int32_t)murmur3_32(bytes, n_bytes, 0);
-    col = h == INT32_MIN ? (INT32_MAX - (n_features - 1)) % n_features : (int64_t)(h < 0 ? -h : h) % n_features;
-    return add_hashed(r, out, row_start, stamp, col, alternate_sign && h < 0 ? -1 : 1);
+    if (f->hi != 0 && ((f->lo | f->hi) & UINT64_C(0x8080808080808080)) == 0) { /* packed ASCII */
+        h = (int32_t)murmur_packed(f->lo, f->hi, f->len);
+    } else {
+        if ((status = utf8(f, &r->bytes, &r->bytes_cap, &bytes, &n_bytes)) != TS_OK)
+            return status;
+        h = (int32_t)murmur3_32(bytes, n_bytes);
+    }
+    if (h == INT32_MIN)
+        col = (INT32_MAX - (n_features - 1)) % n_features;
+    else if ((n_features & (n_features - 1)) == 0) /* a power of two (the default): no division */
+        col = (int64_t)(h < 0 ? -h : h) & (n_features - 1);
+    else
+        col = (int64_t)(h < 0 ? -h : h) % n_features;
+    return add_hashed(r, out, row_start, col, alternate_sign && h < 0 ? -1 : 1);
 }
 
-/* Hash document d's features into its row: words as they are found (stop words told as they
+/* Hash a document's features into its row: words as they are found (stop words told as they
  * are hashed) where ngram_range is (1, 1), else its tokens split and joined into n-grams. */
 static int hash_doc(const ts_text *doc, const ts_count_options *opt, scratch *s, hashed_row *r, rows *out,
-                    int64_t d, int64_t n_features, int alternate_sign)
+                    int64_t n_features, int alternate_sign)
 {
-    int64_t row_start = out->nnz, stamp = d + 1, n, i, n_tokens, begin, end;
+    int64_t row_start = out->nnz, n, i, n_tokens, begin, end;
     int status;
+    r->shift = FIRST_SHIFT;
+    r->used = 0;
+    r->stamp++;
     if (opt->ngram_max == 1) {
         words w;
         feature f;
-        words_start(&w, doc, s->narrow, opt->word);
+        words_start(&w, doc, s->narrow, s->ascii, opt->word);
         while (next_word(&w, &begin, &end)) {
             word_feature(doc, begin, end, &f);
             if (opt->stop != NULL) {
@@ -1342,7 +1447,7 @@ static int hash_doc(const ts_text *doc, const ts_count_options *opt, scratch *s,
                 if (opt->stop->slots[probe(opt->stop, &f)].key != 0)
                     continue;
             }
-            if ((status = hash_feature(r, out, row_start, stamp, &f, n_features, alternate_sign)) != TS_OK)
+            if ((status = hash_feature(r, out, row_start, &f, n_features, alternate_sign)) != TS_OK)
                 return status;
         }
         return TS_OK;
@@ -1352,8 +1457,7 @@ static int hash_doc(const ts_text *doc, const ts_count_options *opt, scratch *s,
     for (n = opt->ngram_min; n <= opt->ngram_max && n <= n_tokens; n++)
         for (i = 0; i + n <= n_tokens; i++)
             if ((status = ngram_feature(s, i, n, &s->ring[0])) != TS_OK ||
-                (status = hash_feature(r, out, row_start, stamp, &s->ring[0].f, n_features, alternate_sign)) !=
-                    TS_OK)
+                (status = hash_feature(r, out, row_start, &s->ring[0].f, n_features, alternate_sign)) != TS_OK)
                 return status;
     return TS_OK;
 }
@@ -1375,8 +1479,8 @@ int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *o
     scratch_start(&s, opt);
     memset(&out, 0, sizeof(out));
     memset(&r, 0, sizeof(r));
-    r.shift = 64 - 8;
-    r.slots = ts_calloc((size_t)1 << 8, sizeof(column_slot));
+    r.allocated = (int64_t)1 << (64 - FIRST_SHIFT);
+    r.slots = ts_calloc((size_t)r.allocated, sizeof(column_slot));
     if (r.slots == NULL) {
         status = TS_ERR_NOMEM;
         goto done;
@@ -1384,9 +1488,8 @@ int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *o
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz;
-        r.used = 0;
         if ((status = check_doc(docs, d, opt)) != TS_OK ||
-            (status = hash_doc(&docs[d], opt, &s, &r, &out, d, n_features, alternate_sign)) != TS_OK)
+            (status = hash_doc(&docs[d], opt, &s, &r, &out, n_features, alternate_sign)) != TS_OK)
             goto done;
         /* sorted by column; a column whose values summed to 0 stays an entry, as scipy's
          * sum_duplicates leaves it */
