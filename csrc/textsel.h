@@ -356,6 +356,9 @@ typedef struct {
     int fixed;            /* 1: count only the terms already in the vocabulary (it is not changed) */
     ts_interrupt_check interrupted; /* NULL, or checked every 1024 documents */
     void *interrupt_ctx;
+    const uint8_t *lower; /* NULL, or 256 bytes: the code points one-byte documents (kind 1) are
+                             read as, Python's str.lower() on Latin-1 (documents of other kinds
+                             are read as given: the caller lowercases them) */
 } ts_count_options;
 
 /* Count the terms of docs[0 .. n_docs) into rows: indptr (n_docs + 1 entries, the caller's),

@@ -86,6 +86,7 @@ typedef struct {
     const void *data;
     int64_t len;
     int kind;
+    const uint8_t *lower; /* a one-byte document's lowercase map (its bytes read through it), or NULL */
     uint64_t lo, hi, h;
 } feature;
 
@@ -101,6 +102,12 @@ static uint32_t cp_at(const void *data, int kind, int64_t i)
     }
 }
 
+/* Code point i of f, as read (lowercased where f has a map). */
+static uint32_t feature_cp(const feature *f, int64_t i)
+{
+    return f->lower != NULL ? f->lower[((const uint8_t *)f->data)[i]] : cp_at(f->data, f->kind, i);
+}
+
 /* f's packed form, code point by code point. */
 static void pack(feature *f)
 {
@@ -110,7 +117,7 @@ static void pack(feature *f)
     if (f->len < 1 || f->len > PACK_MAX)
         return;
     for (k = 0; k < f->len; k++) {
-        uint64_t c = cp_at(f->data, f->kind, k);
+        uint64_t c = feature_cp(f, k);
         if (c == 0 || c > 255)
             return;
         if (k < 8)
@@ -122,8 +129,18 @@ static void pack(feature *f)
     f->hi = b;
 }
 
+/* Eight ASCII bytes with A-Z lowercased (bytes above 127 are left as they are). */
+static uint64_t ascii_lower(uint64_t x)
+{
+    const uint64_t high = UINT64_C(0x8080808080808080), seven = UINT64_C(0x7F7F7F7F7F7F7F7F);
+    uint64_t at_least_a = (x & seven) + UINT64_C(0x3F3F3F3F3F3F3F3F); /* top bit: byte >= 'A' */
+    uint64_t past_z = (x & seven) + UINT64_C(0x2525252525252525);     /* top bit: byte > 'Z' */
+    return x | ((at_least_a & ~past_z & ~x & high) >> 2);
+}
+
 /* The packed form of a word of a one-byte document (its bytes are word characters, never 0),
- * `room` bytes readable from p: two loads where 16 bytes are, on a little-endian machine. */
+ * `room` bytes readable from p: two loads where 16 bytes are, on a little-endian machine, and
+ * where f has a lowercase map, an ASCII word lowercased in the two words. */
 static void pack_word_bytes(feature *f, int64_t room)
 {
     const uint8_t *p = (const uint8_t *)f->data;
@@ -136,6 +153,14 @@ static void pack_word_bytes(feature *f, int64_t room)
         if (n < 8)
             a &= (UINT64_C(1) << (8 * n)) - 1;
         b = n <= 8 ? 0 : b & ((UINT64_C(1) << (8 * (n - 8))) - 1);
+        if (f->lower != NULL) {
+            if (((a | b) & UINT64_C(0x8080808080808080)) != 0) { /* a Latin-1 letter: by the map */
+                pack(f);
+                return;
+            }
+            a = ascii_lower(a);
+            b = ascii_lower(b);
+        }
         f->lo = a;
         f->hi = b | (uint64_t)n << 56;
         return;
@@ -178,7 +203,7 @@ static uint64_t feature_hash(const feature *f)
     if (f->hi != 0)
         return mix(mix(f->lo ^ 0x9e3779b97f4a7c15ULL) ^ f->hi);
     for (i = 0; i < f->len; i++)
-        h = (h ^ cp_at(f->data, f->kind, i)) * 0x100000001b3ULL;
+        h = (h ^ feature_cp(f, i)) * 0x100000001b3ULL;
     return mix(h);
 }
 
@@ -189,6 +214,7 @@ static feature of_cps(const uint32_t *cps, int64_t len)
     f.data = cps;
     f.len = len;
     f.kind = 4;
+    f.lower = NULL;
     pack(&f);
     f.h = feature_hash(&f);
     return f;
@@ -234,6 +260,12 @@ void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t 
 static int same(const uint32_t *a, const feature *f)
 {
     int64_t k;
+    if (f->lower != NULL) {
+        for (k = 0; k < f->len; k++)
+            if (a[k] != f->lower[((const uint8_t *)f->data)[k]])
+                return 0;
+        return 1;
+    }
     switch (f->kind) {
     case 1:
         for (k = 0; k < f->len; k++)
@@ -343,7 +375,7 @@ static int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where)
     if ((status = grow((void **)&v->cps, &v->cps_cap, end + f->len, sizeof(uint32_t))) != TS_OK)
         return status;
     for (k = 0; k < f->len; k++)
-        v->cps[end + k] = cp_at(f->data, f->kind, k);
+        v->cps[end + k] = feature_cp(f, k);
     v->cps_len = end + f->len;
     v->terms[v->n].start = end;
     v->terms[v->n].len = f->len;
@@ -540,12 +572,14 @@ static int next_word(words *w, int64_t *begin, int64_t *end)
     }
 }
 
-/* The word [begin, end) of a document as a feature read in place: packed, not yet hashed. */
-static void word_feature(const ts_text *doc, int64_t begin, int64_t end, feature *f)
+/* The word [begin, end) of a document as a feature read in place (a one-byte document's
+ * lowercased through `lower` where it is not NULL): packed, not yet hashed. */
+static void word_feature(const ts_text *doc, int64_t begin, int64_t end, const uint8_t *lower, feature *f)
 {
     f->data = (const char *)doc->data + begin * doc->kind;
     f->len = end - begin;
     f->kind = doc->kind;
+    f->lower = doc->kind == 1 ? lower : NULL;
     if (doc->kind == 1)
         pack_word_bytes(f, doc->length - begin);
     else
@@ -658,8 +692,12 @@ static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, in
         at = s->tok[n];
         if ((status = grow((void **)&s->cps, &s->cps_cap, at + (end - begin), sizeof(uint32_t))) != TS_OK)
             return status;
-        for (k = begin; k < end; k++)
-            s->cps[at + (k - begin)] = cp_at(doc->data, doc->kind, k);
+        if (doc->kind == 1 && opt->lower != NULL)
+            for (k = begin; k < end; k++)
+                s->cps[at + (k - begin)] = opt->lower[((const uint8_t *)doc->data)[k]];
+        else
+            for (k = begin; k < end; k++)
+                s->cps[at + (k - begin)] = cp_at(doc->data, doc->kind, k);
         if (opt->stop != NULL) {
             feature f = of_cps(s->cps + at, end - begin);
             if (opt->stop->slots[probe(opt->stop, &f)].key != 0)
@@ -692,6 +730,7 @@ static int ngram_feature(scratch *s, int64_t i, int64_t n, pending *e)
     int64_t at = 0, k, len = s->tok[i + n] - s->tok[i];
     int status;
     e->f.kind = 4;
+    e->f.lower = NULL;
     if (n == 1) {
         e->f.data = s->cps + s->tok[i];
         e->f.len = len;
@@ -804,7 +843,7 @@ static int count_words(const ts_text *doc, ts_vocab *vocab, const ts_count_optio
     words_start(&w, doc, s->narrow, s->ascii, opt->word);
     s->stop = opt->stop;
     while (next_word(&w, &begin, &end)) {
-        word_feature(doc, begin, end, &s->ring[s->pushed % AHEAD].f);
+        word_feature(doc, begin, end, opt->lower, &s->ring[s->pushed % AHEAD].f);
         if ((status = push(vocab, opt, s, d, row_start, out)) != TS_OK)
             return status;
     }
@@ -1281,7 +1320,7 @@ static uint32_t murmur_packed(uint64_t lo, uint64_t hi, int64_t n)
 static int utf8(const feature *f, uint8_t **buf, int64_t *cap, const uint8_t **bytes, int64_t *n)
 {
     int64_t i, at = 0;
-    if (f->kind == 1) {
+    if (f->kind == 1 && f->lower == NULL) {
         const uint8_t *p = (const uint8_t *)f->data;
         uint8_t high = 0;
         for (i = 0; i < f->len; i++)
@@ -1295,7 +1334,7 @@ static int utf8(const feature *f, uint8_t **buf, int64_t *cap, const uint8_t **b
     if (f->len > (INT64_MAX - 1) / 4 || grow((void **)buf, cap, 4 * f->len + 1, 1) != TS_OK)
         return TS_ERR_NOMEM;
     for (i = 0; i < f->len; i++) {
-        uint32_t c = cp_at(f->data, f->kind, i);
+        uint32_t c = feature_cp(f, i);
         uint8_t *p = *buf + at;
         if (c < 0x80) {
             p[0] = (uint8_t)c;
@@ -1441,7 +1480,7 @@ static int hash_doc(const ts_text *doc, const ts_count_options *opt, scratch *s,
         feature f;
         words_start(&w, doc, s->narrow, s->ascii, opt->word);
         while (next_word(&w, &begin, &end)) {
-            word_feature(doc, begin, end, &f);
+            word_feature(doc, begin, end, opt->lower, &f);
             if (opt->stop != NULL) {
                 f.h = feature_hash(&f);
                 if (opt->stop->slots[probe(opt->stop, &f)].key != 0)

@@ -66,6 +66,7 @@ def assert_counted(counter, docs, y, **settings):
     expected, vectorizer = reference(docs, y, **settings)
     assert counter.stats_ == expected
     assert counter.vocabulary_ == vectorizer.vocabulary_
+    assert list(counter.vocabulary_) == list(vectorizer.vocabulary_)  # in the order first seen
     np.testing.assert_array_equal(counter.get_feature_names_out(), vectorizer.get_feature_names_out())
     assert counter.n_docs_ == len(docs)
     return expected

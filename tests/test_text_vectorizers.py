@@ -65,10 +65,11 @@ def assert_same(kind, settings, train, test, **extra):
     theirs = getattr(sk, kind)(**settings)
     assert_same_matrix(ours.fit_transform(train), theirs.fit_transform(train))
     assert ours.vocabulary_ == theirs.vocabulary_ and type(ours.vocabulary_) is dict
+    assert list(ours.vocabulary_) == list(theirs.vocabulary_)  # the terms in the same order
     np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
     assert_same_matrix(ours.transform(test), theirs.transform(test))
     refit = getattr(ts, kind)(**settings, **extra).fit(train)
-    assert refit.vocabulary_ == theirs.vocabulary_
+    assert refit.vocabulary_ == theirs.vocabulary_ and list(refit.vocabulary_) == list(theirs.vocabulary_)
     assert_same_matrix(refit.transform(test), theirs.transform(test))
     return ours
 

@@ -1,6 +1,6 @@
 /* C unit tests of csrc/tokens.c; built and run under ASan and UBSan by tests/test_c_core.py.
  *
- * The word bitmap here marks ASCII letters, digits and '_', and the code points 0xE9 (é), 0x3B1
+ * The word bitmap here marks ASCII letters, digits and '_', and the code points 0xC9 (É), 0xE9 (é), 0x3B1
  * (α) and 0x1F600 (an emoji, standing in for a 4-byte word character); the Python tests check
  * the kernel against Python's own re with the real bitmap. */
 #include "../../csrc/textsel.h"
@@ -25,6 +25,7 @@ static void make_bitmap(void)
     for (c = 'A'; c <= 'Z'; c++)
         mark(c);
     mark('_');
+    mark(0xC9); /* É */
     mark(0xE9);
     mark(0x3B1);
     mark(0x1F600);
@@ -135,7 +136,7 @@ static void test_tokens_are_runs_of_two_or_more_word_characters_in_every_width(v
     for (kind = 1; kind <= 4; kind *= 2) {
         doc docs[3];
         ts_vocab *v = ts_vocab_new();
-        ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+        ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
         int64_t indptr[4], *ids, *counts, nnz, k;
         for (k = 0; k < 3; k++)
             make_doc(&docs[k], texts[k], kind);
@@ -160,7 +161,7 @@ static void test_stop_words_n_grams_and_a_fixed_vocabulary(void)
 {
     doc d;
     ts_vocab *v = ts_vocab_new(), *stop = ts_vocab_new();
-    ts_count_options opt = {word, NULL, 1, 3, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 3, 0, NULL, NULL, NULL};
     int64_t indptr[2], *ids, *counts, nnz;
     add_ascii(stop, "of");
     opt.stop = stop;
@@ -189,7 +190,7 @@ static void test_merge_and_remap_number_a_second_part_after_the_first(void)
 {
     doc a, b;
     ts_vocab *first = ts_vocab_new(), *second = ts_vocab_new();
-    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
     int64_t pa[2], pb[2], *ia, *ca, *ib, *cb, na, nb, map[4];
     make_doc(&a, "zz yy", 1);
     make_doc(&b, "ww yy xx zz", 1);
@@ -219,7 +220,7 @@ static void test_bad_arguments_interrupts_and_every_allocation_failure(void)
     doc d[1];
     ts_text many[2000];
     ts_vocab *v = ts_vocab_new();
-    ts_count_options opt = {word, NULL, 1, 2, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 2, 0, NULL, NULL, NULL};
     int64_t indptr[2001], *ids, *counts, nnz, k;
     int calls = 0, status;
     make_doc(&d[0], "some words here and some more words", 2);
@@ -283,7 +284,7 @@ static void test_hashed_columns_are_murmurhash3_of_the_utf8_bytes(void)
     /* scikit-learn's murmurhash3_32(word, seed=0): "the" -1132748958, "cat_1" 289224444, "ab"
      * -1681926305; their columns mod 1000 are 958, 444 and 305 */
     doc d;
-    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
     int64_t indptr[2], *cols, *vals, nnz;
     make_doc(&d, "the cat_1 the ab", 1);
     CHECK(ts_hash_terms(&d.text, 1, &opt, 1000, 1, indptr, &cols, &vals, &nnz) == TS_OK);
@@ -317,7 +318,7 @@ static void test_hashed_rows_with_many_columns_and_latin1_words(void)
     ts_text docs[601];
     uint8_t *bytes = malloc(sizeof text);
     int64_t *expected = calloc((size_t)1 << 20, sizeof(int64_t)), *indptr = malloc(602 * sizeof(int64_t));
-    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
     int64_t *cols, *vals, nnz, k, at = 0, rep, entries = 0;
     CHECK(bytes != NULL && expected != NULL && indptr != NULL);
     for (rep = 0; rep < 2; rep++)
@@ -366,6 +367,59 @@ static void test_hashed_rows_with_many_columns_and_latin1_words(void)
     free(indptr);
 }
 
+static void test_one_byte_documents_lowercased_through_the_map(void)
+{
+    /* with a lowercase map (A-Z and É onto a-z and é), a one-byte document's words are counted,
+     * stored and hashed lowercased: packed ASCII words, a Latin-1 word, a long word, n-grams,
+     * and a document long enough to be read in 64-byte blocks */
+    static char text[2048];
+    uint8_t lower[256];
+    ts_text t;
+    ts_vocab *v = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
+    int64_t indptr[2], *ids, *counts, nnz, k, at = 0;
+    for (k = 0; k < 256; k++)
+        lower[k] = (uint8_t)(k >= 'A' && k <= 'Z' ? k + 32 : k);
+    lower[0xC9] = 0xE9;
+    opt.lower = lower;
+    for (k = 0; k < 20; k++)
+        at += sprintf(text + at, "Hello HELLO hello \xC9t\xC9 \xE9t\xE9 ABCDEFGHIJKLMNOPQ abcdefghijklmnopq; ");
+    t.data = text;
+    t.length = at;
+    t.kind = 1;
+    CHECK(ts_count_terms(&t, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(ts_vocab_size(v) == 3 && term_is(v, 0, "hello") && term_is(v, 2, "abcdefghijklmnopq"));
+    CHECK(nnz == 3 && counts[0] == 60 && counts[1] == 40 && counts[2] == 40);
+    {
+        const uint32_t *cps;
+        int64_t len;
+        ts_vocab_term(v, 1, &cps, &len);
+        CHECK(len == 3 && cps[0] == 0xE9 && cps[1] == 't' && cps[2] == 0xE9);
+    }
+    free(ids);
+    free(counts);
+    /* the map applies to the tokens n-grams are joined from */
+    ts_vocab_free(v);
+    v = ts_vocab_new();
+    opt.ngram_max = 2;
+    t.data = "Big Cat big CAT";
+    t.length = 15;
+    CHECK(ts_count_terms(&t, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(ts_vocab_size(v) == 4 && term_is(v, 2, "big cat") && term_is(v, 3, "cat big"));
+    CHECK(nnz == 4 && counts[0] == 2 && counts[1] == 2 && counts[2] == 2 && counts[3] == 1);
+    free(ids);
+    free(counts);
+    /* hashed: "the" three times in one column (-1 each, as in the test of hashed columns) */
+    opt.ngram_max = 1;
+    t.data = "The THE the";
+    t.length = 11;
+    CHECK(ts_hash_terms(&t, 1, &opt, 1000, 1, indptr, &ids, &counts, &nnz) == TS_OK);
+    CHECK(nnz == 1 && ids[0] == 958 && counts[0] == -3);
+    free(ids);
+    free(counts);
+    ts_vocab_free(v);
+}
+
 static void test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again(void)
 {
     /* ngram_range (1, 1) counts each word as it is found: stop words dropped, words longer than
@@ -373,7 +427,7 @@ static void test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_ag
      * vocabulary's slots by one call not taken for the next call's */
     doc d;
     ts_vocab *v = ts_vocab_new(), *stop = ts_vocab_new();
-    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
     int64_t indptr[3], *ids, *counts, nnz;
     add_ascii(stop, "of");
     opt.stop = stop;
@@ -409,7 +463,7 @@ static void test_counts_stay_right_while_the_table_grows_within_a_document(void)
     doc big;
     uint8_t *bytes = malloc(sizeof text);
     ts_vocab *v = ts_vocab_new();
-    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
     int64_t indptr[2], *ids, *counts, nnz, k, at = 0, rep;
     CHECK(bytes != NULL);
     for (rep = 0; rep < 2; rep++)
@@ -437,7 +491,7 @@ static void test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly(void)
     uint8_t *bytes = malloc((size_t)(reps * 3 + 8));
     ts_text t[2];
     ts_vocab *v = ts_vocab_new();
-    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL};
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
     int64_t indptr[3], *ids, *counts, nnz;
     CHECK(bytes != NULL);
     memcpy(bytes, "ab zz", 5);
@@ -470,6 +524,7 @@ int main(void)
     RUN(test_bad_arguments_interrupts_and_every_allocation_failure, passed, failed);
     RUN(test_hashed_columns_are_murmurhash3_of_the_utf8_bytes, passed, failed);
     RUN(test_hashed_rows_with_many_columns_and_latin1_words, passed, failed);
+    RUN(test_one_byte_documents_lowercased_through_the_map, passed, failed);
     RUN(test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again, passed, failed);
     RUN(test_counts_stay_right_while_the_table_grows_within_a_document, passed, failed);
     RUN(test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly, passed, failed);

@@ -47,6 +47,7 @@ cdef extern from "textsel.h" nogil:
         int fixed
         ts_interrupt_check interrupted
         void *interrupt_ctx
+        const uint8_t *lower
 
     ts_vocab *ts_vocab_new()
     void ts_vocab_free(ts_vocab *v)
@@ -66,6 +67,20 @@ cdef extern from "textsel.h" nogil:
 
 
 _WORD = None
+#: str.lower() of each Latin-1 code point (a Latin-1 code point, as Python's own lower gives it):
+#: the map the kernel lowercases one-byte strings by
+_LOWER = bytes(ord(chr(c).lower()) for c in range(256))
+
+
+def plain_texts(documents, decoded, bint content, Py_ssize_t first):
+    """The documents as a list of str: each taken as it is where it is a str and ``content``,
+    else ``decoded(document, position)`` (positions numbered from ``first``)."""
+    out = []
+    cdef Py_ssize_t position = first
+    for doc in documents:
+        out.append(doc if content and type(doc) is str else decoded(doc, position))
+        position += 1
+    return out
 
 
 def word_bitmap():
@@ -188,25 +203,30 @@ def _vocabulary_of(terms):
 
 
 def count_terms(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
-                int64_t ngram_max, bint fixed, interrupt):
-    """Count the terms of ``texts`` (str) into CSR rows: ``(status, indptr, ids, counts)``, each
-    row's term ids sorted (ids of ``vocabulary``, which gains the new terms unless ``fixed``).
+                int64_t ngram_max, bint fixed, interrupt, bint lowercase=False):
+    """Count the terms of ``texts`` (str, lowercased as ``str.lower()`` does where ``lowercase``)
+    into CSR rows: ``(status, indptr, ids, counts)``, each row's term ids sorted (ids of
+    ``vocabulary``, which gains the new terms unless ``fixed``).
 
     The strings are read in place without the GIL: ``texts`` keeps them alive meanwhile.
     """
-    return _rows(texts, vocabulary, stop, ngram_min, ngram_max, fixed, 0, False, interrupt)
+    return _rows(texts, vocabulary, stop, ngram_min, ngram_max, fixed, 0, False, interrupt, lowercase)
 
 
 def hash_terms(list texts, Vocabulary stop, int64_t ngram_min, int64_t ngram_max, int64_t n_features,
-               bint alternate_sign, interrupt):
+               bint alternate_sign, interrupt, bint lowercase=False):
     """scikit-learn's HashingVectorizer's rows of ``texts``: ``(status, indptr, columns, values)``,
     each row's columns sorted and summed (``TS_ERR_ARG`` for a lone surrogate in a word)."""
-    return _rows(texts, None, stop, ngram_min, ngram_max, False, n_features, alternate_sign, interrupt)
+    return _rows(texts, None, stop, ngram_min, ngram_max, False, n_features, alternate_sign, interrupt,
+                 lowercase)
 
 
 def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min, int64_t ngram_max,
-          bint fixed, int64_t n_features, bint alternate_sign, interrupt):
-    """Counted (``vocabulary`` given) or hashed (``n_features``) rows of ``texts``."""
+          bint fixed, int64_t n_features, bint alternate_sign, interrupt, bint lowercase):
+    """Counted (``vocabulary`` given) or hashed (``n_features``) rows of ``texts``.  Where
+    ``lowercase``, the kernel lowercases one-byte (Latin-1) strings through ``_LOWER`` as it reads
+    them, and the others are lowercased here by ``str.lower()`` first: no lowered copy of most
+    documents is made."""
     cdef Py_ssize_t n = len(texts), d
     cdef ts_text *docs = NULL
     cdef const uint8_t[::1] word = word_bitmap()
@@ -215,6 +235,8 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
     cdef int64_t nnz = 0
     cdef int status
     cdef ts_count_options options
+    cdef const uint8_t *lower = _LOWER
+    cdef list lowered = []  # the lowercased copies, alive while the kernel reads them
     indptr = np.empty(n + 1, dtype=np.int64)
     cdef int64_t[::1] ptr = indptr
     if interrupt is None:
@@ -226,6 +248,7 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
     options.fixed = fixed
     options.interrupted = stop_requested
     options.interrupt_ctx = <void *> interrupt
+    options.lower = lower if lowercase else NULL
     docs = <ts_text *> PyMem_Malloc(max(n, 1) * sizeof(ts_text))
     if docs == NULL:
         check_status(TS_ERR_NOMEM, "the documents' list")
@@ -234,6 +257,9 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
             text = texts[d]
             if type(text) is not str:
                 raise TypeError(f"document {d} is {type(text).__name__}, not str")
+            if lowercase and PyUnicode_KIND(text) != 1:
+                text = text.lower()
+                lowered.append(text)
             docs[d].data = PyUnicode_DATA(text)
             docs[d].length = PyUnicode_GET_LENGTH(text)
             docs[d].kind = PyUnicode_KIND(text)

@@ -16,7 +16,7 @@ from .._labels import encode_labels
 from .._stats import TermStats, _label_kind
 from ..datasets.texts import CHUNK_CHARS
 from ..termstats import term_stats
-from .words import _stack
+from .words import _stack, vocabulary_of
 
 
 class TermCounter(Estimator):
@@ -282,7 +282,8 @@ class _Counts:
         codes, new_classes, kind = self._codes(y, len(documents))
         texts = self.reader._texts(documents, first=self.n_docs)
         chunk_terms = self.terms if self.fixed else Vocabulary()
-        rows = count_rows(texts, chunk_terms, self.stop, self.reader.ngram_range, self.fixed, n_jobs)
+        rows = count_rows(texts, chunk_terms, self.stop, self.reader.ngram_range, self.fixed, n_jobs,
+                          self.reader.lowercase)  # fmt: skip
         width = len(chunk_terms)
         # a chunk of stop words alone has no term; its documents still count (one empty column)
         X = _stack(rows, len(texts), max(width, 1), np.float64) if texts else sp.csr_array((0, width))
@@ -375,7 +376,7 @@ class _Counts:
             if len(self.terms) == 0:
                 raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
             columns = _limited(self.terms.order(), self.df, self.tf, self.n_docs, reader)
-            vocabulary = dict(zip(self.terms.terms(columns), range(columns.size), strict=True))
+            vocabulary = vocabulary_of(self.terms, columns)
         multilabel = self.kind != "labels"
         if self.kind == "labels" or self.kind == "lists":
             rows = np.argsort(np.asarray(self.classes), kind="stable")

@@ -265,7 +265,8 @@ stop_words, token_pattern, ngram_range, analyzer, n_features, binary, norm, alte
         interrupt = Interrupt()
 
         def one(part):
-            return hash_terms(part, stop, low, high, self.n_features, self.alternate_sign, interrupt)
+            return hash_terms(part, stop, low, high, self.n_features, self.alternate_sign, interrupt,
+                              self.lowercase)  # fmt: skip
 
         chunks = _chunks(texts, effective_n_jobs(self.n_jobs))
         parts = run_blocks(one, [(texts[a:b],) for a, b in chunks], interrupt)

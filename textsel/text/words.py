@@ -45,25 +45,27 @@ class _WordKernel:
 
     def _texts(self, raw_documents, first: int = 0) -> list:
         """Each document decoded as scikit-learn decodes it (``input``, ``encoding``,
-        ``decode_error``) and lowercased where ``lowercase``; errors number the documents from
-        ``first``."""
-        texts = []
-        for position, doc in enumerate(raw_documents, first):
-            if isinstance(doc, float) and doc != doc:  # scikit-learn's error, saying which document
-                raise ValueError(f"np.nan is an invalid document, expected byte or unicode string (document "
-                                 f"{position})")  # fmt: skip
-            try:
-                doc = self.decode(doc)
-            except UnicodeDecodeError as exc:  # scikit-learn's error, saying which document
-                reason = f"{exc.reason} in document {position} (decode_error='ignore' or 'replace' reads on)"
-                raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
-            if not isinstance(doc, str):
-                raise TypeError(
-                    f"document {position} is {type(doc).__name__}, not str or bytes (raw_documents must "
-                    "hold text)"
-                )
-            texts.append(doc.lower() if self.lowercase else doc)
-        return texts
+        ``decode_error``); errors number the documents from ``first``.  Not lowercased: the
+        kernel lowercases as it reads (``count_rows``' ``lowercase``)."""
+        from .._ext.tokens import plain_texts
+
+        return plain_texts(raw_documents, self._decoded, self.input == "content", first)
+
+    def _decoded(self, doc, position: int) -> str:
+        """One document that is not plainly a str, decoded; scikit-learn's errors, saying which
+        document."""
+        if isinstance(doc, float) and doc != doc:
+            raise ValueError(f"np.nan is an invalid document, expected byte or unicode string (document "
+                             f"{position})")  # fmt: skip
+        try:
+            doc = self.decode(doc)
+        except UnicodeDecodeError as exc:
+            reason = f"{exc.reason} in document {position} (decode_error='ignore' or 'replace' reads on)"
+            raise UnicodeDecodeError(exc.encoding, exc.object, exc.start, exc.end, reason) from None
+        if not isinstance(doc, str):
+            kind = type(doc).__name__
+            raise TypeError(f"document {position} is {kind}, not str or bytes (raw_documents must hold text)")
+        return doc
 
     def _stop_vocabulary(self):
         from .._ext.tokens import Vocabulary
@@ -93,7 +95,7 @@ class _FastCounting(_WordKernel):
         else:
             terms, vocabulary = Vocabulary(), {}
         counted = count_rows(texts, terms, self._stop_vocabulary(), self.ngram_range, fixed_vocab,
-                             getattr(self, "n_jobs", None))  # fmt: skip
+                             getattr(self, "n_jobs", None), self.lowercase)  # fmt: skip
         if not fixed_vocab:
             if len(terms) == 0:
                 raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
@@ -137,6 +139,8 @@ class _FastCounting(_WordKernel):
         if counted is None or counted[0] is not vocabulary:
             return super()._limit_features(X, vocabulary, high, low, limit)
         state = counted[1]
+        if limit is None and (high is None or high >= X.shape[0]) and (low is None or low <= 1):
+            high = low = None  # every term is in 1 to all documents: nothing to prune
         if high is not None or low is not None or limit is not None:
             dfs = np.bincount(X.indices, minlength=X.shape[1])
             mask = np.ones(len(dfs), dtype=bool)
@@ -162,9 +166,9 @@ class _FastCounting(_WordKernel):
 
     def _finish(self, vocabulary: dict) -> None:
         """Fill ``vocabulary`` (the dict ``fit_transform`` makes ``vocabulary_``) with the terms
-        of the columns, in order."""
+        of the columns."""
         state = self.__dict__.pop("_counted")[1]
-        vocabulary.update(zip(state.terms.terms(state.columns), range(state.columns.size), strict=True))
+        vocabulary.update(vocabulary_of(state.terms, state.columns))
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -173,9 +177,19 @@ class _FastCounting(_WordKernel):
         return state
 
 
-def count_rows(texts, terms, stop, ngram_range, fixed: bool, n_jobs) -> list:
+def vocabulary_of(terms, columns) -> dict:
+    """``{term: column}`` for the terms of ids ``columns`` (column k holds term ``columns[k]``),
+    in the order the terms were first seen, as scikit-learn's dict holds them."""
+    column_of = np.full(len(terms), -1, dtype=np.int64)
+    column_of[columns] = np.arange(columns.size)
+    ids = np.flatnonzero(column_of >= 0)
+    return dict(zip(terms.terms(ids), column_of[ids].tolist(), strict=True))
+
+
+def count_rows(texts, terms, stop, ngram_range, fixed: bool, n_jobs, lowercase: bool) -> list:
     """The documents' rows of term counts, counted on threads: one ``(indptr, ids, counts)`` per
-    run of documents, the ids those of ``terms``.  Unless ``fixed`` (terms not in ``terms`` are
+    run of documents, the ids those of ``terms``, the words lowercased as ``str.lower()`` would
+    where ``lowercase``.  Unless ``fixed`` (terms not in ``terms`` are
     then skipped), new terms join ``terms`` numbered as one thread reading the documents in order
     would number them, so the result does not depend on ``n_jobs``."""
     from .._ext.ccore import Interrupt, check_status
@@ -189,7 +203,7 @@ def count_rows(texts, terms, stop, ngram_range, fixed: bool, n_jobs) -> list:
     ]
 
     def count(part, vocab):
-        status, indptr, ids, counts = count_terms(part, vocab, stop, low, high, fixed, interrupt)
+        status, indptr, ids, counts = count_terms(part, vocab, stop, low, high, fixed, interrupt, lowercase)
         check_status(status, "counting words", interrupt)
         return indptr, ids, counts, vocab
 
