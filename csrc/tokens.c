@@ -347,11 +347,23 @@ static int rehash(ts_vocab *v)
     return TS_OK;
 }
 
+/* The feature of a term given as code points and its hash, packed. */
+static feature hashed_cps(const uint32_t *cps, int64_t len, uint64_t h)
+{
+    feature f;
+    f.data = cps;
+    f.len = len;
+    f.kind = 4;
+    f.lower = NULL;
+    pack(&f);
+    f.h = h;
+    return f;
+}
+
 int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
 {
-    feature f = of_cps(cps, len);
+    feature f = hashed_cps(cps, len, h);
     uint64_t key;
-    f.h = h;
     key = v->slots[probe(v, &f)].key;
     return key == 0 ? -1 : (int64_t)(key & ID_MASK) - 1;
 }
@@ -396,10 +408,20 @@ static int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where)
 
 int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
 {
-    feature f = of_cps(cps, len);
+    feature f = hashed_cps(cps, len, h);
     int64_t where;
-    f.h = h;
     return add(v, &f, id, &where);
+}
+
+int64_t ts_vocab_missing(const ts_vocab *v, const ts_vocab *part)
+{
+    int64_t t, count = 0;
+    for (t = 0; t < part->n; t++) {
+        const term *p = &part->terms[t];
+        feature f = hashed_cps(part->cps + p->start, p->len, p->hash);
+        count += v->slots[probe(v, &f)].key == 0;
+    }
+    return count;
 }
 
 /* ---- words ------------------------------------------------------------------------------ */

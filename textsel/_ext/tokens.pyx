@@ -56,6 +56,7 @@ cdef extern from "textsel.h" nogil:
     int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
     int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
     void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
+    int64_t ts_vocab_missing(const ts_vocab *v, const ts_vocab *part)
     int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
     int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
     int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *opt,
@@ -175,13 +176,9 @@ cdef class Vocabulary:
 
     def missing(self, Vocabulary part):
         """How many of ``part``'s terms are not here (the terms :meth:`merge` would add)."""
-        cdef int64_t t, length, n = ts_vocab_size(part.v), count = 0
-        cdef const uint32_t *cps
+        cdef int64_t count
         with nogil:
-            for t in range(n):
-                ts_vocab_term(part.v, t, &cps, &length)
-                if ts_vocab_find(self.v, cps, length, ts_term_hash(cps, length)) < 0:
-                    count += 1
+            count = ts_vocab_missing(self.v, part.v)
         return count
 
     def merge(self, Vocabulary part):
@@ -235,7 +232,8 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
     cdef int64_t nnz = 0
     cdef int status
     cdef ts_count_options options
-    cdef const uint8_t *lower = _LOWER
+    cdef bytes lower_map = _LOWER  # held here while the kernel reads it
+    cdef const uint8_t *lower = lower_map
     cdef list lowered = []  # the lowercased copies, alive while the kernel reads them
     indptr = np.empty(n + 1, dtype=np.int64)
     cdef int64_t[::1] ptr = indptr
@@ -274,19 +272,46 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
         PyMem_Free(docs)
     if status != TS_OK:
         return status, None, None, None
-    cdef int64_t[::1] into_ids, into_counts
+    return TS_OK, indptr, _taken(ids, nnz), _taken(counts, nnz)
+
+
+cdef object _taken(int64_t *values, int64_t n):
+    """A numpy array over ``values`` (n int64 the kernel allocated), which it now owns: no copy."""
+    cdef _Allocated owner
     try:
-        out_ids = np.empty(nnz, dtype=np.int64)
-        out_counts = np.empty(nnz, dtype=np.int64)
-        if nnz:
-            into_ids = out_ids
-            into_counts = out_counts
-            memcpy(&into_ids[0], ids, nnz * sizeof(int64_t))
-            memcpy(&into_counts[0], counts, nnz * sizeof(int64_t))
-    finally:
-        free(ids)
-        free(counts)
-    return TS_OK, indptr, out_ids, out_counts
+        owner = _Allocated()
+    except BaseException:
+        free(values)
+        raise
+    owner.data, owner.shape[0], owner.strides[0] = values, n, sizeof(int64_t)
+    return np.frombuffer(owner, dtype=np.int64) if n else np.empty(0, dtype=np.int64)
+
+
+cdef class _Allocated:
+    """Memory from the C core's allocator, freed with the last array over it."""
+
+    cdef int64_t *data
+    cdef Py_ssize_t shape[1]
+    cdef Py_ssize_t strides[1]
+
+    def __dealloc__(self):
+        free(self.data)
+
+    def __getbuffer__(self, Py_buffer *view, int flags):
+        view.buf = self.data
+        view.obj = self
+        view.len = self.shape[0] * sizeof(int64_t)
+        view.itemsize = sizeof(int64_t)
+        view.readonly = 0
+        view.format = "q"
+        view.ndim = 1
+        view.shape = self.shape
+        view.strides = self.strides
+        view.suboffsets = NULL
+        view.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer *view):
+        pass
 
 
 def remap_rows(int64_t[::1] indptr, int64_t[::1] ids, int64_t[::1] counts, const int64_t[::1] mapping):
