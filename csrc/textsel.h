@@ -336,8 +336,6 @@ int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint6
 int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id);
 /* Term `id`'s code points (owned by v, valid until the next add). */
 void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len);
-/* How many of `part`'s terms are not in v. */
-int64_t ts_vocab_missing(const ts_vocab *v, const ts_vocab *part);
 /* Add `part`'s terms to `into` in part's order; map[t] is part's term t's id in `into`. */
 int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map);
 /* order[r] is the position in ids[0 .. n) of the term of rank r in Python's order of str (code

@@ -413,17 +413,6 @@ int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int6
     return add(v, &f, id, &where);
 }
 
-int64_t ts_vocab_missing(const ts_vocab *v, const ts_vocab *part)
-{
-    int64_t t, count = 0;
-    for (t = 0; t < part->n; t++) {
-        const term *p = &part->terms[t];
-        feature f = hashed_cps(part->cps + p->start, p->len, p->hash);
-        count += v->slots[probe(v, &f)].key == 0;
-    }
-    return count;
-}
-
 /* ---- words ------------------------------------------------------------------------------ */
 
 #define IS_WORD(word, c) ((c) < TS_CODE_POINTS && ((word)[(c) >> 3] >> ((c)&7)) & 1)

@@ -56,7 +56,6 @@ cdef extern from "textsel.h" nogil:
     int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
     int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
     void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
-    int64_t ts_vocab_missing(const ts_vocab *v, const ts_vocab *part)
     int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
     int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
     int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *opt,
@@ -173,13 +172,6 @@ cdef class Vocabulary:
             status = ts_vocab_order(self.v, given_ptr, n, &out[0] if n else NULL)
         check_status(status, "sorting the vocabulary")
         return order
-
-    def missing(self, Vocabulary part):
-        """How many of ``part``'s terms are not here (the terms :meth:`merge` would add)."""
-        cdef int64_t count
-        with nogil:
-            count = ts_vocab_missing(self.v, part.v)
-        return count
 
     def merge(self, Vocabulary part):
         """Add ``part``'s terms in its order; returns each of its terms' ids here."""

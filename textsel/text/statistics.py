@@ -266,7 +266,7 @@ class _Counts:
         self.fixed = bool(reader.fixed_vocabulary_)
         self.terms = reader._fixed_vocabulary() if self.fixed else Vocabulary()
         self.stop = reader._stop_vocabulary()
-        self.class_df = np.zeros((0, len(self.terms)), dtype=np.int64)
+        self.class_df = np.zeros((len(self.terms), 0), dtype=np.int64)  # terms x classes
         self.df = np.zeros(len(self.terms), dtype=np.int64)
         self.tf = np.zeros(len(self.terms), dtype=np.int64)
         self.class_sizes = np.zeros(0, dtype=np.int64)
@@ -294,14 +294,16 @@ class _Counts:
             counted = TermStats(counted.class_df[:, :0], counted.df[:0], counted.class_sizes, counted.n_docs,
                                 counted.classes, counted.multilabel)  # fmt: skip
         tf = np.bincount(X.indices, weights=X.data, minlength=width).astype(np.int64) if texts else None
-        # the tables grown first (to the exact size); after that, nothing fails
-        size = len(self.terms) + (0 if self.fixed else self.terms.missing(chunk_terms))
-        class_df = _grown(self.class_df, n_classes, size)
-        df, tf_all = _grown(self.df, None, size), _grown(self.tf, None, size)
+        # the tables grown first, with room for every term of the chunk being new; after that,
+        # nothing fails
+        room = len(self.terms) + (0 if self.fixed else len(chunk_terms))
+        class_df = _grown(self.class_df, room, n_classes)
+        df, tf_all = _grown(self.df, room), _grown(self.tf, room)
         columns = np.arange(width) if self.fixed else self.terms.merge(chunk_terms)
-        self.class_df, self.df, self.tf = class_df[:, :size], df[:size], tf_all[:size]
-        if counted is not None:
-            self.class_df[: counted.n_classes, columns] += counted.class_df
+        size = len(self.terms)
+        self.class_df, self.df, self.tf = class_df[:size], df[:size], tf_all[:size]
+        if counted is not None:  # a term's classes are side by side: one place in memory per term
+            self.class_df[columns, : counted.n_classes] += counted.class_df.T
             self.df[columns] += counted.df
             self.tf[columns] += tf
             sizes = np.zeros(n_classes, dtype=np.int64)
@@ -385,7 +387,7 @@ class _Counts:
             rows = np.arange(len(self.classes))
             classes = rows.copy()
         stats = TermStats(
-            class_df=self.class_df[rows][:, columns],
+            class_df=np.ascontiguousarray(self.class_df[columns][:, rows].T),
             df=self.df[columns],
             class_sizes=self.class_sizes[rows],
             n_docs=self.n_docs,
@@ -424,24 +426,22 @@ def _is_indicator(y) -> bool:
     return array.ndim == 2 and array.dtype.kind in "biuf"
 
 
-def _grown(table, rows, columns):
-    """``table`` (1-D, or 2-D with ``rows`` rows) with zeros to ``columns`` columns, in a buffer
-    with room to spare: buffers grow by half again, as Python's lists grow, so that adding the
-    terms of chunk after chunk copies each table a few times only."""
+def _grown(table, size, classes=None):
+    """``table`` (over the terms, or terms x ``classes``) with zeros to ``size`` terms, in a
+    buffer with room to spare: buffers grow by half again, as Python's lists grow, so that adding
+    the terms of chunk after chunk copies each table a few times only."""
     base = table.base if isinstance(table.base, np.ndarray) and table.base.ndim == table.ndim else table
+    height = base.shape[0] if base.shape[0] >= size else max(size, base.shape[0] + base.shape[0] // 2)
     if table.ndim == 1:
-        if base.shape[0] < columns:
-            base = np.zeros(max(columns, base.shape[0] + base.shape[0] // 2), dtype=np.int64)
+        if height > base.shape[0]:
+            base = np.zeros(height, dtype=np.int64)
             base[: table.shape[0]] = table
         return base
-    if base.shape[0] < rows or base.shape[1] < columns:
-        width = base.shape[1]
-        if width < columns:
-            width = max(columns, width + width // 2)
-        grown = np.zeros((max(rows, base.shape[0]), width), dtype=np.int64)
+    if height > base.shape[0] or base.shape[1] < classes:
+        grown = np.zeros((height, max(classes, base.shape[1])), dtype=np.int64)
         grown[: table.shape[0], : table.shape[1]] = table
         base = grown
-    return base[:rows]
+    return base[:, :classes]
 
 
 def _limited(order, df, tf, n_docs, reader) -> np.ndarray:
