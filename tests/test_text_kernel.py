@@ -41,3 +41,13 @@ def test_a_term_given_twice_keeps_its_positions_in_order():
     vocabulary.add(["b", "a", "abcdefghijklmnopqrstu", "abcdefghijklmnopqrst"])
     ids = np.array([3, 0, 2, 0, 1, 3, 1], dtype=np.int64)
     np.testing.assert_array_equal(vocabulary.order(ids), [4, 6, 0, 5, 2, 1, 3])
+
+
+def test_terms_added_from_strings_of_every_width_come_back_the_same():
+    terms = ["ab", "é", "Ωmega", "中文", "😀x", "\ud800", "", "a" * 40, "ÿ" * 20]
+    vocabulary = Vocabulary()
+    np.testing.assert_array_equal(vocabulary.add(terms), np.arange(len(terms)))
+    np.testing.assert_array_equal(vocabulary.add(terms[::-1]), np.arange(len(terms))[::-1])  # found again
+    assert vocabulary.terms() == terms
+    with pytest.raises(TypeError, match="bytes, not str"):
+        vocabulary.add([b"ab"])

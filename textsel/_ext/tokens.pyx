@@ -11,7 +11,7 @@ Python so that the tokens are exactly the ones its ``re`` finds.
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdlib cimport free
 from libc.string cimport memcpy
@@ -125,17 +125,39 @@ cdef class Vocabulary:
         """Add each term of ``terms`` (strings); returns their ids."""
         ids = np.empty(len(terms), dtype=np.int64)
         cdef int64_t[::1] out = ids
-        cdef Py_ssize_t k
-        for k, term in enumerate(terms):
-            out[k] = self._add(term)
+        cdef Py_ssize_t k = 0, n, j, cap = 0
+        cdef uint32_t *buf = NULL
+        cdef const uint32_t *cps
+        cdef int kind
+        cdef const void *data
+        cdef int64_t term_id
+        cdef int status
+        try:
+            for term in terms:
+                if type(term) is not str:
+                    raise TypeError(f"a term is {type(term).__name__}, not str")
+                n, kind, data = PyUnicode_GET_LENGTH(term), PyUnicode_KIND(term), PyUnicode_DATA(term)
+                if kind == 4:
+                    cps = <const uint32_t *> data
+                else:  # read out of the string's own buffer, widened
+                    if n > cap:
+                        PyMem_Free(buf)
+                        cap = max(n, 2 * cap)
+                        buf = <uint32_t *> PyMem_Malloc(cap * sizeof(uint32_t))
+                        if buf == NULL:
+                            cap = 0
+                            check_status(TS_ERR_NOMEM, "the vocabulary's terms")
+                    for j in range(n):
+                        buf[j] = (<const uint8_t *> data)[j] if kind == 1 else (<const uint16_t *> data)[j]
+                    cps = buf
+                status = ts_vocab_add(self.v, cps, n, ts_term_hash(cps, n), &term_id)
+                if status != TS_OK:
+                    check_status(status, "the vocabulary's terms")
+                out[k] = term_id
+                k += 1
+        finally:
+            PyMem_Free(buf)
         return ids
-
-    cdef int64_t _add(self, str term) except -1:
-        cdef uint32_t[::1] cps = np.frombuffer(term.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy() \
-            if len(term) else np.zeros(1, dtype=np.uint32)
-        cdef int64_t n = len(term), term_id
-        check_status(ts_vocab_add(self.v, &cps[0], n, ts_term_hash(&cps[0], n), &term_id), "the vocabulary's terms")
-        return term_id
 
     def terms(self, order=None):
         """The terms as strings, by id, or in the order of the ids in ``order``."""

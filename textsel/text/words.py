@@ -110,10 +110,11 @@ class _FastCounting(_WordKernel):
         cached = self.__dict__.get("_kernel_vocabulary")
         if cached is not None and cached[0] is self.vocabulary_ and len(cached[1]) == len(self.vocabulary_):
             return cached[1]
-        ordered = sorted(self.vocabulary_.items(), key=lambda item: item[1])
+        by_column = [None] * len(self.vocabulary_)  # scikit-learn checked: the columns are 0 .. n-1
+        for term, column in self.vocabulary_.items():
+            by_column[column] = term
         terms = Vocabulary()
-        ids = terms.add([term for term, _ in ordered])
-        if not np.array_equal(ids, [column for _, column in ordered]):
+        if not np.array_equal(terms.add(by_column), np.arange(len(by_column))):
             raise ValueError("vocabulary holds a term twice or leaves a column without a term")
         self.__dict__["_kernel_vocabulary"] = (self.vocabulary_, terms)
         return terms
