@@ -90,7 +90,7 @@ typedef struct {
     uint64_t lo, hi, h;
 } feature;
 
-static uint32_t cp_at(const void *data, int kind, int64_t i)
+static inline uint32_t cp_at(const void *data, int kind, int64_t i)
 {
     switch (kind) {
     case 1:
@@ -103,7 +103,7 @@ static uint32_t cp_at(const void *data, int kind, int64_t i)
 }
 
 /* Code point i of f, as read (lowercased where f has a map). */
-static uint32_t feature_cp(const feature *f, int64_t i)
+static inline uint32_t feature_cp(const feature *f, int64_t i)
 {
     return f->lower != NULL ? f->lower[((const uint8_t *)f->data)[i]] : cp_at(f->data, f->kind, i);
 }
@@ -130,7 +130,7 @@ static void pack(feature *f)
 }
 
 /* Eight ASCII bytes with A-Z lowercased (bytes above 127 are left as they are). */
-static uint64_t ascii_lower(uint64_t x)
+static inline uint64_t ascii_lower(uint64_t x)
 {
     const uint64_t high = UINT64_C(0x8080808080808080), seven = UINT64_C(0x7F7F7F7F7F7F7F7F);
     uint64_t at_least_a = (x & seven) + UINT64_C(0x3F3F3F3F3F3F3F3F); /* top bit: byte >= 'A' */
@@ -141,7 +141,7 @@ static uint64_t ascii_lower(uint64_t x)
 /* The packed form of a word of a one-byte document (its bytes are word characters, never 0),
  * `room` bytes readable from p: two loads where 16 bytes are, on a little-endian machine, and
  * where f has a lowercase map, an ASCII word lowercased in the two words. */
-static void pack_word_bytes(feature *f, int64_t room)
+static inline void pack_word_bytes(feature *f, int64_t room)
 {
     const uint8_t *p = (const uint8_t *)f->data;
     int64_t n = f->len;
@@ -183,7 +183,7 @@ struct ts_vocab {
     int64_t n_slots;    /* a power of two, at least twice n */
 };
 
-static uint64_t mix(uint64_t h)
+static inline uint64_t mix(uint64_t h)
 {
     /* splitmix64's finalizer: every input bit reaches every output bit */
     h ^= h >> 30;
@@ -196,7 +196,7 @@ static uint64_t mix(uint64_t h)
 
 /* A feature's hash: a packed one's two words through the mixer (no loop over code points),
  * another's code point by code point. */
-static uint64_t feature_hash(const feature *f)
+static inline uint64_t feature_hash(const feature *f)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)f->len;
     int64_t i;
@@ -283,7 +283,7 @@ static int same(const uint32_t *a, const feature *f)
 }
 
 /* The slot holding the feature's term, or the empty slot where it would go. */
-static int64_t probe(const ts_vocab *v, const feature *f)
+static inline int64_t probe(const ts_vocab *v, const feature *f)
 {
     int64_t mask = v->n_slots - 1, i = (int64_t)(f->h & (uint64_t)mask);
     uint64_t tag = TAG(f->h);
@@ -369,7 +369,7 @@ int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint6
 }
 
 /* The feature's term id, added (with the next id) if new, and the slot holding it. */
-static int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where)
+static inline int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where)
 {
     int64_t at = probe(v, f), end = v->cps_len, k;
     int status;
@@ -480,7 +480,7 @@ static int ascii_words(const uint8_t *narrow)
 }
 
 /* A bit per byte of the 64 bytes at p: whether it is a word character. */
-static uint64_t block_bits(const uint8_t *p, const uint8_t *narrow, int ascii)
+static inline uint64_t block_bits(const uint8_t *p, const uint8_t *narrow, int ascii)
 {
     uint64_t m = 0;
     int k;
@@ -521,7 +521,7 @@ static void words_start(words *w, const ts_text *doc, const uint8_t *narrow, int
 }
 
 /* The next word, [*begin, *end); 0 at the document's end. */
-static int next_word(words *w, int64_t *begin, int64_t *end)
+static inline int next_word(words *w, int64_t *begin, int64_t *end)
 {
     const ts_text *doc = w->doc;
     int64_t len = doc->length;
@@ -585,7 +585,7 @@ static int next_word(words *w, int64_t *begin, int64_t *end)
 
 /* The word [begin, end) of a document as a feature read in place (a one-byte document's
  * lowercased through `lower` where it is not NULL): packed, not yet hashed. */
-static void word_feature(const ts_text *doc, int64_t begin, int64_t end, const uint8_t *lower, feature *f)
+static inline void word_feature(const ts_text *doc, int64_t begin, int64_t end, const uint8_t *lower, feature *f)
 {
     f->data = (const char *)doc->data + begin * doc->kind;
     f->len = end - begin;
@@ -678,7 +678,7 @@ static int reserve(rows *out, int64_t need)
 }
 
 /* A new entry of term id in the rows, counted `count`. */
-static int new_entry(rows *out, int64_t id, int64_t count)
+static inline int new_entry(rows *out, int64_t id, int64_t count)
 {
     int status;
     if (out->nnz == out->cap && (status = reserve(out, out->nnz + 1)) != TS_OK)
@@ -766,7 +766,7 @@ static int ngram_feature(scratch *s, int64_t i, int64_t n, pending *e)
 /* Count feature f of document d into its row, which starts at row_start.  A vocabulary being
  * built notes each term's entry in its own slot; a fixed one, shared by the threads, is only
  * read, and the entries are noted per term in the thread's scratch. */
-static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, const feature *f,
+static inline int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, const feature *f,
                          int64_t row_start, rows *out)
 {
     int64_t id, at;
@@ -811,7 +811,7 @@ static int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *
 #endif
 
 /* Count the oldest pending feature of document d (unless it is a stop word). */
-static int count_oldest(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
+static inline int count_oldest(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
                         rows *out)
 {
     const feature *f = &s->ring[s->counted++ % AHEAD].f;
@@ -822,7 +822,7 @@ static int count_oldest(ts_vocab *vocab, const ts_count_options *opt, scratch *s
 
 /* The feature just written into the newest pending entry: hashed, its slot asked for, and the
  * oldest entry counted once AHEAD are waiting. */
-static int push(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start, rows *out)
+static inline int push(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start, rows *out)
 {
     feature *f = &s->ring[s->pushed % AHEAD].f;
     f->h = feature_hash(f);
@@ -1253,12 +1253,12 @@ int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *or
 
 /* ---- hashed features (scikit-learn's HashingVectorizer) ------------------------------------ */
 
-static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+static inline uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
 /* MurmurHash3_x86_32 (Austin Appleby's, public domain), as scikit-learn's murmurhash3_bytes_s32
  * computes it (read as a signed 32-bit value by the caller): a step per block of four bytes (k
  * the block read little-endian), the last one to three bytes, and the finish. */
-static uint32_t murmur_block(uint32_t h, uint32_t k)
+static inline uint32_t murmur_block(uint32_t h, uint32_t k)
 {
     k *= 0xcc9e2d51u;
     k = rotl32(k, 15);
@@ -1268,7 +1268,7 @@ static uint32_t murmur_block(uint32_t h, uint32_t k)
     return h * 5 + 0xe6546b64u;
 }
 
-static uint32_t murmur_tail(uint32_t h, uint32_t k)
+static inline uint32_t murmur_tail(uint32_t h, uint32_t k)
 {
     k *= 0xcc9e2d51u;
     k = rotl32(k, 15);
@@ -1276,7 +1276,7 @@ static uint32_t murmur_tail(uint32_t h, uint32_t k)
     return h ^ k;
 }
 
-static uint32_t murmur_finish(uint32_t h, int64_t n)
+static inline uint32_t murmur_finish(uint32_t h, int64_t n)
 {
     h ^= (uint32_t)n;
     h ^= h >> 16;
@@ -1313,7 +1313,7 @@ static uint32_t murmur3_32(const uint8_t *data, int64_t n)
 
 /* Of a packed ASCII feature's n bytes (byte k of the feature is byte k % 8 of lo, or of hi from
  * the eighth), read from the two words rather than from memory. */
-static uint32_t murmur_packed(uint64_t lo, uint64_t hi, int64_t n)
+static inline uint32_t murmur_packed(uint64_t lo, uint64_t hi, int64_t n)
 {
     uint32_t h = 0;
     int64_t i, rest = n & 3, at = n - rest;
@@ -1396,7 +1396,7 @@ typedef struct {
 
 #define FIRST_SHIFT (64 - 8)
 
-static int64_t column_home(const hashed_row *r, int64_t col)
+static inline int64_t column_home(const hashed_row *r, int64_t col)
 {
     return (int64_t)(((uint64_t)col * 0x9e3779b97f4a7c15ULL) >> r->shift);
 }
@@ -1431,7 +1431,7 @@ static int widen(hashed_row *r, const rows *out, int64_t row_start)
 
 /* Add `value` to column col's entry of the row that starts at row_start, a new entry where the
  * row has none. */
-static int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t col, int64_t value)
+static inline int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t col, int64_t value)
 {
     int64_t mask = ((int64_t)1 << (64 - r->shift)) - 1, i = column_home(r, col);
     int status;
@@ -1453,7 +1453,7 @@ static int add_hashed(hashed_row *r, rows *out, int64_t row_start, int64_t col, 
 
 /* Hash feature f into its column of the row (scikit-learn's column: abs(h) mod n_features,
  * abs(-2^31) read as 2^31 - 1 - (n_features - 1); -1 where alternate_sign and h < 0). */
-static int hash_feature(hashed_row *r, rows *out, int64_t row_start, const feature *f, int64_t n_features,
+static inline int hash_feature(hashed_row *r, rows *out, int64_t row_start, const feature *f, int64_t n_features,
                         int alternate_sign)
 {
     const uint8_t *bytes;
