@@ -1,6 +1,6 @@
 """Words counted from Python strings by the C core's tokenizer, without the GIL."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -8,13 +8,15 @@ from numpy.typing import NDArray
 from .ccore import Interrupt
 
 def word_bitmap() -> NDArray[np.uint8]: ...
+def plain_texts(
+    documents: Iterable[object], decoded: Callable[[object, int], str], content: bool, first: int
+) -> list[str]: ...
 
 class Vocabulary:
     def __len__(self) -> int: ...
     def add(self, terms: Sequence[str]) -> NDArray[np.int64]: ...
     def terms(self, order: NDArray[np.int64] | None = None) -> list[str]: ...
     def order(self, ids: NDArray[np.int64] | None = None) -> NDArray[np.int64]: ...
-    def missing(self, part: Vocabulary) -> int: ...
     def merge(self, part: Vocabulary) -> NDArray[np.int64]: ...
 
 def count_terms(
@@ -25,6 +27,7 @@ def count_terms(
     ngram_max: int,
     fixed: bool,
     interrupt: Interrupt,
+    lowercase: bool = False,
 ) -> tuple[int, NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None]: ...
 def hash_terms(
     texts: list[str],
@@ -34,6 +37,7 @@ def hash_terms(
     n_features: int,
     alternate_sign: bool,
     interrupt: Interrupt,
+    lowercase: bool = False,
 ) -> tuple[int, NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None]: ...
 def remap_rows(
     indptr: NDArray[np.int64], ids: NDArray[np.int64], counts: NDArray[np.int64], mapping: NDArray[np.int64]
