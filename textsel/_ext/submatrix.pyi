@@ -11,3 +11,6 @@ def prefix_columns(
     indptr: NDArray[np.integer[Any]],
     k: int,
 ) -> tuple[NDArray[np.floating[Any]], NDArray[np.integer[Any]], NDArray[np.integer[Any]]]: ...
+def mapped_columns(
+    indices: NDArray[np.integer[Any]], indptr: NDArray[np.integer[Any]], mapping: NDArray[np.integer[Any]]
+) -> tuple[NDArray[np.integer[Any]], NDArray[np.integer[Any]], NDArray[np.bool_]]: ...

@@ -51,3 +51,29 @@ def prefix_columns(const floating[::1] data, const integral[::1] indices, const 
                 iv[q] = indices[p]
                 q += 1
     return out_data, out_indices, out_indptr
+
+
+def mapped_columns(const integral[::1] indices, const integral[::1] indptr, const integral[::1] mapping):
+    """The entries of CSR buffers whose column ``mapping`` sends to a column (not -1), renumbered,
+    in their rows' order: ``(indices, indptr, kept)``, ``kept`` marking the entries kept (for the
+    values, of any dtype: ``data[kept]``).  One pass, without the GIL."""
+    cdef Py_ssize_t m = indptr.shape[0] - 1, n = indices.shape[0], i, p, q = 0
+    cdef integral column
+    index_type = np.int32 if integral is int32_t else np.int64
+    out_indices = np.empty(n, dtype=index_type)
+    out_indptr = np.empty(m + 1, dtype=index_type)
+    kept = np.empty(n, dtype=np.bool_)
+    cdef integral[::1] iv = out_indices
+    cdef integral[::1] optr = out_indptr
+    cdef unsigned char[::1] kv = kept.view(np.uint8)
+    with nogil:
+        optr[0] = 0
+        for i in range(m):
+            for p in range(indptr[i], indptr[i + 1]):
+                column = mapping[indices[p]]
+                kv[p] = column >= 0
+                if column >= 0:
+                    iv[q] = column
+                    q += 1
+            optr[i + 1] = <integral>q
+    return out_indices[:q], out_indptr, kept

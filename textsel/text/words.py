@@ -24,10 +24,11 @@ def _align(X):
 
 class _Counts:
     """What the kernel counted, while scikit-learn's ``fit_transform`` sorts and prunes the
-    columns: the terms (``Vocabulary``) and, for each column of the matrix, its term's id."""
+    columns: the terms (``Vocabulary``) and, for each column kept, its term's id."""
 
     def __init__(self, terms, columns):
         self.terms, self.columns = terms, columns
+        self.kept = None  # the columns of the matrix pruning keeps, where it has not dropped them yet
 
 
 class _WordKernel:
@@ -127,9 +128,18 @@ class _FastCounting(_WordKernel):
             return super()._sort_features(X, vocabulary)
         state = counted[1]
         new_order = state.terms.order(state.columns)
-        map_index = np.empty(new_order.size, dtype=X.indices.dtype)
-        map_index[new_order] = np.arange(new_order.size, dtype=X.indices.dtype)
-        X.indices = map_index.take(X.indices, mode="clip")
+        if state.kept is not None:  # pruned and sorted in one pass (see _limit_features)
+            from .._ext.submatrix import mapped_columns
+
+            map_index = np.full(X.shape[1], -1, dtype=X.indices.dtype)
+            map_index[state.kept[new_order]] = np.arange(new_order.size, dtype=X.indices.dtype)
+            indices, indptr, kept = mapped_columns(X.indices, X.indptr, map_index)
+            X = type(X)((X.data[kept], indices, indptr), shape=(X.shape[0], new_order.size))
+            state.kept = None
+        else:
+            map_index = np.empty(new_order.size, dtype=X.indices.dtype)
+            map_index[new_order] = np.arange(new_order.size, dtype=X.indices.dtype)
+            X.indices = map_index.take(X.indices, mode="clip")
         state.columns = state.columns[new_order]
         if self.max_features is None:  # fit_transform prunes, then sorts: the vocabulary is final
             self._finish(vocabulary)
@@ -160,7 +170,10 @@ class _FastCounting(_WordKernel):
                 raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
             if len(kept) < len(mask):  # every column kept: scikit-learn's slice would copy X as it is
                 state.columns = state.columns[kept]
-                X = X[:, kept]
+                if self.max_features is None:  # the columns are sorted next: both done in one pass there
+                    state.kept = kept
+                else:
+                    X = X[:, kept]
         if self.max_features is not None:  # fit_transform sorts, then prunes: the vocabulary is final
             self._finish(vocabulary)
         return X
