@@ -51,3 +51,22 @@ def test_terms_added_from_strings_of_every_width_come_back_the_same():
     assert vocabulary.terms() == terms
     with pytest.raises(TypeError, match="bytes, not str"):
         vocabulary.add([b"ab"])
+
+
+def test_rows_remapped_in_runs_equal_the_rows_remapped_at_once():
+    from textsel._ext.ccore import Interrupt
+    from textsel._ext.tokens import count_terms, remap_rows
+
+    docs = ["the cat sat on the mat", "", "a dog and the cat", "mat dog cat sat the on and"] * 5
+    _, indptr, ids, counts = count_terms(docs, Vocabulary(), None, 1, 2, False, Interrupt())
+    mapping = np.random.default_rng(0).permutation(ids.max() + 1).astype(np.int64)
+    whole_ids, whole_counts = ids.copy(), counts.copy()
+    remap_rows(indptr, whole_ids, whole_counts, mapping)
+    for first, end in ((0, 7), (7, 7), (7, 20)):
+        remap_rows(indptr, ids, counts, mapping, first, end)
+    np.testing.assert_array_equal(ids, whole_ids)
+    np.testing.assert_array_equal(counts, whole_counts)
+    for row in range(20):  # each row sorted by its new ids
+        assert np.all(np.diff(ids[indptr[row] : indptr[row + 1]]) > 0)
+    with pytest.raises(IndexError):
+        remap_rows(indptr, ids, counts, mapping, 5, 21)

@@ -40,5 +40,10 @@ def hash_terms(
     lowercase: bool = False,
 ) -> tuple[int, NDArray[np.int64] | None, NDArray[np.int64] | None, NDArray[np.int64] | None]: ...
 def remap_rows(
-    indptr: NDArray[np.int64], ids: NDArray[np.int64], counts: NDArray[np.int64], mapping: NDArray[np.int64]
+    indptr: NDArray[np.int64],
+    ids: NDArray[np.int64],
+    counts: NDArray[np.int64],
+    mapping: NDArray[np.int64],
+    first: int = 0,
+    end: int = -1,
 ) -> None: ...

@@ -328,8 +328,14 @@ cdef class _Allocated:
         pass
 
 
-def remap_rows(int64_t[::1] indptr, int64_t[::1] ids, int64_t[::1] counts, const int64_t[::1] mapping):
-    """Map each row's term ids through ``mapping`` and sort the row again, in place."""
+def remap_rows(int64_t[::1] indptr, int64_t[::1] ids, int64_t[::1] counts, const int64_t[::1] mapping,
+               Py_ssize_t first=0, Py_ssize_t end=-1):
+    """Map the term ids of rows ``first`` to ``end`` (default: all) through ``mapping`` and sort
+    each row again, in place (disjoint ranges of rows may be remapped at once on threads)."""
+    if end < 0:
+        end = indptr.shape[0] - 1
+    if not 0 <= first <= end <= indptr.shape[0] - 1:
+        raise IndexError(f"rows {first} to {end} of {indptr.shape[0] - 1}")
     with nogil:
-        ts_remap_rows(&indptr[0], indptr.shape[0] - 1, &ids[0] if ids.shape[0] else NULL,
+        ts_remap_rows(&indptr[first], end - first, &ids[0] if ids.shape[0] else NULL,
                       &counts[0] if counts.shape[0] else NULL, &mapping[0] if mapping.shape[0] else NULL)

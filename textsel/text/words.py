@@ -222,10 +222,25 @@ def count_rows(texts, terms, stop, ngram_range, fixed: bool, n_jobs, lowercase: 
         return indptr, ids, counts, vocab
 
     counted = run_blocks(count, parts, interrupt)
-    if not fixed:  # the threads' new terms numbered after the first's, in order
-        for indptr, ids, counts, vocab in counted[1:]:
-            remap_rows(indptr, ids, counts, terms.merge(vocab))
+    if not fixed and len(counted) > 1:
+        # the threads' new terms numbered after the first's, in order (one thread); their rows
+        # renumbered and sorted again on every thread, in runs of rows of about equal size
+        maps = [terms.merge(vocab) for *_, vocab in counted[1:]]
+        runs = [
+            (indptr, ids, counts, mapping, a, b)
+            for (indptr, ids, counts, _), mapping in zip(counted[1:], maps, strict=True)
+            for a, b in _row_runs(indptr, len(counted))
+        ]
+        run_blocks(remap_rows, runs, interrupt)
     return [part[:3] for part in counted]
+
+
+def _row_runs(indptr, n_runs: int):
+    """Consecutive runs of rows of about equal numbers of entries."""
+    n = indptr.size - 1
+    cuts = np.searchsorted(indptr, indptr[-1] * np.arange(1, n_runs) / n_runs, side="right") - 1
+    bounds = [0, *np.unique(np.clip(cuts, 0, n)).tolist(), n]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
 def _chunks(texts, n_threads: int):
