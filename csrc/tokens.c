@@ -65,9 +65,12 @@ typedef struct {
  * `seen`: while ts_count_terms runs, 1 + the position of the term's entry in the rows it is
  * writing (the entry is in the current document's row when at least the row's start + 1), so
  * that counting a word again touches no other memory. */
-#define ID_BITS 40
+#define ID_BITS 32
 #define ID_MASK ((UINT64_C(1) << ID_BITS) - 1)
 #define TAG(h) ((h) & ~ID_MASK)
+/* A term's home slot: the low bits of its tag (the hash's top ID_BITS bits), so that a table
+ * grows by reading its slots alone, never the terms. */
+#define HOME(h, mask) ((int64_t)(((h) >> ID_BITS) & (uint64_t)(mask)))
 #define PACK_MAX 15
 
 typedef struct {
@@ -285,7 +288,7 @@ static int same(const uint32_t *a, const feature *f)
 /* The slot holding the feature's term, or the empty slot where it would go. */
 static inline int64_t probe(const ts_vocab *v, const feature *f)
 {
-    int64_t mask = v->n_slots - 1, i = (int64_t)(f->h & (uint64_t)mask);
+    int64_t mask = v->n_slots - 1, i = HOME(f->h, mask);
     uint64_t tag = TAG(f->h);
     for (;;) {
         const slot *at = &v->slots[i];
@@ -326,7 +329,7 @@ static int rehash(ts_vocab *v)
 {
     int64_t n_slots = v->n_slots * 2, k, i, mask;
     slot *slots;
-    if (v->n_slots > INT64_MAX / 2 / (int64_t)sizeof(slot))
+    if (v->n_slots > INT64_MAX / 2 / (int64_t)sizeof(slot) || n_slots > (INT64_C(1) << ID_BITS))
         return TS_ERR_NOMEM;
     slots = new_slots(n_slots);
     if (slots == NULL)
@@ -336,7 +339,7 @@ static int rehash(ts_vocab *v)
         const slot *old = &v->slots[k];
         if (old->key == 0)
             continue;
-        i = (int64_t)(v->terms[(old->key & ID_MASK) - 1].hash & (uint64_t)mask);
+        i = HOME(old->key, mask);
         while (slots[i].key != 0)
             i = (i + 1) & mask;
         slots[i] = *old; /* with its packed form and what counting noted in it */
@@ -606,22 +609,23 @@ typedef struct {
 
 /* A feature found and hashed, its slot asked for, to be counted a few features later: the
  * table's lookups are waits on memory (a large vocabulary does not fit in cache), and AHEAD of
- * them in flight at once take little more than one.  `own`: the code points of a joined n-gram
- * (a word is read in place). */
+ * them in flight at once take little more than one.  `own`: a joined n-gram, in its tokens'
+ * width (a word is read in place). */
 #define AHEAD 8
 typedef struct {
     feature f;
-    uint32_t *own;
-    int64_t cap;
+    void *own;
+    int64_t cap; /* bytes */
 } pending;
 
 /* What one thread keeps between documents: the document's tokens (code points, and where each
  * starts) for n-grams, the features waiting to be counted, for each term the document that last
  * counted it (a fixed vocabulary) and the counts of a row's new terms while it is sorted. */
 typedef struct {
-    uint32_t *cps;
-    int64_t cps_cap;
-    int64_t *tok;        /* token k is cps[tok[k] .. tok[k + 1]) */
+    void *cps;           /* the tokens, a byte each for a one-byte document (lowercased), else 4 */
+    int64_t cps_cap;     /* bytes */
+    int width;           /* 1 or 4 */
+    int64_t *tok;        /* token k is code points tok[k] .. tok[k + 1] of cps */
     int64_t tok_cap;
     seen *seen;          /* per term: the last document counting it, and its entry in that row */
     int64_t seen_cap;
@@ -689,34 +693,58 @@ static inline int new_entry(rows *out, int64_t id, int64_t count)
     return TS_OK;
 }
 
-/* The document's tokens that are not stop words, into s->cps / s->tok; their number. */
+/* Bytes readable past a one-byte token's end: pack_word_bytes() reads 16 bytes at a time. */
+#define SLACK 16
+
+/* The document's tokens that are not stop words, into s->cps / s->tok (a one-byte document's as
+ * bytes, lowercased as they are copied; another's as code points); their number. */
 static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, int64_t *n_tokens)
 {
-    int64_t n = 0, begin, end, at, k;
+    int64_t n = 0, begin, end, at, k, len;
     words w;
     int status;
+    s->width = doc->kind == 1 ? 1 : 4;
     if ((status = grow((void **)&s->tok, &s->tok_cap, 1, sizeof(int64_t))) != TS_OK)
         return status;
     s->tok[0] = 0;
     words_start(&w, doc, s->narrow, s->ascii, opt->word);
     while (next_word(&w, &begin, &end)) {
+        feature f;
         at = s->tok[n];
-        if ((status = grow((void **)&s->cps, &s->cps_cap, at + (end - begin), sizeof(uint32_t))) != TS_OK)
+        len = end - begin;
+        if ((status = grow(&s->cps, &s->cps_cap, (at + len) * s->width + SLACK, 1)) != TS_OK)
             return status;
-        if (doc->kind == 1 && opt->lower != NULL)
-            for (k = begin; k < end; k++)
-                s->cps[at + (k - begin)] = opt->lower[((const uint8_t *)doc->data)[k]];
-        else
-            for (k = begin; k < end; k++)
-                s->cps[at + (k - begin)] = cp_at(doc->data, doc->kind, k);
+        if (s->width == 1) {
+            uint8_t *to = (uint8_t *)s->cps + at;
+            const uint8_t *from = (const uint8_t *)doc->data + begin;
+            if (opt->lower != NULL)
+                for (k = 0; k < len; k++)
+                    to[k] = opt->lower[from[k]];
+            else
+                memcpy(to, from, (size_t)len);
+            f.data = to;
+            f.len = len;
+            f.kind = 1;
+            f.lower = NULL;
+            pack_word_bytes(&f, s->cps_cap - at);
+        } else {
+            uint32_t *to = (uint32_t *)s->cps + at;
+            for (k = 0; k < len; k++)
+                to[k] = cp_at(doc->data, doc->kind, begin + k);
+            f.data = to;
+            f.len = len;
+            f.kind = 4;
+            f.lower = NULL;
+            pack(&f);
+        }
         if (opt->stop != NULL) {
-            feature f = of_cps(s->cps + at, end - begin);
+            f.h = feature_hash(&f);
             if (opt->stop->slots[probe(opt->stop, &f)].key != 0)
                 continue; /* a stop word: not kept, not in any n-gram */
         }
         if ((status = grow((void **)&s->tok, &s->tok_cap, n + 2, sizeof(int64_t))) != TS_OK)
             return status;
-        s->tok[++n] = at + (end - begin);
+        s->tok[++n] = at + len;
     }
     *n_tokens = n;
     return TS_OK;
@@ -735,31 +763,36 @@ static int check_doc(const ts_text *docs, int64_t d, const ts_count_options *opt
 }
 
 /* The n-gram of the n tokens from token i into `e` (a token is read in place; tokens are joined
- * by single spaces in e's own buffer), packed, not yet hashed. */
+ * by single spaces in e's own buffer, in their width), packed, not yet hashed. */
 static int ngram_feature(scratch *s, int64_t i, int64_t n, pending *e)
 {
-    int64_t at = 0, k, len = s->tok[i + n] - s->tok[i];
+    int64_t at = 0, k, len = s->tok[i + n] - s->tok[i] + n - 1, w = s->width;
     int status;
-    e->f.kind = 4;
+    e->f.kind = (int)w;
     e->f.lower = NULL;
+    e->f.len = len;
     if (n == 1) {
-        e->f.data = s->cps + s->tok[i];
-        e->f.len = len;
+        e->f.data = (const uint8_t *)s->cps + s->tok[i] * w;
+    } else {
+        if ((status = grow(&e->own, &e->cap, len * w + SLACK, 1)) != TS_OK)
+            return status;
+        for (k = i; k < i + n; k++) {
+            int64_t m = s->tok[k + 1] - s->tok[k];
+            if (k > i) {
+                if (w == 1)
+                    ((uint8_t *)e->own)[at++] = ' ';
+                else
+                    ((uint32_t *)e->own)[at++] = ' ';
+            }
+            memcpy((uint8_t *)e->own + at * w, (const uint8_t *)s->cps + s->tok[k] * w, (size_t)(m * w));
+            at += m;
+        }
+        e->f.data = e->own;
+    }
+    if (w == 1) /* a token's bytes are followed by SLACK readable ones, or by the next token's */
+        pack_word_bytes(&e->f, n == 1 ? s->cps_cap - s->tok[i] : e->cap);
+    else
         pack(&e->f);
-        return TS_OK;
-    }
-    if ((status = grow((void **)&e->own, &e->cap, len + n - 1, sizeof(uint32_t))) != TS_OK)
-        return status;
-    for (k = i; k < i + n; k++) {
-        int64_t m = s->tok[k + 1] - s->tok[k];
-        if (k > i)
-            e->own[at++] = ' ';
-        memcpy(e->own + at, s->cps + s->tok[k], (size_t)m * sizeof(uint32_t));
-        at += m;
-    }
-    e->f.data = e->own;
-    e->f.len = at;
-    pack(&e->f);
     return TS_OK;
 }
 
@@ -805,7 +838,7 @@ static inline int count_feature(ts_vocab *vocab, const ts_count_options *opt, sc
 
 /* Ask for the cache line of the slot where a probe for hash h starts, while other work goes on. */
 #if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH_SLOT(v, h) __builtin_prefetch(&(v)->slots[(h) & (uint64_t)((v)->n_slots - 1)])
+#define PREFETCH_SLOT(v, h) __builtin_prefetch(&(v)->slots[HOME(h, (v)->n_slots - 1)])
 #else
 #define PREFETCH_SLOT(v, h) ((void)0)
 #endif
