@@ -90,7 +90,8 @@ def output_mismatches(blocks: list[str], shown: list[str | None], stdout: str) -
 
 
 #: the archive each data-home loader reads: a page that calls one runs only where the archive is
-DATA_HOME_ARCHIVES = {"load_20newsgroups": "20news-bydate.tar.gz", "load_reuters21578": "reuters21578.tar.gz"}
+DATA_HOME_ARCHIVES = {"load_20newsgroups": "20news-bydate.tar.gz", "load_reuters21578": "reuters21578.tar.gz",
+                      "load_forman": "forman-cluto/re1"}  # fmt: skip
 
 
 def missing_archives(code: str) -> list[str]:

@@ -93,14 +93,15 @@ def test_verdicts_and_unknown_papers():
 def test_reproduce_without_the_sets_names_the_folder(tmp_path, capsys):
     assert main(["reproduce", "forman", "--data-home", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "no ARFF files in" in err and "forman-arff" in err and "Traceback" not in err
+    assert "none of Forman's sets in" in err and "forman-arff" in err and "forman-cluto" in err
+    assert "Traceback" not in err
 
 
 def test_reproduce_forman_quick_on_the_real_sets(data_home, tmp_path, capsys):
     """The command as a reader runs it (one trial): a page with every claim."""
     pytest.importorskip("matplotlib")
-    if not (data_home / "forman-arff").is_dir():
-        pytest.skip("no forman-arff folder in the data home")
+    if not (data_home / "forman-arff").is_dir() and not (data_home / "forman-cluto").is_dir():
+        pytest.skip("none of Forman's sets in the data home")
     code = main(["reproduce", "forman", "--data-home", str(data_home), "--out", str(tmp_path), "--quick",
                  "--n-jobs", "2"])  # fmt: skip
     assert code == 0

@@ -15,8 +15,8 @@ def add_parser(subparsers) -> None:
         "datasets",
         help="list the corpora in the data home, checked, and fetch the public archives",
         description="List the corpora textsel reads from the data home (Reuters-21578, 20 Newsgroups "
-        "and Forman's ARFF sets in forman-arff/), each checked against the data home's SHA256SUMS "
-        "where it has one, and say how to fetch what is missing.  --fetch first downloads a "
+        "and Forman's sets in forman-arff/ and forman-cluto/), each checked against the data home's "
+        "SHA256SUMS where it has one, and say how to fetch what is missing.  --fetch first downloads a "
         "public archive from its canonical address and keeps it only if its SHA-256 matches.  "
         "The SMS Spam Collection ships inside textsel and needs no data home.  Exits 2 when the "
         "data home does not exist.",
@@ -54,8 +54,10 @@ def run(args, out=None):
     candidates = [home / name for name in KNOWN_ARCHIVES]
     if home.is_dir():
         candidates += sorted(
-            p for p in home.rglob("*") if p.is_file() and p.name.endswith((".arff", ".arff.gz"))
-        )
+            p for p in home.rglob("*")
+            if p.is_file() and (p.name.endswith((".arff", ".arff.gz"))
+                                or (p.suffix == ".txt" and p.parent.parent.name == "forman-cluto"))
+        )  # fmt: skip
     missing = []
     for path in candidates:
         rel = path.relative_to(home).as_posix()

@@ -35,7 +35,11 @@ def add_parser(subparsers) -> None:
     )
     study.add_argument("inputs", nargs="*", help="labelled matrix files (ARFF, SVMlight, CLUTO) or raw text "
                        "(.csv, .tsv, .jsonl, a folder per class)")  # fmt: skip
-    study.add_argument("--forman-sets", action="store_true", help="add the ARFF sets of the data home")
+    study.add_argument(
+        "--forman-sets",
+        action="store_true",
+        help="add the Forman sets of the data home (forman-arff/, forman-cluto/)",
+    )
     study.add_argument("--data-home", default=None, help=DATA_HOME_HELP)
     study.add_argument("--labels", default=None, help=LABELS_HELP)
     study.add_argument("--metrics", type=metric_list, default=",".join(METRICS),
@@ -119,16 +123,17 @@ def _study_file(name: str) -> bool:
 
 def _run(args, out, folder) -> list[str]:
     """Read the datasets and run the study (into ``folder``, the run's staging folder, if given)."""
-    from ..datasets.arff import forman_set_paths
+    from ..datasets import forman_sets, load_forman
     from .inputs import read_dataset
 
     paths = list(args.inputs)
+    forman = []
     if args.forman_sets:
         try:
-            paths += [str(p) for p in forman_set_paths(args.data_home)]
+            forman = forman_sets(args.data_home)
         except FileNotFoundError as exc:
             raise FileNotFoundError(f"--forman-sets: {exc}") from None
-    if not paths:
+    if not paths and not forman:
         raise ValueError("no dataset: name matrix or text files, or pass --forman-sets")
     plots = bool(args.out) and not args.no_plots
     if plots and importlib.util.find_spec("matplotlib") is None:
@@ -139,6 +144,10 @@ def _run(args, out, folder) -> list[str]:
     for name, path in _dataset_names(paths):
         data = read_dataset(args, path, labels=args.labels)
         datasets[name] = (data.X, data.y)
+    for name in forman:
+        if name in datasets:
+            raise ValueError(f"{name} is named twice: as a file and as one of --forman-sets")
+        datasets[name] = load_forman(name, args.data_home, return_X_y=True)
     metrics, ks = args.metrics, _study_ks(args.ks, datasets)
     return _study(args, out, datasets, metrics, ks, plots, folder)
 

@@ -8,6 +8,7 @@ archive layouts (see ``docs/datasets.md``).  The SMS Spam Collection ships insid
 from ._home import get_data_home
 from .arff import load_arff
 from .fetch import fetch
+from .forman import FORMAN_SETS, forman_sets, load_forman
 from .formats import load_cluto, load_svmlight
 from .newsgroups import load_20newsgroups
 from .reuters import load_reuters21578
@@ -16,11 +17,14 @@ from .synthetic import make_synthetic_corpus
 from .texts import load_texts
 
 __all__ = [
+    "FORMAN_SETS",
     "fetch",
+    "forman_sets",
     "get_data_home",
     "load_20newsgroups",
     "load_arff",
     "load_cluto",
+    "load_forman",
     "load_reuters21578",
     "load_sms_spam",
     "load_svmlight",

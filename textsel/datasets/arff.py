@@ -125,20 +125,3 @@ def load_arff(path, *, return_X_y=False):
         target_names=classes,
         relation=relation,
     )
-
-
-def forman_set_paths(data_home=None) -> list[Path]:
-    """The ARFF files of Forman's benchmark in the data home's ``forman-arff/`` folder, sorted.
-
-    Raises ``FileNotFoundError`` naming the folder, and how to point at another data home, when
-    it holds none."""
-    from ._home import get_data_home
-
-    home = get_data_home(data_home) / "forman-arff"
-    found = sorted(home.glob("*.arff*")) if home.is_dir() else []
-    if not found:
-        raise FileNotFoundError(
-            f"no ARFF files in {home}; put Forman's sets in a forman-arff/ folder of the data home and "
-            "name it with --data-home / data_home= or the TEXTSEL_DATA environment variable"
-        )
-    return found
