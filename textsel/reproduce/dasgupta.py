@@ -416,7 +416,7 @@ def _judge_hellinger(report, distances, ks):
     label = f"k = {ks[-1]} - k = {ks[0]}"
     interval = t_interval(drop, f"{len(drop)} training parts")
     judged = (
-        too_few(label, len(drop), "training parts")
+        too_few(label, len(drop), "training parts", estimate=drop.mean() if drop.size else np.nan)
         if interval is None
         else (label, interval, at_most(interval, 0.0))
     )

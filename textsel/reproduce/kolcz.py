@@ -199,7 +199,7 @@ def _mean_cell(label, values, judge):
     Student's t interval, which keeps its coverage on so few; too few to judge under five."""
     interval = t_interval(values, f"{len(values)} categories")
     if interval is None:
-        return too_few(label, len(values), "categories")
+        return too_few(label, len(values), "categories", estimate=np.mean(values) if len(values) else np.nan)
     return label, interval, judge(interval)
 
 

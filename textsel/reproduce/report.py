@@ -19,6 +19,7 @@ from .verdicts import (
     cells_now,
     combine,
     current_seed,
+    grouped,
 )
 
 __all__ = ["Report", "Row", "verdict"]
@@ -101,9 +102,9 @@ class Report:
         if shown:
             hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval in shown)
             text += f" ({', '.join(hows)} over {_units([interval.over for _, interval in shown])})"
-        unjudged = [f"{label}: {'not judged' if w == TOO_FEW else 'not tested'} ({why})"
-                    for label, _, (w, why) in cells if w in (TOO_FEW, NOT_TESTED)]  # fmt: skip
-        text = "; ".join([text] * bool(shown) + unjudged)
+        unjudged = grouped((label, f"{'not judged' if w == TOO_FEW else 'not tested'} ({why})")
+                           for label, _, (w, why) in cells if w in (TOO_FEW, NOT_TESTED))  # fmt: skip
+        text = "; ".join([text] * bool(shown) + [unjudged] * bool(unjudged))
         self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed))
 
     def figure_folder(self, out, figures=True) -> Path | None:

@@ -23,8 +23,8 @@ import numpy as np
 
 __all__ = ["DIFFERS", "MIN_UNITS", "NOT_TESTED", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Comparison",
            "Interval", "at_least", "at_margins", "at_most", "band", "bootstrap", "cell", "clustered_t_family",
-           "cells_now", "combine", "current_seed", "equivalent", "every", "family", "level", "not_tested",
-           "seeded", "simultaneous", "t_interval", "too_few"]  # fmt: skip
+           "cells_now", "combine", "current_seed", "equivalent", "every", "family", "grouped", "level",
+           "not_tested", "seeded", "simultaneous", "t_interval", "too_few"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 TOO_FEW = "too few to judge"
@@ -200,7 +200,16 @@ def combine(cells) -> tuple[str, str]:
     else:
         word = REPRODUCES if all(w == REPRODUCES for w in words) else WITHIN_NOISE
     deciding = [(label, judged[1]) for label, _, judged in cells if judged[0] == word]
-    return word, "; ".join(f"{label}: {reason}" for label, reason in deciding)
+    return word, grouped(deciding)
+
+
+def grouped(pairs) -> str:
+    """``(label, reason)`` pairs as one text, each reason said once after the labels that share
+    it, in the order first given: "Reuters-21578, 20 Newsgroups: 3 categories, ..."."""
+    labels = {}
+    for label, reason in pairs:
+        labels.setdefault(reason, []).append(label)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in labels.items())
 
 
 @dataclass(frozen=True)
@@ -213,12 +222,13 @@ class Comparison:
     simultaneous: Interval
 
 
-def too_few(label: str, units: int, what: str = "units", needed: int = MIN_UNITS):
+def too_few(label: str, units: int, what: str = "units", needed: int = MIN_UNITS, estimate=float("nan")):
     """The cell ``(label, interval, (verdict, reason))`` of a claim with fewer than ``needed``
-    independent ``what``: not judged."""
+    independent ``what``: not judged, its ``estimate`` (the quantity measured on the few units,
+    where there is one) kept for the page."""
     return (
         label,
-        Interval(float("nan"), -np.inf, np.inf, f"{units} {what}", how="none"),
+        Interval(float(estimate), -np.inf, np.inf, f"{units} {what}", how="none"),
         (TOO_FEW, f"{units} {what}, fewer than the {needed} a verdict needs"),
     )
 
