@@ -86,8 +86,8 @@ FORMAN = {
     "low_precision": (
         'Sec. "Class Skew Analysis", Fig. 8',
         '"Under low skew, IG performs best and eventually reaches the performance of using all features."; '
-        "reading: IG above each other metric at every number of features, and at 2000 features within 0.01 "
-        "of the SVM on all features or above it",
+        "reading: IG above each other metric over the figure's numbers of features (their mean), and at 2000 "
+        "features within 0.01 of the SVM on all features or above it",
     ),
     "high_precision": (
         'Sec. "Class Skew Analysis", Fig. 8',
