@@ -93,7 +93,7 @@ ROWS = {
     ("kolcz", "overlap"): ("t", 10, 1, 4),
     ("kolcz", "containment"): ("t", 10, 1, 2),
     ("zhuang", "macro_order"): ("t", 90, 8, 1),
-    ("zhuang", "micro_close"): ("bootstrap", 3000, 2, 1),
+    ("zhuang", "micro_close"): ("bootstrap", 3000, 4, 1),
     ("zhuang", "balanced"): ("t", 19, 20, 1),
     ("zhuang", "unbalanced"): ("t", 45, 8, 1),
     ("zhuang", "extreme"): ("t", 26, 2, 1),

@@ -281,24 +281,29 @@ def _table2(report, counts, documents, Y):
     )
     index = {m: j for j, m in enumerate(METHODS)}
 
-    def gaps(f):  # WPSVM - SVM.2, twice: above -SAME and below SAME
-        gap = f[..., index["WPSVM"]] - f[..., index["SVM.2"]]
-        return np.stack([gap, gap], axis=-1)
+    # "the standard SVM when supplemented with validation techniques": SVM.2 (its weight j chosen
+    # by leave-one-out) and SVM.1 (its thresholds by SCutFBR.1, validated) both are
+    validated = ("SVM.2", "SVM.1")
+
+    def gaps(f):  # WPSVM - each validated SVM, twice: above -SAME and below SAME
+        return np.stack(
+            [f[..., index["WPSVM"]] - f[..., index[m]] for m in validated for _ in (0, 1)], axis=-1
+        )
 
     comparisons = band(
         gaps(estimate["micro"][None, :])[0],
         gaps(draws["micro"]),
-        ["WPSVM - SVM.2"] * 2,
+        [f"WPSVM - {m}" for m in validated for _ in (0, 1)],
         f"{documents['PSVM'].shape[0]:,} test documents",
     )
     report.judge(
         "micro_close",
-        f"micro-F1, paired over the test documents: WPSVM within {SAME:g} of SVM.2 (comparable: a margin the "
-        "paper does not give; "
-        + at_margins(comparisons, lambda m: [(ABOVE, -m), (BELOW, m)], (SAME / 2, SAME * 2))
+        f"micro-F1, paired over the test documents: WPSVM within {SAME:g} of SVM.2 and of SVM.1 (comparable: "
+        "a margin the paper does not give; "
+        + at_margins(comparisons, lambda m: [(ABOVE, -m), (BELOW, m)] * 2, (SAME / 2, SAME * 2))
         + ")",
         ", ".join(f"{m} {micro[m]:.3f}" for m in METHODS),
-        [cell(comparisons, [(ABOVE, -SAME), (BELOW, SAME)])],
+        [cell(comparisons, [(ABOVE, -SAME), (BELOW, SAME)] * 2)],
     )
 
 
