@@ -285,8 +285,9 @@ LI_SUN = {
         '10. The performance improvements is not as significant as on the CE collection" (Sec. 5.1); "20NG. '
         "The F1 improvements at low dimensionalities is not quite significant, but AVL remains a lower "
         "level. For higher k, there is less difference in F1, but the smaller AVL yield lower "
-        'computational cost than χ2." (Sec. 6.2); reading: on 20NG, STS at its tuned AVL* above chi2 at '
-        "the low k (1,000 and fewer), if by little, and its AVL below chi2's at every k",
+        'computational cost than χ2." (Sec. 6.2); reading: on 20NG, STS at its tuned AVL* not below chi2 at '
+        "the low k (1,000 and fewer), its gain there allowed to be too small to be significant, and its AVL "
+        "below chi2's at every k",
     ),
     "formula": (
         "Sec. 5.1",

@@ -224,9 +224,9 @@ def _judge(report, grid):
     low = [j for j, k in enumerate(ks) if k <= LOW] or [0]
     with simultaneous(len(low) + n_k):
         cells = []
-        for j in low:
+        for j in low:  # "not quite significant" improvements: not below chi2 by more than CLOSE
             diff = best_less(j, chi2[:, j])
-            cells.append((f"F1, k = {ks[j]}", diff, at_least(diff, 0.0)))
+            cells.append((f"F1, k = {ks[j]}", diff, at_least(diff, -CLOSE)))
         for j, k in enumerate(ks):  # AVL at the AVL* each resample chooses, less chi2's
             values = np.column_stack([sts[:, j], np.zeros(n_docs)])
             avl = bootstrap(values, docs, vectorized=True,
@@ -235,9 +235,10 @@ def _judge(report, grid):
             cells.append((f"AVL, k = {k}", avl, at_most(avl, 0.0)))
         report.judge(
             "fig8",
-            f"micro-F1 of STS at AVL* minus chi2's, paired over the test documents, at k up to {LOW} "
-            "(above 0); the AVL of STS's set at AVL* minus chi2's, at each k (below 0); AVL* chosen again "
-            "in each resample",
+            f"micro-F1 of STS at AVL* minus chi2's, paired over the test documents, at k up to {LOW}: above "
+            f'-{CLOSE:g} (an improvement the paper calls "not quite significant" is asked to be no loss, '
+            "not a significant gain); the AVL of STS's set at AVL* minus chi2's, at each k (below 0); AVL* "
+            "chosen again in each resample",
             ", ".join(f"{ks[j]}: {(sts[:, j, best[j]] - chi2[:, j]).mean():+.4f}" for j in range(n_k)),
             cells,
         )
