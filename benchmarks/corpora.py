@@ -39,7 +39,7 @@ def benchmark_corpora(data_home, boolean=False):
     reuters = load_reuters21578(data_home)
     news = load_20newsgroups(data_home)
     for name, train, test, y, y_test in (
-        ("Reuters-21578", reuters.data_train, reuters.data_test, reuters.y_train, reuters.y_test),
+        ("Reuters-21578", reuters.data_train, reuters.data_test, reuters.target_train, reuters.target_test),
         ("20 Newsgroups", news.data_train, news.data_test, news.target_train, news.target_test),
     ):
         if boolean:

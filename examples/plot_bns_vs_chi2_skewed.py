@@ -26,10 +26,10 @@ from textsel.datasets import get_data_home, load_reuters21578, make_synthetic_co
 # three smallest classes of a skewed synthetic corpus.
 if (get_data_home() / "reuters21578.tar.gz").is_file():
     corpus = load_reuters21578()
-    share = corpus.y_train.mean(axis=0)
-    rare = np.flatnonzero((share >= 0.005) & (share <= 0.02) & (corpus.y_test.sum(axis=0) > 0))
+    share = corpus.target_train.mean(axis=0)
+    rare = np.flatnonzero((share >= 0.005) & (share <= 0.02) & (corpus.target_test.sum(axis=0) > 0))
     train, test = corpus.data_train, corpus.data_test
-    tasks = {corpus.target_names[c]: (corpus.y_train[:, c], corpus.y_test[:, c]) for c in rare}
+    tasks = {corpus.target_names[c]: (corpus.target_train[:, c], corpus.target_test[:, c]) for c in rare}
     name = f"Reuters-21578, {len(tasks)} categories with 0.5-2% of the documents"
 else:
     corpus = make_synthetic_corpus(n_docs=3000, n_classes=8, skew=3.0)

@@ -27,7 +27,7 @@ if (get_data_home() / "reuters21578.tar.gz").is_file():
     corpus = load_reuters21578()
     c = corpus.target_names.index("acq")
     train, test = corpus.data_train, corpus.data_test
-    y, y_test = corpus.y_train[:, c], corpus.y_test[:, c]
+    y, y_test = corpus.target_train[:, c], corpus.target_test[:, c]
     name = "Reuters-21578, acq"
 else:
     corpus = make_synthetic_corpus(n_docs=3000)

@@ -22,7 +22,7 @@ from textsel.study import proximal_by_skew
 # A multi-label corpus (one-vs-rest for every class): Reuters-21578, or a skewed synthetic one.
 if (get_data_home() / "reuters21578.tar.gz").is_file():
     corpus = load_reuters21578()
-    train, test, Y, Y_test = corpus.data_train, corpus.data_test, corpus.y_train, corpus.y_test
+    train, test, Y, Y_test = corpus.data_train, corpus.data_test, corpus.target_train, corpus.target_test
     name = "Reuters-21578"
 else:
     corpus = make_synthetic_corpus(n_docs=4000, n_classes=12, skew=4.0)

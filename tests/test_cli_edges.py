@@ -179,7 +179,7 @@ def test_a_folder_reads_regular_visible_files_only_and_says_what_it_skipped(tmp_
     with pytest.warns(UserWarning, match=r"skipped 5 entries that are hidden or not regular files") as caught:
         b = load_texts(tmp_path)
     assert ".git/" in str(caught[0].message) and "finance/pipe" in str(caught[0].message)
-    assert sorted(b.target_names) == ["finance", "sport"] and len(b.texts) == 10
+    assert sorted(b.target_names) == ["finance", "sport"] and len(b.data) == 10
 
 
 def test_csv_fields_longer_than_the_csv_modules_limit_are_read(tmp_path):
@@ -187,13 +187,13 @@ def test_csv_fields_longer_than_the_csv_modules_limit_are_read(tmp_path):
     path = write_csv(tmp_path / "docs.csv", [(long_text, "sport")] + rows())
     limit = csv.field_size_limit()
     b = load_texts(path)
-    assert b.texts[0] == long_text and csv.field_size_limit() == limit  # the caller's limit is put back
+    assert b.data[0] == long_text and csv.field_size_limit() == limit  # the caller's limit is put back
 
 
 def test_a_utf8_byte_order_mark_is_not_part_of_the_header(tmp_path):
     path = write_csv(tmp_path / "docs.csv", rows(), encoding="utf-8-sig")  # as Excel writes it
     b = load_texts(path)
-    assert len(b.texts) == 10 and set(b.target_names) == {"sport", "finance"}
+    assert len(b.data) == 10 and set(b.target_names) == {"sport", "finance"}
 
 
 def test_a_repeated_header_name_is_refused(tmp_path):
@@ -215,7 +215,7 @@ def test_an_undecodable_file_names_both_ways_to_set_the_encoding(tmp_path):
     path.write_bytes("text,label\ncaf\xe9 au lait,food\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"line 2: bytes that are not utf-8.*--encoding on the command line"):
         load_texts(path)
-    assert np.asarray(load_texts(path, encoding="latin-1").texts).tolist() == ["café au lait"]
+    assert np.asarray(load_texts(path, encoding="latin-1").data).tolist() == ["café au lait"]
 
 
 def test_an_output_that_cannot_be_written_names_the_option(tmp_path, capsys):

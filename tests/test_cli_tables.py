@@ -61,8 +61,8 @@ def test_positions_read_a_headerless_tsv_as_pandas_reads_it_with_header_none(tmp
     path = headerless_tsv(tmp_path / "msgs", DOCS)
     got = load_texts(path, fmt="tsv", text_column=1, label_column=0)
     frame = pd.read_csv(path, sep="\t", header=None, quoting=csv.QUOTE_NONE, dtype=str)
-    assert got.texts == frame[1].tolist() and got.y.tolist() == frame[0].tolist()
-    assert len(got.texts) == len(DOCS)  # the first row is a document, not a header
+    assert got.data == frame[1].tolist() and got.target.tolist() == frame[0].tolist()
+    assert len(got.data) == len(DOCS)  # the first row is a document, not a header
 
 
 def test_positions_read_a_headerless_csv_with_quoted_commas_and_newlines_as_pandas_does(tmp_path):
@@ -72,15 +72,15 @@ def test_positions_read_a_headerless_csv_with_quoted_commas_and_newlines_as_pand
         csv.writer(fh).writerows([(label, 7, text) for text, label in rows])
     got = load_texts(path, text_column=2, label_column=0)
     frame = pd.read_csv(path, header=None, dtype=str)
-    assert got.texts == frame[2].tolist() == [t for t, _ in rows]
-    assert got.y.tolist() == frame[0].tolist()
+    assert got.data == frame[2].tolist() == [t for t, _ in rows]
+    assert got.target.tolist() == frame[0].tolist()
 
 
 def test_header_true_with_positions_skips_the_first_row_as_pandas_header_0_and_iloc(tmp_path):
     path = write_csv(tmp_path / "d.csv", [(t, y, "id") for t, y in DOCS], header=("body", "topic", "id"))
     got = load_texts(path, text_column=0, label_column=1, header=True)
     frame = pd.read_csv(path, header=0, dtype=str)
-    assert got.texts == frame.iloc[:, 0].tolist() and got.y.tolist() == frame.iloc[:, 1].tolist()
+    assert got.data == frame.iloc[:, 0].tolist() and got.target.tolist() == frame.iloc[:, 1].tolist()
 
 
 def test_header_with_positions_on_the_command_line_equals_naming_the_columns(tmp_path, capsys):
@@ -225,7 +225,7 @@ def test_select_reads_the_published_sms_spam_collection(data_home):
     # the rows are pandas' with header=None (quoting off: 54 messages start with a quote)
     read = load_texts(path, fmt="tsv", text_column=1, label_column=0)
     frame = pd.read_csv(path, sep="\t", header=None, quoting=csv.QUOTE_NONE, dtype=str)
-    assert len(read.texts) == 5574 and read.texts == frame[1].tolist() == sms.data
+    assert len(read.data) == 5574 and read.data == frame[1].tolist() == sms.data
 
 
 # -- weighting options: refused, since they cannot change a selection

@@ -38,9 +38,9 @@ def test_load_arff(tmp_path, compressed):
     with opener(path, "wt") as fh:
         fh.write(ARFF)
     b = load_arff(path)
-    np.testing.assert_array_equal(b.X.toarray(), [[2, 0, 1], [0, 5, 0], [1, 1, 0], [0, 0, 0]])
+    np.testing.assert_array_equal(b.data.toarray(), [[2, 0, 1], [0, 5, 0], [1, 1, 0], [0, 0, 0]])
     # an omitted nominal class takes its first declared value
-    np.testing.assert_array_equal(b.y, ["b", "a", "c c", "a"])
+    np.testing.assert_array_equal(b.target, ["b", "a", "c c", "a"])
     assert list(b.feature_names) == ["alpha", "two words", "gamma"]
     assert b.target_names == ["a", "b", "c c"]
     assert b.relation == "tiny.wc"
@@ -116,8 +116,8 @@ def test_load_reuters_modapte_on_a_small_archive(tmp_path):
     assert b.target_names == ["acq", "earn"]  # categories with train and test documents
     np.testing.assert_array_equal(b.ids_train, [1, 2])  # doc 5 carries no kept category
     np.testing.assert_array_equal(b.ids_test, [3, 4])
-    np.testing.assert_array_equal(b.y_train, [[0, 1], [1, 1]])
-    np.testing.assert_array_equal(b.y_test, [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(b.target_train, [[0, 1], [1, 1]])
+    np.testing.assert_array_equal(b.target_test, [[0, 1], [1, 0]])
     assert b.data_train[0] == "T1\nprofit <up> caf\xe9"
     kept = load_reuters21578(tmp_path, keep_unlabeled=True)
     np.testing.assert_array_equal(kept.ids_train, [1, 2, 5])
@@ -150,7 +150,7 @@ def test_synthetic_corpus_is_deterministic_and_labelled():
     a = make_synthetic_corpus(n_docs=200, n_terms=500, n_classes=4, random_state=1)
     b = make_synthetic_corpus(n_docs=200, n_terms=500, n_classes=4, random_state=1)
     assert a.data == b.data and np.array_equal(a.target, b.target)
-    assert "SYNTHETIC" in a.description
+    assert "SYNTHETIC" in a.DESCR
     assert set(a.target) == {0, 1, 2, 3}
     counts = np.bincount(a.target)
     assert counts[0] > counts[-1]  # skewed classes
@@ -165,11 +165,11 @@ def test_real_reuters_modapte_counts(data_home):
     b = load_reuters21578(data_home)
     assert len(b.target_names) == 90
     assert (len(b.data_train), len(b.data_test)) == (7770, 3019)
-    assert b.y_train.shape == (7770, 90) and b.y_test.shape == (3019, 90)
-    assert b.y_train.any(axis=1).all()
+    assert b.target_train.shape == (7770, 90) and b.target_test.shape == (3019, 90)
+    assert b.target_train.any(axis=1).all()
     everything = load_reuters21578(data_home, keep_unlabeled=True)
     assert (len(everything.data_train), len(everything.data_test)) == (9603, 3299)
-    assert "earn" in b.target_names and b.y_train[:, b.target_names.index("earn")].sum() == 2877
+    assert "earn" in b.target_names and b.target_train[:, b.target_names.index("earn")].sum() == 2877
 
 
 def test_real_20newsgroups_counts(data_home):
@@ -187,9 +187,9 @@ ARFF_SHAPES = {"oh0": (1003, 3182, 10), "oh5": (918, 3012, 10), "tr11": (414, 64
 def test_real_arff_shapes(data_home, name):
     b = load_arff(data_home / "forman-arff" / f"{name}.wc.arff.gz")
     n_docs, n_terms, n_classes = ARFF_SHAPES[name]
-    assert b.X.shape == (n_docs, n_terms)
-    assert len(np.unique(b.y)) == n_classes
-    assert b.X.data.min() >= 1 and float(b.X.data.max()).is_integer()
+    assert b.data.shape == (n_docs, n_terms)
+    assert len(np.unique(b.target)) == n_classes
+    assert b.data.data.min() >= 1 and float(b.data.data.max()).is_integer()
 
 
 def test_load_cluto(tmp_path):
@@ -199,8 +199,8 @@ def test_load_cluto(tmp_path):
     (tmp_path / "m.rclass").write_text("x\ny\nx\n")
     (tmp_path / "m.clabel").write_text("w1\nw2\nw3\nw4\n")
     b = load_cluto(tmp_path / "m.mat", tmp_path / "m.rclass", tmp_path / "m.clabel")
-    np.testing.assert_array_equal(b.X.toarray(), [[2.5, 0, 0, 1], [0, 0, 0, 0], [0, 3, 1, 0]])
-    np.testing.assert_array_equal(b.y, ["x", "y", "x"])
+    np.testing.assert_array_equal(b.data.toarray(), [[2.5, 0, 0, 1], [0, 0, 0, 0], [0, 3, 1, 0]])
+    np.testing.assert_array_equal(b.target, ["x", "y", "x"])
     assert list(b.feature_names) == ["w1", "w2", "w3", "w4"]
     (tmp_path / "bad.mat").write_text("2 4 1\n5 1\n\n")
     with pytest.raises(ValueError, match="out of 1..4"):
@@ -224,8 +224,8 @@ def test_load_svmlight_uses_scikit_learn(tmp_path):
     X = np.array([[0, 1.5], [2, 0]])
     dump_svmlight_file(X, [1, -1], str(tmp_path / "f.svm"))
     b = load_svmlight(tmp_path / "f.svm")
-    np.testing.assert_array_equal(b.X.toarray(), X)
-    np.testing.assert_array_equal(b.y, [1, -1])
+    np.testing.assert_array_equal(b.data.toarray(), X)
+    np.testing.assert_array_equal(b.target, [1, -1])
 
 
 def test_fetch_from_a_local_copy_checks_the_checksum(tmp_path):

@@ -486,7 +486,7 @@ def real_corpora(data_home):
     reuters, news = load_reuters21578(data_home), load_20newsgroups(data_home)
     vectorize = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform
     return {
-        "reuters": (vectorize(reuters.data_train), reuters.y_train),
+        "reuters": (vectorize(reuters.data_train), reuters.target_train),
         "20newsgroups": (vectorize(news.data_train), news.target_train),
     }
 

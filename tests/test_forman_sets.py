@@ -55,13 +55,13 @@ def test_the_sparse_layout_reads_every_count_and_class(tmp_path, monkeypatch):
     _write_sparse(tmp_path, "tr21", X, classes)
     _as_table(monkeypatch, "tr21", X, classes)
     b = load_forman("tr21", tmp_path)
-    assert isinstance(b.X, sp.csr_matrix) and b.X.has_sorted_indices and b.X.dtype == np.float64
-    np.testing.assert_array_equal(b.X.toarray(), X)
-    assert b.y.tolist() == [f"c{k + 1}" for k in y] and b.target_names == ["c1", "c2", "c3"]
+    assert isinstance(b.data, sp.csr_matrix) and b.data.has_sorted_indices and b.data.dtype == np.float64
+    np.testing.assert_array_equal(b.data.toarray(), X)
+    assert b.target.tolist() == [f"c{k + 1}" for k in y] and b.target_names == ["c1", "c2", "c3"]
     assert b.feature_names is None and b.source == "TREC" and b.notes == ""
     assert forman_sets(tmp_path) == ["tr21"]
     X2, y2 = load_forman("tr21", tmp_path, return_X_y=True)
-    assert (X2 != b.X).nnz == 0 and (y2 == b.y).all()
+    assert (X2 != b.data).nnz == 0 and (y2 == b.target).all()
 
 
 def test_a_repeated_class_row_over_as_many_classless_documents_is_repaired_and_said(tmp_path, monkeypatch):
@@ -73,7 +73,7 @@ def test_a_repeated_class_row_over_as_many_classless_documents_is_repaired_and_s
     _write_sparse(tmp_path, "tr21", X, broken)
     _as_table(monkeypatch, "tr21", X, classes)
     b = load_forman("tr21", tmp_path)
-    assert b.y.tolist() == [f"c{k + 1}" for k in y]
+    assert b.target.tolist() == [f"c{k + 1}" for k in y]
     assert "repeats class c2's row" in b.notes and "4 documents" in b.notes
 
 
@@ -127,11 +127,11 @@ def test_real_forman_set_is_the_one_in_his_table(data_home, name):
     if name not in forman_sets(data_home):
         pytest.skip(f"{name} is not in the data home")
     b = load_forman(name, data_home)
-    assert b.X.shape == (FORMAN_SETS[name].documents, FORMAN_SETS[name].words)
-    assert b.X.data.min() >= 1 and np.all(b.X.data == np.round(b.X.data))
+    assert b.data.shape == (FORMAN_SETS[name].documents, FORMAN_SETS[name].words)
+    assert b.data.data.min() >= 1 and np.all(b.data.data == np.round(b.data.data))
     assert len(b.target_names) == len(FORMAN_SETS[name].class_sizes)
     if b.path.parent.name == "forman-arff":
         raw = load_arff(b.path)
-        assert (raw.X != b.X).nnz == 0 and (raw.y == b.y).all()
+        assert (raw.data != b.data).nnz == 0 and (raw.target == b.target).all()
     if name == "re1":
         assert "repeats class" in b.notes

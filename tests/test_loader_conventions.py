@@ -72,11 +72,11 @@ def test_a_bad_subset_is_refused_before_any_archive_is_read(load, kwargs, messag
 def test_20newsgroups_subsets_are_scikit_learns_sizes_and_all_is_train_then_test(data_home):
     both = load_20newsgroups(data_home)
     assert set(both) == {"data_train", "data_test", "target_train", "target_test", "target_names",
-                         "description"}  # fmt: skip
+                         "DESCR"}  # fmt: skip
     sizes = {}
     for subset in ("train", "test", "all"):
         bunch = load_20newsgroups(data_home, subset=subset)
-        assert set(bunch) == {"data", "target", "target_names", "description"}
+        assert set(bunch) == {"data", "target", "target_names", "DESCR"}
         assert bunch.target_names == both.target_names and len(bunch.data) == len(bunch.target)
         sizes[subset] = len(bunch.data)
         if subset != "all":
@@ -91,11 +91,11 @@ def test_20newsgroups_subsets_are_scikit_learns_sizes_and_all_is_train_then_test
 def test_reuters_subsets_carry_the_indicator_target_and_ids(data_home):
     both = load_reuters21578(data_home)
     test = load_reuters21578(data_home, subset="test")
-    assert test.data == both.data_test and np.array_equal(test.target, both.y_test)
+    assert test.data == both.data_test and np.array_equal(test.target, both.target_test)
     assert np.array_equal(test.ids, both.ids_test) and test.target_names == both.target_names
     data, target = load_reuters21578(data_home, subset="all", return_X_y=True)
     assert len(data) == 7770 + 3019 and target.shape == (10789, 90)
-    assert np.array_equal(target, np.vstack([both.y_train, both.y_test]))
+    assert np.array_equal(target, np.vstack([both.target_train, both.target_test]))
 
 
 def test_matrix_and_text_loaders_return_x_y(tmp_path):
@@ -111,7 +111,7 @@ def test_matrix_and_text_loaders_return_x_y(tmp_path):
     )
     bunch = load_arff(tmp_path / "t.arff")
     got_X, got_y = load_arff(tmp_path / "t.arff", return_X_y=True)
-    assert (got_X != bunch.X).nnz == 0 and got_y.tolist() == bunch.y.tolist() == ["x", "y"]
+    assert (got_X != bunch.data).nnz == 0 and got_y.tolist() == bunch.target.tolist() == ["x", "y"]
     (tmp_path / "m.mat").write_text("2 3 3\n1 1 3 2\n2 1\n")
     (tmp_path / "m.mat.rclass").write_text("x\ny\n")
     got_X, got_y = load_cluto(tmp_path / "m.mat", tmp_path / "m.mat.rclass", return_X_y=True)
@@ -119,3 +119,39 @@ def test_matrix_and_text_loaders_return_x_y(tmp_path):
     (tmp_path / "d.tsv").write_text("x\tone text\ny\tanother text\n")
     texts, y = load_texts(tmp_path / "d.tsv", text_column=1, label_column=0, return_X_y=True)
     assert texts == ["one text", "another text"] and y.tolist() == ["x", "y"]
+
+
+def test_every_loader_gives_scikit_learns_names_and_the_old_ones_warn_at_the_callers_line(tmp_path):
+    """data, target and DESCR on every loader (scikit-learn's fetchers' names); the names textsel
+    first used (X, y, texts, description) still read the same object, with a FutureWarning that
+    points at the line that read them, and are not keys."""
+    import warnings
+
+    from textsel.datasets import make_synthetic_corpus
+
+    (tmp_path / "t.arff").write_text(
+        "@relation t\n@attribute a integer\n@attribute class {x,y}\n@data\n{0 1}\n"
+    )
+    (tmp_path / "d.tsv").write_text("x\tone text\ny\tanother text\n")
+    bunches = {
+        "arff": (load_arff(tmp_path / "t.arff"), ["X", "y"]),
+        "texts": (load_texts(tmp_path / "d.tsv", text_column=1, label_column=0), ["texts", "y"]),
+        "synthetic": (make_synthetic_corpus(n_docs=200, n_terms=500, random_state=0), ["description"]),
+        "sms": (load_sms_spam(), []),
+    }
+    renamed = {"X": "data", "y": "target", "texts": "data", "description": "DESCR"}
+    for name, (bunch, old) in bunches.items():
+        assert {"data", "target"} <= set(bunch), name
+        assert "DESCR" in bunch or name == "texts", name
+        for key in old:
+            assert key not in bunch
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = getattr(bunch, key)
+            assert value is bunch[renamed[key]]
+            (warning,) = caught
+            assert warning.category is FutureWarning and f"'{key}' is now '{renamed[key]}'" in str(
+                warning.message
+            )
+            assert warning.filename == __file__
+    assert "description" not in load_sms_spam()  # DESCR alone, as scikit-learn's loaders

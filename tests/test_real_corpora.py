@@ -15,7 +15,7 @@ from textsel.datasets import load_20newsgroups, load_arff, load_reuters21578
 def reuters(data_home):
     b = load_reuters21578(data_home)
     X = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(b.data_train)
-    return X, b.y_train
+    return X, b.target_train
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_bns_selects_reuters_category_words(reuters, data_home):
 
 def test_forman_arff_round_robin_selection(data_home):
     b = load_arff(data_home / "forman-arff" / "tr11.wc.arff.gz")
-    sel = textsel.TermSelector("bns", k=100).fit(b.X, b.y)
+    sel = textsel.TermSelector("bns", k=100).fit(b.data, b.target)
     assert sel.get_support().sum() == 100
     # every one of the nine classes contributes its single best term under round-robin
     for c in range(len(sel.classes_)):

@@ -459,14 +459,14 @@ def assert_like_load_texts(path, chunk_chars=50, **options):
             TermCounter().fit_file(path, chunk_chars=chunk_chars, **options)
         assert str(raised.value) == str(exc)
         return None
-    y = b.y
+    y = b.target
     counter = TermCounter().fit_file(path, chunk_chars=chunk_chars, **options)
     if b.multilabel:
         assert counter.stats_ == multilabel_reference(
-            b.texts, [np.asarray(b.target_names)[row == 1] for row in y]
+            b.data, [np.asarray(b.target_names)[row == 1] for row in y]
         )
     else:
-        assert_counted(counter, b.texts, y)
+        assert_counted(counter, b.data, y)
     return b
 
 
@@ -484,7 +484,7 @@ def test_fit_file_reads_csv_tsv_jsonl_and_folders_as_load_texts_does(sms, tmp_pa
                           ("n.tsv", {"text_column": 1, "label_column": 0, "header": True}),
                           ("d.jsonl", {}), ("d", {})]:  # fmt: skip
         b = assert_like_load_texts(tmp_path / name, chunk_chars, **options)
-        assert sorted(b.texts) == sorted(docs)
+        assert sorted(b.data) == sorted(docs)
 
 
 def test_fit_file_reads_json_lines_with_label_lists(sms, tmp_path):
@@ -543,7 +543,7 @@ def test_a_tsv_whose_quotes_are_not_csv_quoting_is_counted_as_load_texts_reads_i
     chunks = list(text_files.iter_texts(path, text_column=1, label_column=0, chunk_chars=10))
     assert chunks.index(None) >= 2  # the restart comes after chunks were counted
     b = assert_like_load_texts(path, chunk_chars=10, text_column=1, label_column=0)
-    assert b.texts[4] == '"Hi" she said, "how are you?" and left' and len(b.texts) == len(SMS_LIKE)
+    assert b.data[4] == '"Hi" she said, "how are you?" and left' and len(b.data) == len(SMS_LIKE)
 
 
 def test_the_real_sms_collection_as_a_tsv_is_counted_as_load_texts_reads_it(tmp_path):
@@ -557,7 +557,7 @@ def test_the_real_sms_collection_as_a_tsv_is_counted_as_load_texts_reads_it(tmp_
     chunks = [c is None for c in text_files.iter_texts(path, text_column=1, label_column=0, chunk_chars=5000)]
     assert chunks.index(True) > 0
     loaded = assert_like_load_texts(path, chunk_chars=5000, text_column=1, label_column=0)
-    assert loaded.texts == list(b.data)
+    assert loaded.data == list(b.data)
 
 
 @pytest.mark.parametrize(
@@ -670,8 +670,8 @@ def in_memory_selection(path, *, k=50, min_df=1, ngram_range=(1, 1), stop_words=
     and the CLI's own records and formatting, all in memory."""
     b = load_texts(path, **read)
     vectorizer = ts.CountVectorizer(min_df=min_df, max_df=1.0, ngram_range=ngram_range, stop_words=stop_words)
-    X = vectorizer.fit_transform(b.texts)
-    selector = textsel.TermSelector("bns", k=k).fit(X, b.y)
+    X = vectorizer.fit_transform(b.data)
+    selector = textsel.TermSelector("bns", k=k).fit(X, b.target)
     terms = vectorizer.get_feature_names_out()[selector.ranking_]
     records = selection_records(selector, terms, b.target_names if b.multilabel else None)
     return format_selection(records, "tsv").encode("utf-8")

@@ -23,7 +23,7 @@ def main():
     args = parser.parse_args()
     if args.corpus == "reuters21578":
         b = load_reuters21578(args.data_home)
-        texts, T = b.data_train, np.where(b.y_train > 0, 1.0, -1.0)
+        texts, T = b.data_train, np.where(b.target_train > 0, 1.0, -1.0)
     else:
         b = load_20newsgroups(args.data_home)
         texts = b.data_train

@@ -352,8 +352,8 @@ def fuzz_arff(data: bytes) -> None:
     path = _write("f.arff.gz" if gz else "f.arff", content)
     with expected_errors():
         bunch = load_arff(path)
-        _check_bunch_matrix(bunch, bunch.y)
-        assert len(bunch.feature_names) == bunch.X.shape[1]
+        _check_bunch_matrix(bunch, bunch.target)
+        assert len(bunch.feature_names) == bunch.data.shape[1]
 
 
 SVMLIGHT_PIECES = (b"1 1:2 3:1\n", b"-1 2:0.5\n", b"0 qid:3 1:1\n", b"2 1:1 1:2\n", b"1 0:1\n", b"# c\n",
@@ -369,7 +369,7 @@ def fuzz_svmlight(data: bytes) -> None:
     path = _write("f.svm", content)
     with expected_errors():
         bunch = load_svmlight(path)
-        _check_bunch_matrix(bunch, bunch.y)
+        _check_bunch_matrix(bunch, bunch.target)
 
 
 CLUTO_PIECES = (b"1 2 3\n", b"2 3 1\n", b"1 1\n", b"1 1 2 2\n", b"3 0.5\n", b"0 1\n", b"4 1\n", b"1 nan\n",
@@ -388,11 +388,11 @@ def fuzz_cluto(data: bytes) -> None:
     terms = _write("f.mat.clabel", b.raw(16)) if b.bool() else None
     with expected_errors():
         bunch = load_cluto(mat, classes, terms)
-        _check_bunch_matrix(bunch, bunch.y)
+        _check_bunch_matrix(bunch, bunch.target)
 
 
 def _check_bunch_matrix(bunch, y):
-    X = bunch.X
+    X = bunch.data
     assert sp.issparse(X) and X.format == "csr"
     X.check_format(full_check=True)
     if y is not None:
@@ -439,8 +439,8 @@ def fuzz_reuters(data: bytes) -> None:
     (home / "reuters21578.tar.gz").write_bytes(archive)
     with expected_errors():
         bunch = load_reuters21578(home, min_docs_per_split=b.int(0, 2), keep_unlabeled=b.bool())
-        assert len(bunch.data_train) == bunch.y_train.shape[0] == bunch.ids_train.shape[0]
-        assert len(bunch.data_test) == bunch.y_test.shape[0] == bunch.ids_test.shape[0]
+        assert len(bunch.data_train) == bunch.target_train.shape[0] == bunch.ids_train.shape[0]
+        assert len(bunch.data_test) == bunch.target_test.shape[0] == bunch.ids_test.shape[0]
 
 
 def fuzz_newsgroups(data: bytes) -> None:
@@ -527,7 +527,7 @@ def fuzz_texts(data: bytes) -> None:
         bunch = load_texts(
             path, label_separator=b.pick((None, ";", ",")), encoding=b.pick(("utf-8", "latin-1"))
         )
-        assert len(bunch.texts) == len(bunch.y) and all(isinstance(t, str) for t in bunch.texts)
+        assert len(bunch.data) == len(bunch.target) and all(isinstance(t, str) for t in bunch.data)
 
 
 TARGETS = {f.__name__.removeprefix("fuzz_"): f for f in (

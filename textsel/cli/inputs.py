@@ -150,13 +150,13 @@ def read_matrix(path, fmt="auto", labels=None, terms=None):
         fmt = matrix_format(path) or "svmlight?"
     if fmt == "arff":
         b = load_arff(path)
-        return b.X, b.y, b.feature_names
+        return b.data, b.target, b.feature_names
     if fmt == "cluto":
         labels = _beside(path, labels, ".rclass")
         if labels is None:
             raise ValueError(f"a CLUTO matrix needs --labels (its .rclass file; none at {path}.rclass)")
         b = load_cluto(path, classes_path=labels, terms_path=_beside(path, terms, ".clabel"))
-        return b.X, b.y, b.feature_names
+        return b.data, b.target, b.feature_names
     try:
         b = load_svmlight(path)
     except ValueError as exc:
@@ -166,7 +166,7 @@ def read_matrix(path, fmt="auto", labels=None, terms=None):
                              f"--input-format, one of {FORMAT_CHOICES}") from None  # fmt: skip
         raise ValueError(f"{path}: not readable as SVMlight ({exc}); if it is another format, give "
                          f"--input-format, one of {FORMAT_CHOICES}") from None  # fmt: skip
-    return b.X, b.y, None
+    return b.data, b.target, None
 
 
 def is_text_input(path, fmt="auto") -> bool:
@@ -209,9 +209,9 @@ def read_dataset(args, path, fmt="auto", labels=None, terms=None, counted=False)
     b = load_texts(path, text_column=args.text_column, label_column=args.label_column,
                    label_separator=args.label_separator, fmt=fmt, encoding=args.encoding,
                    header=header)  # fmt: skip
-    check_label_column(len(b.texts), len(b.target_names), args.label_column)
-    X, names, vectorizer = vectorize(b.texts, args)
-    return Bunch(X=X, y=b.y, names=names, texts=b.texts, vectorizer=vectorizer, stats=None,
+    check_label_column(len(b.data), len(b.target_names), args.label_column)
+    X, names, vectorizer = vectorize(b.data, args)
+    return Bunch(X=X, y=b.target, names=names, texts=b.data, vectorizer=vectorizer, stats=None,
                  class_names=b.target_names if b.multilabel else None)  # fmt: skip
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import Bunch
 
 from .._checks import plain
+from ._bunch import LoaderBunch
 
 #: the values of ``subset``, as scikit-learn's fetchers name them
 SUBSETS = ("train", "test", "all")
@@ -40,4 +40,4 @@ def one_subset(split: dict, subset: str, shared: dict, return_X_y: bool):
             out[key] = np.concatenate(values)
     if return_X_y:
         return out["data"], out["target"]
-    return Bunch(**out, **shared)
+    return LoaderBunch(**out, **shared)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import Bunch
 
+from ._bunch import LoaderBunch
 from ._home import reading_archive
 
 _ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.I)
@@ -52,9 +52,10 @@ def load_arff(path, *, return_X_y=False):
     Returns
     -------
     Bunch or tuple
-        ``X`` (CSR, float64 counts, documents x words), ``y`` (class label strings),
-        ``feature_names`` (words), ``target_names`` (the class's nominal values,
-        in declared order), ``relation``; with ``return_X_y``, ``(X, y)``.
+        ``data`` (CSR, float64 counts, documents x words), ``target`` (class label strings),
+        ``feature_names`` (words), ``target_names`` (the class's nominal values, in declared
+        order), ``relation``, ``DESCR``; with ``return_X_y``, ``(X, y)``.  (``X`` and ``y``, the
+        names before scikit-learn's, still read, with a ``FutureWarning``.)
     """
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
@@ -118,10 +119,11 @@ def load_arff(path, *, return_X_y=False):
     y = np.asarray(labels, dtype=object).astype(str)
     if return_X_y:
         return X, y
-    return Bunch(
-        X=X,
-        y=y,
+    return LoaderBunch(
+        data=X,
+        target=y,
         feature_names=np.asarray(names, dtype=object),
         target_names=classes,
         relation=relation,
+        DESCR=f"{path.name}: ARFF relation {relation!r}, {X.shape[0]} instances x {X.shape[1]} attributes",
     )

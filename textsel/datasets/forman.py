@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import Bunch
+
+from ._bunch import LoaderBunch
 
 
 class FormanSet(NamedTuple):
@@ -98,11 +99,11 @@ def load_forman(name, data_home=None, *, return_X_y=False):
     Returns
     -------
     Bunch or tuple
-        ``X`` (CSR, float64 word counts, documents x words), ``y`` (class label strings),
-        ``target_names``, ``feature_names`` (the words, or None where the layout has none),
-        ``source`` (Forman's source column: sets of one source share their origin and are not
-        independent), ``notes`` (what was repaired, or ``""``), ``path``; with ``return_X_y``,
-        ``(X, y)``.
+        ``data`` (CSR, float64 word counts, documents x words), ``target`` (class label
+        strings), ``target_names``, ``feature_names`` (the words, or None where the layout has
+        none), ``source`` (Forman's source column: sets of one source share their origin and are
+        not independent), ``notes`` (what was repaired, or ``""``), ``path``, ``DESCR``; with
+        ``return_X_y``, ``(X, y)``.
     """
     from ._home import get_data_home
 
@@ -121,7 +122,13 @@ def load_forman(name, data_home=None, *, return_X_y=False):
         from .arff import load_arff
 
         b = load_arff(path)
-        X, y, target_names, words, notes = b.X, np.asarray(b.y), list(b.target_names), b.feature_names, ""
+        X, y, target_names, words, notes = (
+            b.data,
+            np.asarray(b.target),
+            list(b.target_names),
+            b.feature_names,
+            "",
+        )
     else:
         X = _read_sparse(path, name)
         y, notes = _read_classes(path.parent / f"{name}_correct.txt", X.shape[0], name)
@@ -129,8 +136,12 @@ def load_forman(name, data_home=None, *, return_X_y=False):
     _check(name, X, y)
     if return_X_y:
         return X, y
-    return Bunch(X=X, y=y, target_names=target_names, feature_names=words, source=FORMAN_SETS[name].source,
-                 notes=notes, path=path)  # fmt: skip
+    row = FORMAN_SETS[name]
+    return LoaderBunch(
+        data=X, target=y, target_names=target_names, feature_names=words, source=row.source, notes=notes,
+        path=path, DESCR=f"Forman's {name} ({row.source}): {X.shape[0]} documents, {X.shape[1]} words, "
+        f"{len(target_names)} classes, read from {path.name}" + (f"; {notes}" if notes else ""),
+    )  # fmt: skip
 
 
 def _where(home: Path, name: str) -> Path | None:

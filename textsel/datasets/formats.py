@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
-from sklearn.utils import Bunch
+
+from ._bunch import LoaderBunch
 
 
 def load_svmlight(path, *, return_X_y=False):
@@ -24,7 +25,8 @@ def load_svmlight(path, *, return_X_y=False):
     Returns
     -------
     Bunch or tuple
-        ``X`` (CSR, float64) and ``y`` (the labels as read); with ``return_X_y``, ``(X, y)``.
+        ``data`` (CSR, float64), ``target`` (the labels as read) and ``DESCR``; with
+        ``return_X_y``, ``(X, y)``.  (``X`` and ``y`` still read, with a ``FutureWarning``.)
     """
     try:
         X, y = load_svmlight_file(str(path))
@@ -38,7 +40,7 @@ def load_svmlight(path, *, return_X_y=False):
             "file can be read with; renumber the features (a hashed space: fewer hash bits)"
         ) from None
     X = sp.csr_matrix(X)
-    return (X, y) if return_X_y else Bunch(X=X, y=y)
+    return (X, y) if return_X_y else LoaderBunch(data=X, target=y, DESCR=f"{Path(path).name}: SVMlight")
 
 
 def load_cluto(path, classes_path=None, terms_path=None, *, return_X_y=False):
@@ -54,7 +56,8 @@ def load_cluto(path, classes_path=None, terms_path=None, *, return_X_y=False):
     Returns
     -------
     Bunch or tuple
-        ``X`` (CSR, float64), ``y`` (class labels, or None), ``feature_names`` (or None).
+        ``data`` (CSR, float64), ``target`` (class labels, or None), ``feature_names`` (or
+        None), ``DESCR``.  (``X`` and ``y`` still read, with a ``FutureWarning``.)
     """
     path = Path(path)
     with path.open() as fh:
@@ -97,4 +100,8 @@ def load_cluto(path, classes_path=None, terms_path=None, *, return_X_y=False):
         names = np.asarray(Path(terms_path).read_text().split(), dtype=object)
         if names.size != n_cols:
             raise ValueError(f"{terms_path}: {names.size} labels for {n_cols} columns")
-    return (X, y) if return_X_y else Bunch(X=X, y=y, feature_names=names)
+    return (
+        (X, y)
+        if return_X_y
+        else LoaderBunch(data=X, target=y, feature_names=names, DESCR=f"{path.name}: CLUTO")
+    )

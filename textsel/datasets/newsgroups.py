@@ -5,8 +5,8 @@ from __future__ import annotations
 import tarfile
 
 import numpy as np
-from sklearn.utils import Bunch
 
+from ._bunch import LoaderBunch
 from ._home import find_archive, reading_archive
 from ._subsets import check_subset, one_subset
 
@@ -39,8 +39,9 @@ def load_20newsgroups(data_home=None, *, subset=None, return_X_y=False):
     Bunch or tuple
         By default ``data_train``, ``data_test`` (lists of str), ``target_train``,
         ``target_test`` (int64 indices into ``target_names``), ``target_names``
-        (sorted group names).  With ``subset``: ``data``, ``target``, ``target_names``,
-        ``description``; with ``return_X_y`` too: ``(data, target)``.
+        (sorted group names), ``DESCR``.  With ``subset``: ``data``, ``target``,
+        ``target_names``, ``DESCR``; with ``return_X_y`` too: ``(data, target)``.  (``description``
+        still reads, with a ``FutureWarning``.)
 
     Examples
     --------
@@ -72,5 +73,5 @@ def load_20newsgroups(data_home=None, *, subset=None, return_X_y=False):
     description = "20 Newsgroups, bydate version"
     if subset is not None:
         split = {s: {"data": out[f"data_{s}"], "target": out[f"target_{s}"]} for s in ("train", "test")}
-        return one_subset(split, subset, {"target_names": names, "description": description}, return_X_y)
-    return Bunch(**out, target_names=names, description=description)
+        return one_subset(split, subset, {"target_names": names, "DESCR": description}, return_X_y)
+    return LoaderBunch(**out, target_names=names, DESCR=description)

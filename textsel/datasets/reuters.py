@@ -7,8 +7,8 @@ import re
 import tarfile
 
 import numpy as np
-from sklearn.utils import Bunch
 
+from ._bunch import LoaderBunch
 from ._home import find_archive, reading_archive
 from ._subsets import check_subset, one_subset
 
@@ -77,11 +77,12 @@ def load_reuters21578(
     Returns
     -------
     Bunch or tuple
-        By default ``data_train``, ``data_test`` (lists of str), ``y_train``, ``y_test``
-        (int8 indicator arrays, documents x categories), ``target_names``
-        (sorted category names), ``ids_train``, ``ids_test`` (NEWID).  With ``subset``:
-        ``data``, ``target``, ``ids``, ``target_names``, ``description``; with ``return_X_y``
-        too: ``(data, target)``.
+        By default ``data_train``, ``data_test`` (lists of str), ``target_train``,
+        ``target_test`` (int8 indicator arrays, documents x categories), ``target_names``
+        (sorted category names), ``ids_train``, ``ids_test`` (NEWID), ``DESCR``.  With
+        ``subset``: ``data``, ``target``, ``ids``, ``target_names``, ``DESCR``; with
+        ``return_X_y`` too: ``(data, target)``.  (``y_train``, ``y_test`` and ``description``,
+        the names before scikit-learn's, still read, with a ``FutureWarning``.)
     """
     check_subset(subset, return_X_y)
     path = find_archive(data_home, ARCHIVE)
@@ -134,14 +135,14 @@ def load_reuters21578(
     if subset is not None:
         split = {"train": {"data": data_train, "target": y_train, "ids": ids_train},
                  "test": {"data": data_test, "target": y_test, "ids": ids_test}}  # fmt: skip
-        return one_subset(split, subset, {"target_names": names, "description": description}, return_X_y)
-    return Bunch(
+        return one_subset(split, subset, {"target_names": names, "DESCR": description}, return_X_y)
+    return LoaderBunch(
         data_train=data_train,
         data_test=data_test,
-        y_train=y_train,
-        y_test=y_test,
+        target_train=y_train,
+        target_test=y_test,
         target_names=names,
         ids_train=ids_train,
         ids_test=ids_test,
-        description=description,
+        DESCR=description,
     )

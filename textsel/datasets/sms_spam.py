@@ -7,7 +7,8 @@ import gzip
 from importlib import resources
 
 import numpy as np
-from sklearn.utils import Bunch
+
+from ._bunch import LoaderBunch
 
 #: the label of each class, in the order of ``target``: 0 = ham, 1 = spam
 TARGET_NAMES = ("ham", "spam")
@@ -57,10 +58,9 @@ def load_sms_spam(*, return_X_y=False):
         raise ValueError(f"return_X_y must be True or False, got {return_X_y!r}")
     if return_X_y:
         return messages, np.array(labels, dtype=np.int64)
-    return Bunch(
+    return LoaderBunch(
         data=messages,
         target=np.array(labels, dtype=np.int64),
         target_names=list(TARGET_NAMES),
         DESCR=_read("sms_spam.rst").decode("utf-8"),
-        description="SMS Spam Collection (Almeida et al. 2011, CC BY 4.0): 5,574 messages, 13.4% spam",
     )

@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from sklearn.utils import Bunch
 
 from .._checks import plain
 from .._names import TEXT_FORMATS
+from ._bunch import LoaderBunch
 
 #: file endings read as each layout
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
@@ -82,7 +82,7 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
     path, fmt, encoding, header = _layout(path, fmt, encoding, header, text_column, label_column)
     if fmt == "folder":
         found = _folder(path, encoding)
-        return (found.texts, found.y) if return_X_y else found
+        return (found.data, found.target) if return_X_y else found
     if fmt == "jsonl":
         texts, labels = _unzip(_jsonl(path, text_column, label_column, encoding, []))
     else:
@@ -91,7 +91,7 @@ def load_texts(path, *, text_column="text", label_column="label", label_separato
     if not texts:
         raise ValueError(f"{path}: no documents")
     found = _assemble(texts, labels, path, sources=None)
-    return (found.texts, found.y) if return_X_y else found
+    return (found.data, found.target) if return_X_y else found
 
 
 def iter_texts(path, *, text_column="text", label_column="label", label_separator=None, fmt="auto",
@@ -210,7 +210,7 @@ def _assemble(texts, labels, path, sources):
     else:
         y = np.asarray(labels, dtype=str)
         names = sorted(set(y.tolist()))
-    return Bunch(texts=texts, y=y, target_names=names, multilabel=multilabel, sources=sources)
+    return LoaderBunch(data=texts, target=y, target_names=names, multilabel=multilabel, sources=sources)
 
 
 def _checked_encoding(encoding) -> str:

@@ -180,7 +180,7 @@ def _corpora(data_home, n_splits, seed=0):
     return {
         "20 Newsgroups": splits,
         "Reuters-21578": [
-            _vectorized(reuters.data_train, reuters.y_train, reuters.data_test, reuters.y_test)
+            _vectorized(reuters.data_train, reuters.target_train, reuters.data_test, reuters.target_test)
         ],
     }
 

@@ -128,7 +128,7 @@ def _forman_sets(data_home):
     sets, notes = {}, {}
     for name in forman_sets(data_home):
         bunch = load_forman(name, data_home)
-        sets[name] = (bunch.X, bunch.y)
+        sets[name] = (bunch.data, bunch.target)
         if bunch.notes:
             notes[name] = bunch.notes
     return sets, notes

@@ -97,7 +97,14 @@ def _corpora(data_home, quick):
     news = load_20newsgroups(data_home)
     out = {}
     for name, train, test, y, y_test, n_tasks in (
-        ("Reuters-21578", reuters.data_train, reuters.data_test, reuters.y_train, reuters.y_test, 10),
+        (
+            "Reuters-21578",
+            reuters.data_train,
+            reuters.data_test,
+            reuters.target_train,
+            reuters.target_test,
+            10,
+        ),
         ("20 Newsgroups", news.data_train, news.data_test, news.target_train, news.target_test, 20),
     ):
         vectorizer = TfidfVectorizer(binary=True, use_idf=False, min_df=2)  # Boolean, unit length

@@ -145,7 +145,7 @@ def _corpora(data_home):
     news = load_20newsgroups(data_home)
     Xn = TfidfVectorizer(sublinear_tf=True, min_df=2).fit_transform(news.data_train)
     return {
-        "topics": (X, np.asarray(reuters.y_train), X_test, np.asarray(reuters.y_test)),
+        "topics": (X, np.asarray(reuters.target_train), X_test, np.asarray(reuters.target_test)),
         "scaling": (Xn, np.asarray(news.target_train)),
     }
 
