@@ -214,7 +214,7 @@ def test_score_needs_term_stats():
 @pytest.mark.parametrize(
     "params, exc, match",
     [
-        ({"k": 0}, ValueError, r"k must be >= 1, got 0"),
+        ({"k": -1}, ValueError, r"k must be >= 0, got -1"),
         ({"k": 2.5}, TypeError, "k must be an integer"),
         ({"k": "some"}, TypeError, "k must be an integer"),
         ({"percentile": 0}, ValueError, "percentile must be"),

@@ -91,14 +91,28 @@ def test_the_expected_failures_are_real():
 def test_k_above_the_vocabulary_keeps_every_term_with_a_warning(selector):
     """As SelectKBest: a grid over k runs on small vocabularies (issue 14)."""
     X, y = random_corpus(n_docs=40, n_terms=12, seed=3)
-    with pytest.warns(UserWarning, match=r"k=1000 is greater than .*=1[0-2]; all 1[0-2] are kept"):
+    with pytest.warns(UserWarning, match=r"k=1000 is greater than .*=1[0-2]; all 1[0-2] are kept") as caught:
         selector.fit(X, y)
+    assert caught[0].filename == __file__  # the user's line, not textsel's
     kept = selector.get_support().sum()
     eligible = 12 if isinstance(selector, textsel.TermSelector) else int(((X > 0).sum(axis=0) >= 2).sum())
     assert kept == eligible
 
 
-@pytest.mark.parametrize("k", [0, -3, "some", 2.5])
+@pytest.mark.parametrize("selector", [textsel.TermSelector(k=0), textsel.ScalableTermSelector(k=0)])
+def test_k_0_keeps_nothing_as_select_k_best_does(selector):
+    """SelectKBest(k=0) selects no feature, and its transform warns so and returns no column."""
+    from sklearn.feature_selection import SelectKBest, chi2
+
+    X, y = random_corpus(n_docs=40, n_terms=12, seed=3)
+    theirs = SelectKBest(chi2, k=0).fit(X, y)
+    selector.fit(X, y)
+    assert selector.get_support().sum() == theirs.get_support().sum() == 0
+    with pytest.warns(UserWarning, match="No features were selected"):
+        assert selector.transform(X).shape == (40, 0)
+
+
+@pytest.mark.parametrize("k", [-1, -3, "some", 2.5])
 def test_k_still_refuses_what_is_not_a_count(k):
     X, y = random_corpus(n_docs=40, n_terms=12, seed=3)
     with pytest.raises((ValueError, TypeError), match="k must be"):
@@ -156,8 +170,9 @@ def test_stopping_at_max_iter_is_a_convergence_warning(estimator):
     from sklearn.exceptions import ConvergenceWarning
 
     X, y = random_corpus(n_docs=80, n_terms=30, seed=7)
-    with pytest.warns(ConvergenceWarning, match="max_iter"):
+    with pytest.warns(ConvergenceWarning, match="max_iter") as caught:
         estimator.fit(X, y)
+    assert caught[0].filename == __file__  # the user's line, not textsel's
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         type(estimator)().fit(X, y)

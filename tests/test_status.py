@@ -72,6 +72,9 @@ def test_each_code_raises_its_exception(name):
     error = info.value
     assert isinstance(error, CoreError) and isinstance(error, BUILTIN[name])
     assert error.code == code and error.status == name and "here" in str(error)
+    assert "TS_" not in str(error) and str(code) not in str(
+        error
+    )  # the user's words; the code is an attribute
     assert (error.position, error.block) == (7, 2)
     # raised in a worker process (Dask, joblib), it reaches the caller as it was
     again = pickle.loads(pickle.dumps(error))

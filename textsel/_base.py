@@ -11,7 +11,6 @@ layer never calls into an estimator.
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -20,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import check_positive_int, check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
+from ._warnings import warn
 
 __all__ = [
     "FITTING_METHODS",
@@ -144,7 +144,8 @@ def fit_statistics(est, stats) -> None:
 
 
 def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:
-    """The number of terms a selector keeps for its ``k``: ``"all"`` or an integer >= 1.
+    """The number of terms a selector keeps for its ``k``: ``"all"`` or an integer >= 0 (0 keeps
+    none, as ``SelectKBest(k=0)``: its ``transform`` then warns that no feature was selected).
 
     A ``k`` above what there is keeps everything with a ``UserWarning`` naming both (as
     scikit-learn's ``SelectKBest`` does), so that a grid over k runs on small vocabularies.
@@ -152,10 +153,9 @@ def terms_to_keep(k, n_available: int, what: str = "n_features") -> int:
     if isinstance(k, str) and k == "all":
         return n_available
     if isinstance(k, str):
-        raise TypeError(f"k must be an integer >= 1 or 'all', got {plain(k)!r}")
-    k = check_positive_int(k, "k", 1)
+        raise TypeError(f"k must be an integer >= 0 or 'all', got {plain(k)!r}")
+    k = check_positive_int(k, "k", 0)
     if k > n_available:
-        warnings.warn(f"k={k} is greater than {what}={n_available}; all {n_available} are kept",
-                      UserWarning, stacklevel=3)  # fmt: skip
+        warn(f"k={k} is greater than {what}={n_available}; all {n_available} are kept")
         return n_available
     return k

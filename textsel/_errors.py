@@ -14,7 +14,7 @@ from __future__ import annotations
 
 
 class CoreError(Exception):
-    """An error reported by one of textsel's compiled kernels.
+    """An error reported by one of textsel's compiled kernels, its message in the caller's words.
 
     Attributes
     ----------
@@ -33,7 +33,8 @@ class CoreError(Exception):
 
     def __init__(self, message: str, code: int | None = None, *, position: int | None = None,
                  block: int | None = None):  # fmt: skip
-        super().__init__(message if code is None else f"{message} (textsel status {self.status} = {code})")
+        # the message in the user's words; the kernel's status stays on the attributes
+        super().__init__(message)
         self.message = message
         self.code = code
         self.position = position

@@ -15,7 +15,6 @@ targets t in {-1, +1} one-vs-rest, all classes solved together (one pass over
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import ClassifierMixin
@@ -27,6 +26,7 @@ from ._checks import check_positive_int, check_real, plain
 from ._dispatch import distributed_method, handler, is_distributed
 from ._products import row_norms as _row_norms
 from ._rows import DocumentRows, delta_from_counts
+from ._warnings import warn
 
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 
@@ -196,12 +196,11 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         )  # fmt: skip
         stopped = np.atleast_1d(result.istop) == 7  # LSQR's "iteration limit reached"
         if stopped.any():
-            warnings.warn(
+            warn(
                 f"{type(self).__name__}: LSQR reached its iteration limit ({int(np.max(result.itn))} "
                 f"iterations) for {int(stopped.sum())} of {stopped.size} classes before tol={tol}; "
                 "increase max_iter",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         n_terms = X.shape[1]
         coef = np.ascontiguousarray(result.x[:n_terms].T)

@@ -54,7 +54,10 @@ def average_vector_length(df: np.ndarray, selected: np.ndarray, n_docs: int) -> 
 
 
 def target_avl(avl_all: float, k: int, gamma: float = 0.085) -> float:
-    """AVL°(k) = AVL_T ** (gamma ln k) (natural log), the length Li & Sun aim the top-k set at."""
+    """AVL°(k) = AVL_T ** (gamma ln k) (natural log), the length Li & Sun aim the top-k set at
+    (0 for k = 0: no term, no length, the formula's limit for AVL_T > 1)."""
+    if k == 0:
+        return 0.0
     try:
         return float(avl_all ** (gamma * math.log(k)))
     except OverflowError:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +18,7 @@ from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import check_class_labels, encode_labels, label_repr
 from ._names import LOSSES
 from ._parallel import effective_n_jobs, run_blocks
+from ._warnings import warn
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 
@@ -219,12 +219,11 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
             # as scikit-learn's LinearSVC: a model that stopped at max_iter says so
             missed = [str(self.classes_[k]) for k, ok in zip(problems, self.converged_, strict=True)
                       if not ok]  # fmt: skip
-            warnings.warn(
+            warn(
                 f"DualLinearSVC did not converge within max_iter={max_iter} passes "
                 f"({'the binary problem' if n_classes == 2 else 'classes ' + ', '.join(missed[:5])}); "
                 "increase max_iter, or scale the data",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         signs = np.array([np.where(codes == k, 1.0, -1.0) for k in problems])
         self.support_ = np.flatnonzero((self.alpha_ > 0).any(axis=0))

@@ -3,9 +3,9 @@ names, the names textsel's loaders first used kept as aliases that warn."""
 
 from __future__ import annotations
 
-import warnings
-
 from sklearn.utils import Bunch
+
+from .._warnings import warn
 
 #: textsel's first field names -> scikit-learn's (``fetch_20newsgroups``, ``fetch_rcv1``,
 #: ``fetch_openml``: ``data``, ``target``, ``*_train``/``*_test``, ``DESCR``)
@@ -18,18 +18,18 @@ class LoaderBunch(Bunch):
     caller's line; they are not keys (``set(bunch)`` is scikit-learn's names alone)."""
 
     def __getitem__(self, key):
-        return self._read(key, stacklevel=3)
+        return self._read(key)
 
     def __getattr__(self, key):
         try:
-            return self._read(key, stacklevel=3)
+            return self._read(key)
         except KeyError:
             raise AttributeError(key) from None
 
-    def _read(self, key, stacklevel):
+    def _read(self, key):
         if not dict.__contains__(self, key) and RENAMED.get(key) is not None and RENAMED[key] in self:
             new = RENAMED[key]
             message = f"the loader's {key!r} is now {new!r}, scikit-learn's name; {key!r} will be removed"
-            warnings.warn(message, FutureWarning, stacklevel=stacklevel)
+            warn(message, FutureWarning)
             key = new
         return dict.__getitem__(self, key)

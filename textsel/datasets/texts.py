@@ -7,7 +7,6 @@ import csv
 import json
 import stat
 import sys
-import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import numpy as np
 
 from .._checks import plain
 from .._names import TEXT_FORMATS
+from .._warnings import warn
 from ._bunch import LoaderBunch
 
 #: file endings read as each layout
@@ -397,7 +397,7 @@ def _folder(path, encoding):
     return _assemble(texts, labels, path, sources=[str(entry) for entry, _, _ in files])
 
 
-def _folder_files(path, stacklevel=4):
+def _folder_files(path):
     """(file, class, size) of each document of a folder per class; anything else (hidden folders
     such as .git or .ipynb_checkpoints, nested folders, named pipes, sockets) is skipped, and a
     warning says what."""
@@ -428,8 +428,7 @@ def _folder_files(path, stacklevel=4):
             files.append((entry, folder.name, info.st_size))
     if skipped:
         shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
-        warnings.warn(f"{path}: skipped {len(skipped)} entries that are hidden or not regular files: {shown}",
-                      UserWarning, stacklevel=stacklevel)  # fmt: skip
+        warn(f"{path}: skipped {len(skipped)} entries that are hidden or not regular files: {shown}")
     if not files:
         raise ValueError(f"{path}: the class sub-folders hold no files")
     return files
