@@ -9,6 +9,7 @@ import warnings
 
 from .._names import REPRODUCTIONS
 from .._output import folder_target
+from .._progress import command_mode
 from .inputs import DATA_HOME_HELP, N_JOBS_HELP, n_jobs, seed
 
 
@@ -54,7 +55,8 @@ def add_parser(subparsers) -> None:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="report progress on stderr (default: when stderr is a terminal)",
+        help="how far the run is, on stderr: a bar on a terminal, else a line per stage (the default); "
+        "--no-progress: nothing",
     )
 
 
@@ -68,7 +70,7 @@ def run(args, out=None):
                       UserWarning, stacklevel=2)  # fmt: skip
     from ..reproduce import reproduce
 
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = command_mode(args.progress)
     report = reproduce(
         args.paper,
         args.data_home,

@@ -12,6 +12,7 @@ from pathlib import Path
 from .._names import FORMAN_KS as KS
 from .._names import METRICS
 from .._output import OutputFolder, folder_target
+from .._progress import command_mode
 from .inputs import DATA_HOME_HELP, LABELS_HELP, N_JOBS_HELP, ks_list, metric_list, n_jobs, positive_int, seed
 from .text import add_vectorizer_options
 
@@ -60,7 +61,8 @@ def add_parser(subparsers) -> None:
         "--progress",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="report progress on stderr (default: when stderr is a terminal)",
+        help="how far the run is, on stderr: a bar on a terminal, else a line per stage (the default); "
+        "--no-progress: nothing",
     )
     add_vectorizer_options(study)
 
@@ -160,7 +162,7 @@ def _study(args, out, datasets, metrics, ks, plots, folder) -> list[str]:
     from .. import study
     from ..termstats import term_stats
 
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    progress = command_mode(args.progress)
     trials = study.forman(datasets, metrics=metrics, ks=ks, trials=args.trials, folds=args.folds,
                           n_jobs=args.n_jobs, random_state=args.seed, progress=progress,
                           per_trial=True)  # fmt: skip

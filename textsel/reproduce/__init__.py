@@ -52,8 +52,10 @@ def reproduce(
         One trial and fewer settings: a check that everything runs, not the page's numbers.
     n_jobs : int, optional
         Worker processes (joblib); None uses every core.
-    progress : bool, default False
-        A progress bar over the tasks.
+    progress : bool or {"bar", "lines"}, default False
+        Report on stderr how far the run is: True or "bar" a bar over the tasks (a line at each
+        tenth without tqdm), "lines" a line per stage (for a log; ``textsel reproduce`` off a
+        terminal).
     figures : bool, default True
         Draw the figures (with ``out``; needs matplotlib).
     seed : int, default 0

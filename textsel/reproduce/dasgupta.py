@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from .._progress import Progress
 from .claims import DASGUPTA as CLAIMS
 from .dasgupta_relative import MEASURES, relative, shared_keys
 from .documents import f1_draws
@@ -117,12 +118,11 @@ def run(
         ],
     )
     _lambda_sweep(report, *news[0])
-    curves, per_split = {}, {}
+    curves, per_split, tell = {}, {}, Progress("textsel reproduce dasgupta", progress)
     for name, splits in ((news_name, news), (reuters_name, reuters)):
         per_split[name] = _per_split(splits, budgets, strategies, samples, seed)
         curves[name] = _curves(per_split[name])
-        if progress:
-            print(f"textsel reproduce dasgupta: {name} done", flush=True)
+        tell.stage(f"{name} done")
     labels = [f"{s} k={k}" if k else s for s, k in strategies]
     news_rel = relative(per_split[news_name], news)
     _newsgroups_claims(report, news_rel, labels)

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from .. import study
 from .._names import FORMAN_KS
+from .._progress import Progress
 from ..metrics import METRICS, score
 from ..selection import top_k
 from ..termstats import term_stats
@@ -111,7 +112,10 @@ def run(
         report.stand_ins.append((f"{name}'s published class file, repaired: {note}",
                                  f"every row, through {name}"))  # fmt: skip
     figures = report.figure_folder(out, figures)
-    cutoffs, cutoff_rows, cutoff_k = _cutoff(datasets, (1, 5, 25) if quick else CUTOFFS, trials, n_jobs, seed)
+    levels = (1, 5, 25) if quick else CUTOFFS
+    tell = Progress("textsel reproduce forman", progress)
+    tell.stage(f"the rare-word cutoffs {', '.join(map(str, levels))}")
+    cutoffs, cutoff_rows, cutoff_k = _cutoff(datasets, levels, trials, n_jobs, seed)
     negative, negative_datasets = _negative_shares(datasets)
     judge(report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k,
           negative_datasets=negative_datasets)  # fmt: skip

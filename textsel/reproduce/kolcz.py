@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from .._progress import Progress
 from .claims import KOLCZ as CLAIMS
 from .report import Report
 from .verdicts import at_least, bootstrap, equivalent, seeded, simultaneous, t_interval, too_few
@@ -78,10 +79,11 @@ def run(
             ),
         ],
     )
-    results = {}
+    results, tell = {}, Progress("textsel reproduce kolcz", progress)
     for name, data in corpora.items():
         for loss in LOSSES:
-            results[(name, loss)] = _masking(*data, fractions, loss, progress, seed)
+            tell.stage(f"{name}, {loss.replace('_', ' ')} loss: {data[1].shape[1]} one-vs-rest tasks")
+            results[(name, loss)] = _masking(*data, fractions, loss, tell, seed)
     _table1(report, results)
     _judge_curves(report, results)
     _judge_cost(report, results)
@@ -116,19 +118,17 @@ def _corpora(data_home, quick):
     return out
 
 
-def _masking(X, Y, X_test, Y_test, fractions, loss, progress, seed=0):
+def _masking(X, Y, X_test, Y_test, fractions, loss, tell, seed=0):
     """Per task, the records of exact, mask and SV set (one call, so that the approximations are
     compared with the re-trained models; each record's ``seconds`` is its share of the call)."""
     from ..masking import evaluate_subsets
     from ..svm import DualLinearSVC
 
     tasks = []
-    for c in range(Y.shape[1]):
+    for c in tell.over(range(Y.shape[1]), Y.shape[1], "task"):
         model = DualLinearSVC(loss=loss, random_state=seed, n_jobs=1).fit(X, Y[:, c])
         records = evaluate_subsets(model, X, Y[:, c], X_test, Y_test[:, c], fractions)
         tasks.append(records)
-        if progress:
-            print(f"textsel reproduce kolcz: {loss}, task {c + 1} of {Y.shape[1]}", flush=True)
     return tasks
 
 

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from .._progress import Progress
 from .claims import LI_SUN as CLAIMS
 from .report import Report
 from .verdicts import at_least, at_most, bootstrap, equivalent, seeded, simultaneous
@@ -104,7 +105,8 @@ def run(
     )
     grid = {"ks": ks, "factors": factors, "avl_all": avl_all, "chi2": [], "sts": [], "avl": [], "lam": [],
             "chi2_avl": []}  # fmt: skip
-    rows = []
+    rows, tell = [], Progress("textsel reproduce li-sun", progress)
+    tell.stage(f"chi2 and STS at {len(factors)} AVL targets for each of {len(ks)} k")
     for k in ks:
         chi2 = _chi2_top(X, y, k)
         correct_chi2 = _correct(X, y, X_test, y_test, chi2, seed)
@@ -124,8 +126,7 @@ def run(
         grid["sts"].append(np.column_stack(correct))
         grid["avl"].append([t[1] for t in row["tuned"]])
         grid["lam"].append([t[2] for t in row["tuned"]])
-        if progress:
-            print(f"textsel reproduce li-sun: k = {k} done", flush=True)
+        tell.stage(f"k = {k} done")
     grid = {key: np.array(v) if key in ("avl", "lam") else v for key, v in grid.items()}
     grid["chi2"] = np.column_stack(grid["chi2"])  # test documents x k
     grid["sts"] = np.stack(grid["sts"], axis=1)  # test documents x k x AVL targets

@@ -23,6 +23,7 @@ import warnings
 
 import numpy as np
 
+from .._progress import Progress
 from ..study.experiments import document_counts
 from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2
@@ -188,7 +189,9 @@ def _effectiveness(X, Y, X_test, Y_test, progress, seed=0):
     light, svm1, svm2 = (np.zeros_like(truth) for _ in range(3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # liblinear's convergence notes on the tiny categories
-        for c in range(Y.shape[1]):
+        tell = Progress("textsel reproduce zhuang", progress)
+        tell.stage(f"Table 2: SVM light, SVM.1 and SVM.2 on {Y.shape[1]} categories")
+        for c in tell.over(range(Y.shape[1]), Y.shape[1], "category"):
             y = Y[:, c]
             svm = LinearSVC(loss="hinge", C=1.0, random_state=seed)
             scores = svm.fit(X, y).decision_function(X_test)
@@ -207,8 +210,6 @@ def _effectiveness(X, Y, X_test, Y_test, progress, seed=0):
             held_out = cross_val_predict(svm, X, y, cv=cv, method="decision_function")
             threshold = scut_thresholds(held_out[:, None], (y > 0)[:, None])[0]
             svm1[:, c] = scores > threshold
-            if progress:
-                print(f"textsel reproduce zhuang: category {c + 1} of {Y.shape[1]}", flush=True)
     predicted.update({"SVM light": light, "SVM.1": svm1, "SVM.2": svm2})
     return predicted, truth
 

@@ -9,8 +9,6 @@ the held-out part.  The representation is Forman's: Boolean presence, no length 
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed
@@ -21,6 +19,7 @@ from .._checks import as_csr, check_positive_int, plain
 from .._ext.ccore import nested_svm_csc
 from .._names import FORMAN_KS
 from .._parallel import check_n_jobs
+from .._progress import Progress
 from .._ranked import rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
@@ -63,9 +62,11 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         Seeds the fold splits (per task and trial) and the rand metric.
     boolean : bool, default True
         Forman's representation: a stored nonzero becomes 1.  False keeps the values.
-    progress : bool, default False
-        Show a progress bar over the tasks (tqdm, from ``pip install "textsel[progress]"``; else a
-        line per task on stderr).  Ctrl-C stops the run, workers included.
+    progress : bool or {"bar", "lines"}, default False
+        Report on stderr how far the run is: True or "bar" a bar over the tasks (tqdm, from
+        ``pip install "textsel[progress]"``; else a line at each tenth), "lines" a line when it
+        starts and at each tenth of the tasks (for a log).  Ctrl-C stops the run, workers
+        included.
     per_trial : bool, default False
         One record per trial (with its number, ``trial``, from 0), the measures averaged over
         that trial's folds only.  Forman's "average maximum" takes the best k within each trial
@@ -119,21 +120,10 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         )
         for name, label, X, target, seed in jobs
     )
-    if progress:
-        results = _with_progress(results, len(jobs))
-    return [record for task in results for record in task]
-
-
-def _with_progress(results, total):
-    """Yield ``results`` while reporting how many of ``total`` tasks are done."""
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        for done, result in enumerate(results, 1):
-            print(f"textsel.study: {done}/{total} tasks", file=sys.stderr, flush=True)
-            yield result
-        return
-    yield from tqdm(results, total=total, desc="tasks", unit="task")
+    report = Progress("textsel study", progress)
+    report.stage(f"Forman's protocol: {len(jobs)} tasks of {len(datasets)} datasets, {trials} trials of "
+                 f"{folds}-fold cross-validation")  # fmt: skip
+    return [record for task in report.over(results, len(jobs), "task") for record in task]
 
 
 def _run_task(name, label, X, target, seed, metrics, ks, trials, folds, estimator, per_trial=False,
