@@ -5,7 +5,7 @@ them, and the one Progress helper prints a line at each tenth of a loop in "line
 import numpy as np
 import pytest
 
-from textsel._progress import Progress, command_mode, mode_of
+from textsel._notices import Progress, command_mode, mode_of
 from textsel.cli import main
 
 
@@ -39,7 +39,7 @@ def test_study_off_a_terminal_says_its_stages_and_no_progress_says_nothing(tmp_p
     ]
     assert main(args) == 0
     err = capsys.readouterr().err  # pytest's capture is not a terminal
-    assert "textsel study: Forman's protocol: 2 tasks of 1 datasets" in err
+    assert "textsel study: Forman's protocol: 2 tasks of 1 dataset, 1 trial of 2-fold cross-validation" in err
     assert "textsel study: 2 of 2 tasks" in err
     assert main([*args, "--no-progress"]) == 0
     assert "textsel study" not in capsys.readouterr().err

@@ -100,8 +100,8 @@ def test_explicit_target_and_bad_input():
     X, y = random_corpus(n_docs=200, n_terms=100, seed=5)
     sel = textsel.ScalableTermSelector(k=10, target_avl=0.5).fit(X, y)
     assert sel.target_avl_ == 0.5
-    with pytest.raises(ValueError, match="k must be"):
-        textsel.ScalableTermSelector(k=0).fit(X, y)
+    with pytest.raises(ValueError, match="k must be"):  # k = 0 keeps no term, as SelectKBest(k=0)
+        textsel.ScalableTermSelector(k=-1).fit(X, y)
     with pytest.warns(UserWarning, match="k=10000 is greater than the terms in two or more documents"):
         textsel.ScalableTermSelector(k=10_000).fit(X, y)
     with pytest.raises(TypeError, match="target_avl must be a number"):

@@ -24,9 +24,9 @@ from . import least_squares
 from ._base import Estimator, LinearScoresMixin, fit_input
 from ._checks import check_positive_int, check_real, plain
 from ._dispatch import distributed_method, handler, is_distributed
+from ._notices import warn
 from ._products import row_norms as _row_norms
 from ._rows import DocumentRows, delta_from_counts
-from ._warnings import warn
 
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 

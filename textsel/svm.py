@@ -17,8 +17,8 @@ from ._checks import check_class_weight, check_positive_int, check_real, check_s
 from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import check_class_labels, encode_labels, label_repr
 from ._names import LOSSES
+from ._notices import warn
 from ._parallel import effective_n_jobs, run_blocks
-from ._warnings import warn
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 

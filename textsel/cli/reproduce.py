@@ -8,8 +8,8 @@ import sys
 import warnings
 
 from .._names import REPRODUCTIONS
+from .._notices import command_mode
 from .._output import folder_target
-from .._progress import command_mode
 from .inputs import DATA_HOME_HELP, N_JOBS_HELP, n_jobs, seed
 
 

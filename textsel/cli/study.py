@@ -11,8 +11,8 @@ from pathlib import Path
 
 from .._names import FORMAN_KS as KS
 from .._names import METRICS
+from .._notices import command_mode
 from .._output import OutputFolder, folder_target
-from .._progress import command_mode
 from .inputs import DATA_HOME_HELP, LABELS_HELP, N_JOBS_HELP, ks_list, metric_list, n_jobs, positive_int, seed
 from .text import add_vectorizer_options
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ._bunch import LoaderBunch
 from ._home import reading_archive
+from ._results import LoaderBunch
 
 _ATTRIBUTE = re.compile(r"@attribute\s+('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+)\s+(.*)$", re.I)
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._bunch import LoaderBunch
+from ._results import LoaderBunch
 
 
 class FormanSet(NamedTuple):

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_svmlight_file
 
-from ._bunch import LoaderBunch
+from ._results import LoaderBunch
 
 
 def load_svmlight(path, *, return_X_y=False):

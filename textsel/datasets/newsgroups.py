@@ -6,9 +6,8 @@ import tarfile
 
 import numpy as np
 
-from ._bunch import LoaderBunch
 from ._home import find_archive, reading_archive
-from ._subsets import check_subset, one_subset
+from ._results import LoaderBunch, check_subset, one_subset
 
 ARCHIVE = "20news-bydate.tar.gz"
 _SPLITS = {"20news-bydate-train": "train", "20news-bydate-test": "test"}

@@ -8,9 +8,8 @@ import tarfile
 
 import numpy as np
 
-from ._bunch import LoaderBunch
 from ._home import find_archive, reading_archive
-from ._subsets import check_subset, one_subset
+from ._results import LoaderBunch, check_subset, one_subset
 
 ARCHIVE = "reuters21578.tar.gz"
 

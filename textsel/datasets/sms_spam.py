@@ -8,7 +8,7 @@ from importlib import resources
 
 import numpy as np
 
-from ._bunch import LoaderBunch
+from ._results import LoaderBunch
 
 #: the label of each class, in the order of ``target``: 0 = ham, 1 = spam
 TARGET_NAMES = ("ham", "spam")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._bunch import LoaderBunch
+from ._results import LoaderBunch
 
 _ONSETS = ["b", "br", "c", "ch", "d", "f", "g", "gr", "k", "l", "m", "n", "p", "pl", "r", "s",
            "st", "t", "tr", "v", "z"]  # fmt: skip

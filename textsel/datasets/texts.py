@@ -14,8 +14,8 @@ import numpy as np
 
 from .._checks import plain
 from .._names import TEXT_FORMATS
-from .._warnings import warn
-from ._bunch import LoaderBunch
+from .._notices import warn
+from ._results import LoaderBunch
 
 #: file endings read as each layout
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from .. import study
 from .._names import FORMAN_KS
-from .._progress import Progress
+from .._notices import Progress
 from ..metrics import METRICS, score
 from ..selection import top_k
 from ..termstats import term_stats

@@ -18,8 +18,8 @@ from sklearn.model_selection import StratifiedKFold
 from .._checks import as_csr, check_positive_int, plain
 from .._ext.ccore import nested_svm_csc
 from .._names import FORMAN_KS
+from .._notices import Progress
 from .._parallel import check_n_jobs
-from .._progress import Progress
 from .._ranked import rank_columns, top_columns
 from ..metrics import METRICS, score
 from ..selection import top_k
@@ -121,8 +121,9 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         for name, label, X, target, seed in jobs
     )
     report = Progress("textsel study", progress)
-    report.stage(f"Forman's protocol: {len(jobs)} tasks of {len(datasets)} datasets, {trials} trials of "
-                 f"{folds}-fold cross-validation")  # fmt: skip
+    n_sets = len(datasets)
+    report.stage(f"Forman's protocol: {len(jobs)} tasks of {n_sets} dataset{'s' * (n_sets != 1)}, {trials} "
+                 f"trial{'s' * (trials != 1)} of {folds}-fold cross-validation")  # fmt: skip
     return [record for task in report.over(results, len(jobs), "task") for record in task]
 
 

@@ -1,9 +1,23 @@
-"""How a long call says how far it has got (the one home of it): a bar on a terminal, a line per
-stage where the output is a log or a pipe, nothing when asked for none."""
+"""How a call tells its user something (the one home of it): a warning, at the user's line;
+how far a long call has got, on stderr (a bar on a terminal, a line per stage in a log)."""
 
 from __future__ import annotations
 
+import os
 import sys
+import warnings
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn(message, category)`` attributed to the first caller outside textsel (a
+    user's script, or scikit-learn's code where it called textsel), not to textsel's own lines."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
 
 #: the ways to report: a tqdm bar (a line every tenth without tqdm), or plain lines
 MODES = ("bar", "lines")

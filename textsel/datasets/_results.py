@@ -1,13 +1,44 @@
-"""``subset=`` and ``return_X_y=`` as scikit-learn's fetchers take them (``fetch_20newsgroups``,
-``fetch_rcv1``), for the loaders of corpora with a published train/test split."""
+"""What a loader returns: scikit-learn's ``Bunch`` with scikit-learn's field names (the names
+textsel's loaders first used kept as aliases that warn), and ``subset=`` / ``return_X_y=`` as
+scikit-learn's fetchers take them (``fetch_20newsgroups``, ``fetch_rcv1``) for the corpora with a
+published train/test split."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import Bunch
 
 from .._checks import plain
-from ._bunch import LoaderBunch
+from .._notices import warn
+
+#: textsel's first field names -> scikit-learn's (``fetch_20newsgroups``, ``fetch_rcv1``,
+#: ``fetch_openml``: ``data``, ``target``, ``*_train``/``*_test``, ``DESCR``)
+RENAMED = {"X": "data", "y": "target", "texts": "data", "y_train": "target_train", "y_test": "target_test",
+           "description": "DESCR"}  # fmt: skip
+
+
+class LoaderBunch(Bunch):
+    """A Bunch whose earlier names (:data:`RENAMED`) still read, with a ``FutureWarning`` at the
+    caller's line; they are not keys (``set(bunch)`` is scikit-learn's names alone)."""
+
+    def __getitem__(self, key):
+        return self._read(key)
+
+    def __getattr__(self, key):
+        try:
+            return self._read(key)
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def _read(self, key):
+        if not dict.__contains__(self, key) and RENAMED.get(key) is not None and RENAMED[key] in self:
+            new = RENAMED[key]
+            message = f"the loader's {key!r} is now {new!r}, scikit-learn's name; {key!r} will be removed"
+            warn(message, FutureWarning)
+            key = new
+        return dict.__getitem__(self, key)
+
 
 #: the values of ``subset``, as scikit-learn's fetchers name them
 SUBSETS = ("train", "test", "all")
