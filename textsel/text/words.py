@@ -271,8 +271,16 @@ def _stack(counted, n_docs: int, n_terms: int, dtype):
         rows = part_indptr.size - 1
         indptr[row + 1 : row + rows + 1] = part_indptr[1:] + offset
         row, offset = row + rows, offset + int(part_indptr[-1])
-    indices = np.concatenate([part[1] for part in counted]).astype(index_dtype, copy=False)
-    data = np.concatenate([part[2] for part in counted]).astype(dtype, copy=False)
+    indices = _joined([part[1] for part in counted], index_dtype)
+    data = _joined([part[2] for part in counted], dtype)
     X = sp.csr_array((data, indices, indptr), shape=(n_docs, n_terms))
     X.has_sorted_indices = True
     return X
+
+
+def _joined(arrays, dtype):
+    """The threads' arrays (fresh, the kernel's) end to end in ``dtype``: the one array itself
+    where it is alone and of that dtype, else one pass that copies and casts."""
+    if len(arrays) == 1 and arrays[0].dtype == dtype:
+        return arrays[0]
+    return np.concatenate(arrays, dtype=dtype, casting="unsafe")
