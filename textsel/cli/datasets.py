@@ -7,6 +7,8 @@ import sys
 from .inputs import DATA_HOME_HELP
 
 KNOWN_ARCHIVES = ("reuters21578.tar.gz", "20news-bydate.tar.gz")
+#: --fetch's name for Forman's nineteen sets
+FORMAN = "forman"
 
 
 def add_parser(subparsers) -> None:
@@ -17,7 +19,9 @@ def add_parser(subparsers) -> None:
         description="List the corpora textsel reads from the data home (Reuters-21578, 20 Newsgroups "
         "and Forman's sets in forman-arff/ and forman-cluto/), each checked against the data home's "
         "SHA256SUMS where it has one, and say how to fetch what is missing.  --fetch first downloads a "
-        "public archive from its canonical address and keeps it only if its SHA-256 matches.  "
+        "public archive from its canonical address and keeps it only if its SHA-256 matches; --fetch "
+        "forman downloads Forman's 19 sets (Weka's 19MclassTextWc.zip, published without a checksum) and "
+        "keeps them only if every set holds the documents, words and class sizes of his table.  "
         "The SMS Spam Collection ships inside textsel and needs no data home.  Exits 2 when the "
         "data home does not exist.",
     )
@@ -27,8 +31,8 @@ def add_parser(subparsers) -> None:
         action="append",
         default=[],
         metavar="ARCHIVE",
-        help="first download a canonical archive (reuters21578.tar.gz, 20news-bydate.tar.gz, or 'all') "
-        "into the data home, checksummed; needs the network",
+        help="first download a canonical archive (reuters21578.tar.gz, 20news-bydate.tar.gz, forman, or "
+        "'all') into the data home, checked; needs the network; may be given more than once",
     )
 
 
@@ -38,11 +42,19 @@ def run(args, out=None):
     from ..datasets.fetch import ARCHIVES, _sha256, fetch
 
     out = out or sys.stdout
-    wanted = list(ARCHIVES) if "all" in args.fetch else args.fetch
+    known = [*ARCHIVES, FORMAN]
+    wanted = known if "all" in args.fetch else args.fetch
     for name in wanted:
-        if name not in ARCHIVES:
-            raise ValueError(f"--fetch: unknown archive {name!r}; known: {', '.join(ARCHIVES)}")
-        out.write(f"fetched {fetch(name, args.data_home)}\n")
+        if name not in known:
+            raise ValueError(f"--fetch: unknown archive {name!r}; known: {', '.join(known)}, all")
+        if name == FORMAN:
+            from ..datasets.forman_fetch import fetch_forman
+
+            kept = fetch_forman(args.data_home)
+            out.write(f"fetched Forman's {len(kept)} sets into {get_data_home(args.data_home)}, each "
+                      "checked against his table\n")  # fmt: skip
+        else:
+            out.write(f"fetched {fetch(name, args.data_home)}\n")
     home = get_data_home(args.data_home)
     out.write(f"data home: {home}{'' if home.is_dir() else ' (missing)'}\n")
     sums = {}
@@ -69,6 +81,12 @@ def run(args, out=None):
         if rel in sums:
             check = "  checksum ok" if _sha256(path) == sums[rel] else "  CHECKSUM MISMATCH"
         out.write(f"  {rel:<40} {path.stat().st_size / 2**20:8.1f} MB{check}\n")
+    from ..datasets.forman import FORMAN_SETS, _where
+
+    held = [name for name in FORMAN_SETS if home.is_dir() and _where(home, name) is not None]
+    if len(held) < len(FORMAN_SETS):
+        out.write(f"  {'Forman sets':<40} {len(held)} of {len(FORMAN_SETS)} (--fetch forman: all)\n")
+        missing.append("Forman's sets")
     out.write(f"  {'sms-spam (SMS Spam Collection)':<40} embedded in textsel: load_sms_spam()\n")
     fetch_hint = f"textsel datasets --fetch all --data-home {home} downloads {' and '.join(missing)}"
     if not home.is_dir():

@@ -9,6 +9,7 @@ from ._home import get_data_home
 from .arff import load_arff
 from .fetch import fetch
 from .forman import FORMAN_SETS, forman_sets, load_forman
+from .forman_fetch import fetch_forman
 from .formats import load_cluto, load_svmlight
 from .newsgroups import load_20newsgroups
 from .reuters import load_reuters21578
@@ -19,6 +20,7 @@ from .texts import load_texts
 __all__ = [
     "FORMAN_SETS",
     "fetch",
+    "fetch_forman",
     "forman_sets",
     "get_data_home",
     "load_20newsgroups",

@@ -53,14 +53,9 @@ def fetch(name, data_home=None, url=None, sha256=None, timeout=60):
     if target.is_file() and _sha256(target) == sha256:
         return target
     handle, tmp = tempfile.mkstemp(dir=home, prefix=f".{name}.", suffix=".part")
+    os.close(handle)
     try:
-        try:
-            with os.fdopen(handle, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
-                shutil.copyfileobj(response, out)
-        except OSError as exc:  # offline, refused, timed out: say where from, and the way by hand
-            reason = getattr(exc, "reason", None) or exc
-            raise OSError(f"could not download {name} from {url} ({reason}); download it by hand "
-                          f"into {home}") from exc  # fmt: skip
+        download(url, Path(tmp), name, home, timeout)
         got = _sha256(tmp)
         if got != sha256:
             raise ValueError(f"{name}: checksum mismatch (expected {sha256}, got {got}); nothing was kept")
@@ -69,6 +64,18 @@ def fetch(name, data_home=None, url=None, sha256=None, timeout=60):
         if os.path.exists(tmp):
             os.remove(tmp)
     return target
+
+
+def download(url: str, target: Path, name: str, home: Path, timeout) -> None:
+    """``url`` copied into the file ``target``; an OSError saying from where, and how to do it by
+    hand into ``home``, where it cannot be."""
+    try:
+        with target.open("wb") as out, urllib.request.urlopen(url, timeout=timeout) as response:
+            shutil.copyfileobj(response, out)
+    except OSError as exc:  # offline, refused, timed out: say where from, and the way by hand
+        reason = getattr(exc, "reason", None) or exc
+        raise OSError(f"could not download {name} from {url} ({reason}); download it by hand "
+                      f"into {home}") from exc  # fmt: skip
 
 
 def _sha256(path) -> str:
