@@ -3,7 +3,7 @@ Term selection and a weighted proximal SVM on a Dask cluster
 ============================================================
 
 Where a corpus outgrows one machine, ``X`` becomes a Dask array of CSR row blocks and the same
-calls give the same answers (``pip install "textsel[dask]"``).  Here a local cluster of two
+calls give the same answers (``python -m pip install ".[dask]"`` in a clone).  Here a local cluster of two
 worker processes counts the term statistics, fits a :class:`textsel.TermSelector` and a
 :class:`textsel.WeightedProximalSVC`, and the results and the times are set beside the
 in-memory ones.  :func:`textsel.distributed.row_blocks` sends the matrix to the workers in

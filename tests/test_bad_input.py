@@ -340,7 +340,7 @@ def test_the_dask_layer_without_dask_says_what_to_install():
         "try:\n    d.BlockMatrix\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert 'pip install "textsel[dask]"' in out and "dask is not installed" in out
+    assert 'python -m pip install "dask[distributed]"' in out and "dask is not installed" in out
 
 
 @pytest.mark.parametrize(

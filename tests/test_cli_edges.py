@@ -151,7 +151,7 @@ def test_study_without_matplotlib_writes_the_tables_and_says_why_not_the_figures
             "--out", str(out), "--n-jobs", "1"]  # fmt: skip
     assert main(args) == 0
     err = capsys.readouterr().err
-    assert 'the figures need matplotlib (pip install "textsel[plots]")' in err and "Traceback" not in err
+    assert "the figures need matplotlib (python -m pip install matplotlib)" in err and "Traceback" not in err
     assert (out / "records.csv").is_file() and not list(out.glob("*.png"))
 
 

@@ -66,7 +66,7 @@ def run(args, out=None):
     out = out or sys.stdout
     draw = importlib.util.find_spec("matplotlib") is not None
     if not draw:
-        warnings.warn('the figures need matplotlib (pip install "textsel[plots]"); writing the page only',
+        warnings.warn('the figures need matplotlib (python -m pip install matplotlib); writing the page only',
                       UserWarning, stacklevel=2)  # fmt: skip
     from ..reproduce import reproduce
 

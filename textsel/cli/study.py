@@ -139,8 +139,8 @@ def _run(args, out, folder) -> list[str]:
         raise ValueError("no dataset: name matrix or text files, or pass --forman-sets")
     plots = bool(args.out) and not args.no_plots
     if plots and importlib.util.find_spec("matplotlib") is None:
-        warnings.warn('the figures need matplotlib (pip install "textsel[plots]"); writing the tables only '
-                      "(--no-plots says so)", UserWarning, stacklevel=2)  # fmt: skip
+        warnings.warn("the figures need matplotlib (python -m pip install matplotlib); writing the tables "
+                      "only (--no-plots says so)", UserWarning, stacklevel=2)  # fmt: skip
         plots = False
     datasets = {}
     for name, path in _dataset_names(paths):

@@ -1,4 +1,4 @@
-"""textsel on a Dask cluster (``pip install textsel[dask]``).
+"""textsel on a Dask cluster (the ``dask`` extra: ``python -m pip install ".[dask]"`` in a clone).
 
 Nothing here is called directly in the common case: :func:`textsel.term_stats`,
 :func:`textsel.lsqr`, the selectors and the least-squares classifiers accept a Dask array of
@@ -26,7 +26,7 @@ def __getattr__(name):
             if (exc.name or "").split(".")[0] in ("dask", "distributed"):
                 raise ModuleNotFoundError(
                     f"textsel.distributed needs Dask ({exc.name} is not installed): "
-                    'pip install "textsel[dask]"',
+                    'python -m pip install "dask[distributed]" (the dask extra)',
                     name=exc.name,
                 ) from exc
             raise

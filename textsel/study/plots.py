@@ -1,4 +1,4 @@
-"""Figures of the study results (matplotlib, an optional dependency: pip install textsel[plots])."""
+"""Figures of the study results (matplotlib, an optional dependency: python -m pip install matplotlib)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError as exc:
-        raise ImportError("plots need matplotlib: pip install 'textsel[plots]'") from exc
+        raise ImportError("plots need matplotlib: python -m pip install matplotlib") from exc
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

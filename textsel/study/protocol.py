@@ -64,7 +64,7 @@ def forman(datasets, metrics=METRICS, ks=FORMAN_KS, trials=5, folds=4, estimator
         Forman's representation: a stored nonzero becomes 1.  False keeps the values.
     progress : bool or {"bar", "lines"}, default False
         Report on stderr how far the run is: True or "bar" a bar over the tasks (tqdm, from
-        ``pip install "textsel[progress]"``; else a line at each tenth), "lines" a line when it
+        ``python -m pip install tqdm``; else a line at each tenth), "lines" a line when it
         starts and at each tenth of the tasks (for a log).  Ctrl-C stops the run, workers
         included.
     per_trial : bool, default False
