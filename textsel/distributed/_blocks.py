@@ -10,7 +10,7 @@ import numpy as np
 from dask.delayed import Delayed, delayed
 
 from ._faults import BlockLostError, releasing, restarting, result_within
-from ._worker import checked_float64, local_labels, n_rows, row_norms
+from ._worker import checked_float64, local_labels, n_rows
 
 __all__ = [
     "BlockMatrix",
@@ -408,11 +408,6 @@ class BlockMatrix:
         afterwards)."""
         self.futures = []
         self._where = []
-
-    def row_norms(self) -> np.ndarray:
-        """Euclidean norm of every row, computed on the workers."""
-        parts = self.client.gather(self.client.map(row_norms, self.futures, pure=False))
-        return np.concatenate(parts)
 
     def __repr__(self) -> str:
         return f"BlockMatrix(shape={self.shape}, n_blocks={self.n_blocks})"

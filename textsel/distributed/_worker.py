@@ -12,7 +12,6 @@ import scipy.sparse as sp
 
 from .._checks import as_csr
 from .._ext.ccore import csr_matmat
-from .._products import row_norms
 from .._stats import BlockValueError, TermStats, count_blocks
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "kept",
     "n_rows",
     "pack_stats",
-    "row_norms",
     "unpack_stats",
     "worker_stats",
 ]
@@ -42,7 +40,7 @@ def block_error(name: str, index: int, exc: Exception) -> Exception:
 def check_block(
     block, index: int, n_terms: int, name: str = "X", check_structure=True, float64=False
 ) -> sp.csr_matrix:
-    """One block as a CSR matrix the kernels accept (:func:`textsel._validation.as_csr`), its type,
+    """One block as a CSR matrix the kernels accept (:func:`textsel._checks.as_csr`), its type,
     width and (unless the caller's kernel checks it as it reads) structure checked; errors name
     the block.  Empty blocks are allowed."""
     if not sp.issparse(block):

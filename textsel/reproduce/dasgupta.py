@@ -44,7 +44,6 @@ __all__ = ["run"]
 BUDGETS = (250, 500, 1000, 2000, 5000, 10000)
 LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 STRATEGIES = (("ss", 1500), ("ss", 100), ("ws", None), ("us", None))
-UNSUPERVISED = ("ss k=1500", "ss k=100", "ws", "us", "dfreq")
 SPLITS = 5
 TEST_SHARE = 0.2  # the paper's 1:4 test to training documents
 #: "about 90%": within this much of 0.9; "marginally better": at most this much; "far behind": more
