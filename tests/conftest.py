@@ -80,11 +80,56 @@ def data_home():
 NO_DATA = "TEXTSEL_DATA does not name a folder of corpora"
 
 
+SLOW = "slow: a slow check (docs build, wheel and sdist builds, fuzzing, many-worker clusters, papers' runs)"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        help="run the slow checks as well (the docs build, wheel and sdist builds, fuzzing, clusters of "
+        "many workers, the papers' reproductions); CI's .ci/run turns it on",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", SLOW)
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (the default, pyproject.toml): a worker a core, at most four (each starts its
+    own Dask clusters and compilers); none with ``--slow``, whose checks of stated times (a frozen
+    worker reported, Ctrl-C obeyed within them) must not share the cores with other tests."""
+    if config.getoption("--slow"):
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+def _is_slow(item) -> bool:
+    return item.get_closest_marker("slow") is not None or item.get_closest_marker("soak") is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without ``--slow`` (or a ``-m`` expression choosing tests by marker, as ``-m soak``), the
+    slow and soak tests are deselected (counted in the summary line)."""
+    if config.getoption("--slow") or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if _is_slow(item)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not _is_slow(item)]
+
+
 def pytest_unconfigure(config):
     """After the run's last line: how many real-corpus tests skipped, and how to run them."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
         return
+    if not config.getoption("--slow", default=True) and not config.getoption("markexpr", default=""):
+        reporter.write_line(
+            "slow checks deselected: python -m pytest --slow runs them as well (README, 'Set up')"
+        )
     skipped = [r for r in reporter.stats.get("skipped", []) if NO_DATA in str(getattr(r, "longrepr", ""))]
     if skipped:
         reporter.write_line(

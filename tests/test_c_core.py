@@ -23,7 +23,15 @@ def compiler():
     return cc
 
 
-@pytest.mark.parametrize("source", C_TESTS, ids=[p.stem for p in C_TESTS])
+#: the unit tests that take longest to build and run under the sanitizers (10 to 20 s each on two
+#: cores): in the slow run only; the quick run builds and runs the others
+SLOW_C_TESTS = {"test_dcd_svm", "test_lsqr", "test_tokens", "test_rowblocks", "test_nested_svm"}
+
+
+@pytest.mark.parametrize(
+    "source", [pytest.param(p, marks=[pytest.mark.slow] if p.stem in SLOW_C_TESTS else []) for p in C_TESTS],
+    ids=[p.stem for p in C_TESTS],
+)  # fmt: skip
 def test_c_unit_tests_under_sanitizers(source, tmp_path):
     exe = tmp_path / source.stem
     sources = [str(source)] + [str(p) for p in sorted((ROOT / "csrc").glob("*.c"))]
@@ -71,6 +79,7 @@ def tiny_input(source, tmp_path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", BENCHMARKS, ids=[p.stem for p in BENCHMARKS])
 def test_c_microbenchmarks_build_and_run_at_a_tiny_size(source, tmp_path):
     """Each microbenchmark on its tiny input, one run: it must build warning-free under the

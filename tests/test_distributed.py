@@ -184,6 +184,7 @@ def test_least_squares_classifiers(client, estimator):
     assert (labels.compute() == local.predict(X)).mean() > 0.999
 
 
+@pytest.mark.slow
 def test_forman_study_on_the_cluster(client):
     """Forman's protocol with its fits run by the cluster's workers gives the local records."""
     from distributed import get_task_stream
@@ -271,6 +272,7 @@ def test_lsqr_needs_a_client(monkeypatch):
 fragile_client = client_fixture("fragile_client")
 
 
+@pytest.mark.slow
 def test_worker_lost_during_term_stats(fragile_client, tmp_path):
     """A worker dies while computing a block: Dask recomputes it elsewhere, the result is exact."""
     X, y = corpus()
@@ -310,6 +312,7 @@ def test_persisted_term_stats_counts_by_one_task_per_worker(client):
         textsel.term_stats(persisted(broken(X, 900 * 12, np.nan)), y)
 
 
+@pytest.mark.slow
 def test_worker_lost_while_counting_held_blocks(fragile_client, tmp_path):
     """A worker holding blocks of a persisted array dies in the middle of the call (while it
     computes a block of the labels): Dask recomputes its blocks from the graph elsewhere and the
@@ -389,6 +392,7 @@ def test_a_persisted_array_keeps_its_placement(client):
     assert relative(dist.x, local.x) <= 1e-8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("call", ["term_stats", "lsqr"])
 def test_ctrl_c_stops_a_distributed_call_and_the_client_goes_on(client, call):
     """Ctrl-C while the client waits for the workers raises within 0.5 s (the wait is
@@ -435,6 +439,7 @@ def test_dask_workers_run_textsel_on_one_thread_each(client):
     assert set(client.run(default_n_jobs).values()) == {1}
 
 
+@pytest.mark.slow
 def test_sample_weight_on_the_cluster(client):
     """sample_weight reaches the distributed LSQR as row weights: the same model as in memory."""
     X, y = corpus()
@@ -491,6 +496,7 @@ def real_corpora(data_home):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["reuters", "20newsgroups"])
 def test_real_corpora(client, real_corpora, name):
     """Reuters-21578 (90 classes, multi-label) and 20 Newsgroups in 7 uneven blocks: statistics and
@@ -540,6 +546,7 @@ def test_labels_outside_the_classes_given_are_refused_naming_y(client, kind):
         textsel.term_stats(dask_matrix(X), y, classes=classes)
 
 
+@pytest.mark.slow
 def test_term_stats_on_many_workers_adds_the_tables_among_them():
     """Beyond two workers the (classes x terms) tables are added pairwise on the workers (one add
     task fewer than workers) and one table reaches the client: the same TermStats, exactly."""

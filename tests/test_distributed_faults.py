@@ -29,6 +29,9 @@ from textsel.distributed import solve as cluster_solve  # noqa: E402
 client = client_fixture("client", "module")
 fragile_client = client_fixture("fragile_client")
 
+#: clusters started, workers lost, frozen and restarted: in the slow run (--slow)
+pytestmark = pytest.mark.slow
+
 #: how long a call that used to hang may take here before the test calls it a hang
 NO_HANG = 120
 
@@ -221,6 +224,7 @@ def test_a_solve_keeps_no_u_of_past_calls_with_the_collector_off(client, monkeyp
     assert left == [], left
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collector", ["on", "off"])
 def test_concurrent_solves_leave_nothing_on_the_workers(client, collector):
     """Three solves at once on one client, each on its own layout of blocks (3, 5 and 8 blocks),
@@ -351,6 +355,7 @@ def test_every_worker_is_listed_whatever_the_distributed_version():
     assert sorted(_faults.workers_now(Limited())) == list("abcdefg")
 
 
+@pytest.mark.slow
 def test_a_frozen_worker_beyond_the_fifth_is_reported(monkeypatch):
     """Seven workers, a solve on every one, ``scheduler_info`` listing five unless asked for all (as
     distributed 2025.4 to 2026.6 do): a worker stopped (SIGSTOP) that is not among the five listed is

@@ -23,6 +23,9 @@ from distributed import Client  # noqa: E402
 
 import textsel  # noqa: E402
 
+#: the cluster's rows against the in-memory ones, workers lost: in the slow run (--slow)
+pytestmark = pytest.mark.slow
+
 UNEVEN = uneven(6000)  # (1400, 0, 2200, 1, 2399): an empty block and a one-row one among them
 
 

@@ -120,6 +120,7 @@ def test_blocks_held_interleaved_are_solved_in_runs_of_consecutive_blocks(client
     np.testing.assert_array_equal(dist.x, textsel.lsqr(X, B, **kw).x)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_workers, fanout", [(3, 4), (4, 1)])
 def test_the_answer_does_not_depend_on_the_number_of_workers(small_groups, monkeypatch, n_workers, fanout):
     """On 3 and 4 workers (blocks spread unevenly, the tree cut across workers at other places)
@@ -251,6 +252,7 @@ def counting_resumes(monkeypatch):
     return replayed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("checkpoint", [0.0, float("inf")])
 def test_a_lost_worker_is_resumed_from_the_copy_of_u_with_the_same_answer(
     fragile_client, small_groups, monkeypatch, checkpoint
@@ -284,6 +286,7 @@ def test_a_lost_worker_is_resumed_from_the_copy_of_u_with_the_same_answer(
     np.testing.assert_array_equal(dist.x, textsel.lsqr(X, B, **kw).x)
 
 
+@pytest.mark.slow
 def test_a_block_sent_from_the_client_and_lost_is_named(fragile_client, small_groups, monkeypatch):
     """Blocks from ``row_blocks`` were sent from the client: one lost with its worker cannot be
     computed again, and the solve says which block and why at once (no restarts that cannot help)."""
@@ -326,6 +329,7 @@ def test_a_replay_rebuilds_u_to_the_bit():
     assert replay(groups, None, [0, 1], nodes, []) is None  # nothing run yet: zeros, as run_step reads None
 
 
+@pytest.mark.slow
 def test_a_retired_worker_hands_over_its_state_and_the_solve_goes_on(
     fragile_client, small_groups, monkeypatch
 ):
@@ -346,6 +350,7 @@ def test_a_retired_worker_hands_over_its_state_and_the_solve_goes_on(
     np.testing.assert_array_equal(dist.x, textsel.lsqr(X, B, **kw).x)
 
 
+@pytest.mark.slow
 def test_an_error_on_a_worker_reaches_the_user_as_itself(fragile_client, small_groups, monkeypatch):
     """A MemoryError raised in a step on a worker is raised here as a MemoryError, on the first
     try (no restart), and the solve's state is released (the error's traceback, which Dask keeps
@@ -377,6 +382,7 @@ def test_an_error_on_a_worker_reaches_the_user_as_itself(fragile_client, small_g
     assert held == len(dX.chunks[0])  # the blocks the test holds, nothing of the solve
 
 
+@pytest.mark.slow
 def test_a_frozen_worker_is_reported_within_the_stated_time(fragile_client, monkeypatch):
     """A worker stopped mid-solve (SIGSTOP): the call raises TimeoutError naming it once the
     scheduler has heard no heartbeat from it for the stall time (set to 3 s here), instead of
@@ -407,6 +413,7 @@ def test_a_frozen_worker_is_reported_within_the_stated_time(fragile_client, monk
     assert [w for w in pids if w != stopped[0]][0] not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_killed_client_leaves_nothing_on_the_workers(tmp_path):
     """A client process killed (SIGKILL) in the middle of a solve: within 10 s the workers hold no
     data and the scheduler no task (the solve's state was Dask data, released with the client)."""

@@ -30,6 +30,9 @@ RST_BLOCK = re.compile(r"^( *)\.\. code-block:: python\n\n((?:\1   .*\n|\n)+)", 
 
 #: what a Markdown page shows a block printing: an output block right after the block
 OUTPUT = re.compile(r"\s*^```\{code-block\} text\n:class: textsel-output\n\n?(.*?)^```", re.S | re.M)
+#: the README's output blocks: plain ``text`` fences, which GitHub renders (it shows MyST's
+#: directive options as text)
+README_OUTPUT = re.compile(r"\s*^```text\n(.*?)^```", re.S | re.M)
 
 
 def python_blocks(page: Path) -> list[str]:
@@ -45,9 +48,9 @@ def shown_outputs(page: Path) -> list[str | None]:
     text = page.read_text()
     if page.suffix != ".md":
         return [None] * len(python_blocks(page))
-    shown = []
+    shown, output = [], README_OUTPUT if page.name == "README.md" else OUTPUT
     for m in BLOCK.finditer(text):
-        out = OUTPUT.match(text, m.end())
+        out = output.match(text, m.end())
         shown.append(out.group(1) if out else None)
     return shown
 
@@ -112,7 +115,15 @@ PUBLIC_MODULES = ["textsel", "textsel.text", "textsel.termstats", "textsel.metri
                   "textsel.reproduce"]  # fmt: skip
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+#: the pages whose code the quick run checks (the README's, which every user runs first); the slow
+#: run checks every page's
+QUICK_PAGES = {"README.md"}
+
+
+@pytest.mark.parametrize(
+    "page", [pytest.param(p, marks=[] if p.name in QUICK_PAGES else [pytest.mark.slow]) for p in PAGES],
+    ids=[p.name for p in PAGES],
+)  # fmt: skip
 def test_code_blocks_run_and_print_what_the_page_shows(page, tmp_path):
     blocks = python_blocks(page)
     if missing := missing_archives("\n".join(blocks)):
@@ -170,6 +181,7 @@ def test_every_public_name_has_an_api_entry():
     assert not missing, f"not in docs/api.rst: {missing}"
 
 
+@pytest.mark.slow
 def test_sphinx_builds_with_warnings_as_errors_and_runs_the_gallery(tmp_path):
     """The whole site, offline, with every example of the gallery executed (on the real corpora
     when TEXTSEL_DATA holds them, else on the synthetic corpus)."""
@@ -225,6 +237,7 @@ def test_benchmarks_page_is_a_reference_not_a_log():
 EXAMPLES = sorted((ROOT / "examples").glob("plot_*.py"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_every_example_runs_as_a_script_on_the_synthetic_corpus(example, tmp_path):
     """As a user runs them, from their own folder, with a data home that holds no corpus: each

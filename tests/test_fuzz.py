@@ -27,6 +27,7 @@ def test_every_target_has_a_regression_folder_or_none_was_found():
     assert {p.parent.name for p in REGRESSIONS} <= set(TARGETS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_target_runs_under_atheris(name, tmp_path):
     """A few seconds of coverage-guided fuzzing per target, from the committed cases: no crash,

@@ -118,6 +118,7 @@ def test_a_fifo_is_written_into_and_stays_a_fifo(tmp_path, expected):
     assert sorted(os.listdir(tmp_path)) == ["out.fifo"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
 def test_a_character_device_is_written_into_and_stays_a_device(tmp_path, expected):
     """A copy of /dev/null (major 1, minor 3) made here, so that a fault replaces only the copy:
@@ -135,6 +136,7 @@ def test_a_character_device_is_written_into_and_stays_a_device(tmp_path, expecte
     assert os.path.islink(link) and sorted(os.listdir(tmp_path)) == ["link-to-null", "null"]
 
 
+@pytest.mark.slow
 def test_dev_stdout_writes_through_the_descriptor_the_shell_opened(tmp_path, expected):
     """``>> log`` keeps what the log held: the selection is appended through descriptor 1, not a
     new file renamed over the log."""
@@ -174,6 +176,7 @@ def test_every_spelling_of_standard_output_writes_through_it(tmp_path, expected,
     assert log.read_bytes() == b"earlier lines\n" + selection
 
 
+@pytest.mark.slow
 def test_any_descriptor_in_any_spelling_is_written_through_it(tmp_path, expected):
     """``//dev/fd/3`` with descriptor 3 opened by the shell for appending, and a link to
     ``/dev/fd/3``: both reach the file through the descriptor (it keeps its inode and what it
@@ -215,6 +218,7 @@ def test_standard_input_and_a_closed_descriptor_are_refused_before_any_work(tmp_
     assert run.returncode == 1 and b"--output /dev/fd/9: descriptor 9 is not open" in run.stderr
 
 
+@pytest.mark.slow
 def test_a_link_is_followed_its_target_replaced_and_the_link_kept(tmp_path, expected):
     data, selection = expected
     (tmp_path / "results").mkdir()
@@ -274,6 +278,7 @@ def test_a_link_planted_at_the_studys_lock_leaves_its_target_untouched(tmp_path,
 # -- inputs read once -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_pipe_dev_stdin_a_named_pipe_and_a_fifo_are_read_and_their_format_sniffed(tmp_path, expected):
     data, selection = expected
     csv_bytes = data.read_bytes()
@@ -337,6 +342,7 @@ def test_a_compressed_stream_is_undone_before_its_format_is_told(tmp_path, expec
     assert select("-", "--k", "3", input=gzip.compress(data.read_bytes())).stdout == selection
 
 
+@pytest.mark.slow
 def test_a_study_whose_commit_fails_midway_leaves_out_as_it_was(tmp_path, expected):
     """The study's figure for k = 4 cannot be put in place (a folder of the user's has its name),
     found only when the commit reaches it, after other files were moved in: they are moved back,

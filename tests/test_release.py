@@ -33,6 +33,7 @@ def test_auditwheel_tag_is_read():
     assert check_release.manylinux_tag("linux_x86_64") is None
 
 
+@pytest.mark.slow
 def test_sdist_carries_the_sources_and_no_generated_c(tmp_path):
     pytest.importorskip("build")
     pytest.importorskip("Cython")  # setup.py cythonizes even for an sdist (the test extra installs it)
@@ -52,6 +53,7 @@ def test_sdist_carries_the_sources_and_no_generated_c(tmp_path):
     assert sdist.name == f"textsel-{textsel.__version__}.tar.gz"
 
 
+@pytest.mark.slow
 def test_the_built_wheel_carries_every_file_of_the_package(tmp_path):
     """Every file of the source tree's package (each sub-package's modules, the kernels' sources
     and stubs, the embedded corpus) is in the built wheel, with every extension module setup.py

@@ -98,6 +98,7 @@ def test_reproduce_without_the_sets_names_the_folder(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_reproduce_forman_quick_on_the_real_sets(data_home, tmp_path, capsys):
     """The command as a reader runs it (one trial): a page with every claim."""
     pytest.importorskip("matplotlib")
@@ -169,6 +170,7 @@ def _assert_no_nan(page: str) -> None:
     assert not found, f"nan on the page: {found[0][:300]}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", ["dasgupta", "li-sun", "zhuang"])
 def test_every_quick_page_on_the_real_corpora_reads_without_nan(data_home, tmp_path, paper):
     """Each paper's page as ``textsel reproduce PAPER --quick`` writes it: every claim a row, and
@@ -261,6 +263,7 @@ def test_every_dasgupta_claim_has_a_row_and_the_lambda_row_matches_a_direct_fit(
     assert (tmp_path / "dasgupta.md").is_file()
 
 
+@pytest.mark.slow
 def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro_f1(tmp_path):
     """The paper averages relative F1 over five 20 Newsgroups splits, each relative to its own best
     all-terms fit: with two splits given, every curve point must be the mean of the two splits'
@@ -766,6 +769,7 @@ def test_li_sun_rows_reproduce_where_their_claims_hold():
     assert set(verdicts.values()) == {"reproduces"} and len(verdicts) == 7, verdicts
 
 
+@pytest.mark.slow
 def test_li_sun_fig8_asks_no_significance_of_a_gain_the_paper_calls_not_quite_significant():
     """STS and chi2 equally right at every k, their AVLs as the paper has them: the paper's "F1
     improvements ... not quite significant" holds, so the row reproduces; STS a point behind at
@@ -774,6 +778,7 @@ def test_li_sun_fig8_asks_no_significance_of_a_gain_the_paper_calls_not_quite_si
     assert _li_sun_verdicts(_li_sun_grid(sts_gain=-0.02))["fig8"] == "differs"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "broken, key",
     [
@@ -796,16 +801,21 @@ def test_each_li_sun_row_differs_where_its_claim_is_false(broken, key):
 
 
 def _papers_folder():
-    """The papers' text beside the checkout (``../shared/papers``), or beside the data home."""
+    """A folder of the five papers' text: ``TEXTSEL_PAPERS``, else ``papers/`` beside the data home
+    or the checkout's parent (as this project's CI lays them out)."""
     import os
     from pathlib import Path
 
-    here = Path(__file__).resolve().parents[2] / "shared" / "papers"
-    data = os.environ.get("TEXTSEL_DATA")
-    for folder in (here, Path(data).parent / "papers" if data else None):
+    given, data = os.environ.get("TEXTSEL_PAPERS"), os.environ.get("TEXTSEL_DATA")
+    candidates = [Path(given) if given else None, Path(data).parent / "papers" if data else None,
+                  Path(__file__).resolve().parents[2] / "shared" / "papers"]  # fmt: skip
+    for folder in candidates:
         if folder is not None and folder.is_dir():
             return folder
-    pytest.skip("the papers' text is not beside the checkout")
+    pytest.skip(
+        "the papers' text is not here (it cannot ship with textsel): to check that the reproductions "
+        "quote the papers word for word, set TEXTSEL_PAPERS to a folder holding their text files"
+    )
 
 
 #: LaTeX in a paper's text and the symbol it prints (longest first)
@@ -1145,6 +1155,7 @@ def _small_run(paper, seed):
                       figures=False, seed=seed)  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", sorted(PAPERS))
 def test_another_seed_redraws_the_intervals_and_moves_no_row_between_reproduces_and_differs(paper):
     """Every paper's run at seed 0 and at seed 7: the seed reaches the intervals' resamples (some
@@ -1229,6 +1240,7 @@ def test_the_cutoff_row_selects_one_number_of_features_and_names_identical_runs(
     assert "Cutoffs 1 and 2 keep the same words on every set" in report.sections[-1][1]
 
 
+@pytest.mark.slow
 def test_in_worlds_where_every_metric_is_equal_no_comparison_row_says_differs_often(monkeypatch):
     """200 worlds in which every metric is equally good, 40 tasks from 8 datasets that move their
     tasks' values together (textsel.reproduce.calibration): each of Forman's comparison rows says
@@ -1273,6 +1285,7 @@ def _sampled_world(rng, n=2000, draws=5, spread=0.04, error=0.2):
     }
 
 
+@pytest.mark.slow
 def test_dasgupta_intervals_hold_the_sampling_draws_spread(monkeypatch):
     """A sampling strategy's quantity is its mean over a few draws, so its interval must hold the
     draws' spread: in worlds where "us" and "ig" are equal in expectation, a row judged on us - ig

@@ -1,8 +1,9 @@
-"""Soak: every public entry point called many times, resident memory measured (issue 13).
+"""Soak: every public entry point called many times, resident memory measured.
 
-Not in the default run (``pytest -m soak``; ``TEXTSEL_SOAK_CALLS`` sets the count, default
-10,000).  After a warm-up (imports, pools, caches), the resident set after the loop must exceed
-the resident set before it by less than 1 MB: no call leaks, in C, Cython or Python.
+Not in the quick run: ``--slow`` runs it with the rest, ``pytest -m soak`` alone
+(``TEXTSEL_SOAK_CALLS`` sets the count, default 10,000).  After a warm-up (imports, pools,
+caches), the resident set after the loop must exceed the resident set before it by less than
+1 MB: no call leaks, in C, Cython or Python.
 """
 
 import gc

@@ -795,6 +795,7 @@ def test_select_judges_the_label_column_on_the_whole_file(tmp_path, capsys):
 # -- real corpora -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_20_newsgroups_is_counted_as_scikit_learn_vectorizes_it(data_home):
     """The 11,314 training messages in chunks of 2,000: the tables of scikit-learn's matrix, for the
     default settings and for bigrams with min_df=2 and English stop words."""

@@ -262,7 +262,7 @@ def test_empty_documents_and_documents_without_words_are_empty_rows():
     assert_same("CountVectorizer", {}, docs, docs)
 
 
-@pytest.mark.parametrize("corpus", ["20newsgroups", "reuters21578"])
+@pytest.mark.parametrize("corpus", [pytest.param("20newsgroups", marks=pytest.mark.slow), "reuters21578"])
 def test_real_corpora_are_vectorized_exactly_as_scikit_learn_does(data_home, corpus):
     from textsel import datasets
 

@@ -82,7 +82,7 @@ def record(lines: list[str], page: Path = ROOT / "docs" / "release.md") -> None:
 
 def run_suite(python: Path, outside: Path, env: dict) -> str:
     """The whole suite against the installed wheel, shown as it runs; its closing line."""
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--slow", "--rootdir", str(ROOT),
                str(ROOT / "tests")]  # fmt: skip
     print("$", " ".join(command), flush=True)
     last = ""
@@ -138,8 +138,8 @@ def main(argv=None) -> int:
     python, bindir = check_wheel.fresh_venv(work / "venv")
     # no compiler: only the venv on PATH, and CC/CXX pointing at nothing
     no_compiler = {**os.environ, "PATH": str(bindir), "CC": "/nonexistent-cc", "CXX": "/nonexistent-cxx"}
-    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[test]"], env=no_compiler)
-    say("installed with its test extra into a fresh venv, no compiler on PATH")
+    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[test,test-full]"], env=no_compiler)
+    say("installed with its test extras into a fresh venv, no compiler on PATH")
     outside = work / "outside"
     outside.mkdir(exist_ok=True)
     check_wheel.smoke(python, bindir, outside, args.data_home)
