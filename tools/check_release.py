@@ -1,7 +1,7 @@
 """Check a release on this machine: what cibuildwheel's CI (.github/workflows/wheels.yml) does in
 its containers, as far as one Linux machine can.
 
-    python tools/check_release.py [--skip-suite] [--keep DIR]
+    python tools/check_release.py [--slow | --skip-suite] [--keep DIR] [--record]
 
 1. ``python -m build``: an sdist, and a wheel built from that sdist (so the sdist alone builds
    every extension from scratch);
@@ -9,11 +9,13 @@ its containers, as far as one Linux machine can.
    every extension module setup.py lists and no C;
 3. ``auditwheel show``: the wheel is manylinux_2_17-compatible (or older) and links no library
    outside the manylinux policy;
-4. a fresh venv, ``pip install`` of the wheel and its test extra with no compiler on PATH;
+4. a fresh venv, ``pip install`` of the wheel and its test extra (with ``--slow`` its test-full
+   extra too) with no compiler on PATH;
 5. from outside the tree, what ``tools/check_wheel.py`` checks in CI: every module imports, every
    sub-command starts, ``textsel demo`` and ``textsel reproduce kolcz --quick`` run;
-6. the whole test suite, run from outside the source tree against the installed wheel
-   (``TEXTSEL_EXPECT_INSTALLED=1`` makes tests/conftest.py refuse the source tree's package).
+6. the test suite, run from outside the source tree against the installed wheel
+   (``TEXTSEL_EXPECT_INSTALLED=1`` makes tests/conftest.py refuse the source tree's package): the
+   quick run, as cibuildwheel runs it on every wheel, or with ``--slow`` the whole suite.
 
 Prints the sizes (wheel, extension modules) and exits nonzero at the first failed step.  With
 ``--record`` the figures of a passing run replace those of ``docs/release.md``.
@@ -80,10 +82,11 @@ def record(lines: list[str], page: Path = ROOT / "docs" / "release.md") -> None:
     page.write_text(head + RECORD_BEGIN + block + RECORD_END + tail)
 
 
-def run_suite(python: Path, outside: Path, env: dict) -> str:
-    """The whole suite against the installed wheel, shown as it runs; its closing line."""
-    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--slow", "--rootdir", str(ROOT),
-               str(ROOT / "tests")]  # fmt: skip
+def run_suite(python: Path, outside: Path, env: dict, slow: bool) -> str:
+    """The suite (the quick run, or with ``slow`` the whole) against the installed wheel, shown as
+    it runs; its closing line."""
+    command = [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *(["--slow"] if slow else []),
+               "--rootdir", str(ROOT), str(ROOT / "tests")]  # fmt: skip
     print("$", " ".join(command), flush=True)
     last = ""
     with subprocess.Popen(command, cwd=outside, env=env, stdout=subprocess.PIPE, text=True) as suite:
@@ -99,6 +102,7 @@ def run_suite(python: Path, outside: Path, env: dict) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-suite", action="store_true", help="stop after the wheel's smoke test")
+    parser.add_argument("--slow", action="store_true", help="the whole suite, not the quick run")
     parser.add_argument("--keep", default=None, help="build and install here, and keep it")
     parser.add_argument("--record", action="store_true", help="write the figures into docs/release.md")
     parser.add_argument("--data-home", type=Path, default=os.environ.get("TEXTSEL_DATA") or None,
@@ -138,8 +142,9 @@ def main(argv=None) -> int:
     python, bindir = check_wheel.fresh_venv(work / "venv")
     # no compiler: only the venv on PATH, and CC/CXX pointing at nothing
     no_compiler = {**os.environ, "PATH": str(bindir), "CC": "/nonexistent-cc", "CXX": "/nonexistent-cxx"}
-    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[test,test-full]"], env=no_compiler)
-    say("installed with its test extras into a fresh venv, no compiler on PATH")
+    extras = "test,test-full" if args.slow else "test"
+    run([str(python), "-m", "pip", "install", "-q", f"{wheel}[{extras}]"], env=no_compiler)
+    say(f"installed with its {extras} extra{'s' * args.slow} into a fresh venv, no compiler on PATH")
     outside = work / "outside"
     outside.mkdir(exist_ok=True)
     check_wheel.smoke(python, bindir, outside, args.data_home)
@@ -151,8 +156,8 @@ def main(argv=None) -> int:
         env["TEXTSEL_RECORDING_RELEASE"] = "1"
     if args.data_home:
         env["TEXTSEL_DATA"] = str(args.data_home)
-    say(run_suite(python, outside, env))
-    say("the suite passed against the installed wheel")
+    say(run_suite(python, outside, env, args.slow))
+    say(f"the {'whole' if args.slow else 'quick'} suite passed against the installed wheel")
     if args.record:
         record(summary)
     return 0
