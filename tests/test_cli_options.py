@@ -7,6 +7,7 @@ a count above the cores this process may use capped at them, as the library's ``
 count of 99999.
 """
 
+import re
 import subprocess
 import sys
 
@@ -102,12 +103,25 @@ def test_the_library_caps_n_jobs_at_the_cores_and_refuses_zero(monkeypatch):
         textsel.TermSelector("bns", k=5, n_jobs=0).fit(X, y)
 
 
+def test_the_public_n_jobs_check_is_the_one_every_call_uses():
+    """textsel.check_n_jobs, the applications' way to it, is the library's own check."""
+    from textsel import _parallel, check_n_jobs
+    from textsel.names import N_JOBS_RULE
+
+    assert check_n_jobs is _parallel.check_n_jobs
+    assert check_n_jobs(None) is None and check_n_jobs(-1) == -1
+    assert check_n_jobs(10**6) == available_cores()
+    with pytest.raises(ValueError, match=f"--n-jobs must be {re.escape(N_JOBS_RULE)}, got 0"):
+        check_n_jobs(0, "--n-jobs")
+    with pytest.raises(TypeError, match="n_jobs must be an integer"):
+        check_n_jobs(True)
+
+
 def test_the_study_gives_joblib_a_checked_n_jobs(monkeypatch):
     """``study.forman`` used to hand ``n_jobs`` to joblib as given: 0 failed in joblib's words,
     99999 started a process for every task.  Now 0 is refused naming ``n_jobs`` and 99999 reaches
     joblib as the cores; None (joblib's default) and -1 pass unchanged."""
-    from textsel import study
-    from textsel.study import protocol
+    from textsel import protocol, study
 
     given = []
 

@@ -252,10 +252,10 @@ def test_fetch_from_a_local_copy_checks_the_checksum(tmp_path):
 
 
 def test_fetch_knows_the_shared_archives_checksums(data_home):
-    from textsel.datasets.fetch import ARCHIVES, _sha256
+    from textsel.datasets.fetch import ARCHIVES, file_sha256
 
     for name, (_, checksum) in ARCHIVES.items():
-        assert _sha256(data_home / name) == checksum
+        assert file_sha256(data_home / name) == checksum
 
 
 #: SHA-256 of the published SMS Spam Collection v.1 file (``SMSSpamCollection``)
@@ -291,3 +291,15 @@ def test_the_embedded_sms_spam_collection_equals_the_data_homes_copy(data_home):
     sms = load_sms_spam()
     assert [line.split("\t", 1)[1] for line in lines] == sms.data
     assert [line.split("\t", 1)[0] for line in lines] == [sms.target_names[t] for t in sms.target]
+
+
+def test_file_sha256_is_hashlibs_digest_of_the_whole_file(tmp_path):
+    import hashlib
+
+    from textsel.datasets import file_sha256
+
+    path = tmp_path / "blob"
+    payload = bytes(range(256)) * 9000  # more than one megabyte: read in pieces
+    path.write_bytes(payload)
+    assert file_sha256(path) == hashlib.sha256(payload).hexdigest()
+    assert file_sha256(str(path)) != hashlib.sha256(payload[:-1]).hexdigest()

@@ -112,7 +112,8 @@ PUBLIC_MODULES = ["textsel", "textsel.text", "textsel.termstats", "textsel.metri
                   "textsel.scalable", "textsel.sampling", "textsel.least_squares", "textsel.linear_model",
                   "textsel.svm", "textsel.masking", "textsel.study", "textsel.study.plots",
                   "textsel.datasets", "textsel.distributed", "textsel.score_funcs",
-                  "textsel.reproduce"]  # fmt: skip
+                  "textsel.reproduce", "textsel.names",
+                  "textsel.progress"]  # fmt: skip
 
 
 #: the pages whose code the quick run checks (the README's, which every user runs first); the slow

@@ -32,6 +32,31 @@ def test_the_only_way_from_the_library_into_the_dask_layer_is_the_seam():
     assert {a for a, _ in into_dask} <= {"textsel._dispatch"}
 
 
+def test_no_application_imports_a_private_name_of_the_library():
+    """The command line, the study and the reproductions use only the library's public names (the
+    applications' shared writer, textsel._lab, is theirs)."""
+    assert import_graph.private_reaches(import_graph.modules()) == []
+
+
+def test_the_private_import_check_can_fail(tmp_path):
+    package = tmp_path / "textsel"
+    for folder in (package, package / "cli", package / "_lab", package / "datasets"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    for name in ("_labels.py", "names.py", "_lab/output.py", "datasets/fetch.py"):
+        (package / name).write_text("")
+    (package / "cli" / "run.py").write_text(
+        "from .. import __version__\nfrom ..names import METRICS\nfrom .._lab.output import Out\n"
+        "from .._labels import label_repr\nfrom ..datasets.fetch import _sha256, fetch\n"
+        "def later():\n    import textsel._labels\n"
+    )
+    assert import_graph.private_reaches(import_graph.modules(package)) == [
+        ("textsel.cli.run", "textsel._labels"),
+        ("textsel.cli.run", "textsel._labels.label_repr"),
+        ("textsel.cli.run", "textsel.datasets.fetch._sha256"),
+    ]
+
+
 def test_no_module_over_500_lines_and_none_under_40_but_packages_and_the_seam():
     long, short = [], []
     for path in (ROOT / "textsel").rglob("*"):

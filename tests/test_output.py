@@ -1,4 +1,4 @@
-"""One way to write a run's results: ``textsel._output.OutputFolder``, behind ``study --out``,
+"""One way to write a run's results: ``textsel._lab.output.OutputFolder``, behind ``study --out``,
 ``reproduce --out`` and ``select --output``.
 
 Proved here: a folder that is a file is refused before any work, naming the option; the results
@@ -25,7 +25,7 @@ import pytest
 from conftest import write_csv
 
 import textsel.cli.study as study_cli
-from textsel._output import OutputBusyError, OutputFolder
+from textsel._lab.output import OutputBusyError, OutputFolder
 from textsel.cli import main
 
 
@@ -224,7 +224,7 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from textsel._output import OutputFolder
+    from textsel._lab.output import OutputFolder
     folder, flag = Path(sys.argv[1]), Path(sys.argv[2])
     with OutputFolder(folder, "forman", "--out", files=("forman.md",), manifest=True) as staging:
         (staging / "forman.md").write_text("from the first run")

@@ -1,4 +1,4 @@
-"""What an output run may touch: ``textsel._output`` against failures and planted files.
+"""What an output run may touch: ``textsel._lab.output`` against failures and planted files.
 
 Proved here, on a folder holding an earlier run's files (some replaced, some no longer written,
 one the user edited since), the user's own files (one inside the run's figures folder), and a
@@ -30,9 +30,9 @@ import time
 
 import pytest
 
-from textsel._output import OutputFolder
-from textsel._output.commit import Commit, RollbackError
-from textsel._output.manifest import identity, manifest_path
+from textsel._lab.output import OutputFolder
+from textsel._lab.output.commit import Commit, RollbackError
+from textsel._lab.output.manifest import identity, manifest_path
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="links, FIFOs and modes as POSIX has them")
 

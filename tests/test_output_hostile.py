@@ -29,7 +29,7 @@ import pytest
 from test_output import corpus_csv, listing
 from test_output_commit import new_run, scene, snapshot
 
-from textsel._output import OutputBusyError, OutputFolder
+from textsel._lab.output import OutputBusyError, OutputFolder
 from textsel.cli import main
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="signals, links and limits as POSIX has them")
@@ -92,7 +92,7 @@ KILLED_COMMIT = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from pathlib import Path
     import test_output_commit as t
-    from textsel._output import commit
+    from textsel._lab.output import commit
 
     out, at, after_commit = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
     calls = [0]
@@ -318,7 +318,7 @@ def test_a_planted_journal_cannot_remove_or_move_files_it_did_not_make(tmp_path,
 def test_recovery_tells_files_by_device_and_inode(tmp_path):
     """A file on another file system with the inode number a killed run's file had is not the
     file the run placed: it is not removed."""
-    from textsel._output.journal import recover
+    from textsel._lab.output.journal import recover
 
     out = tmp_path / "out"
     target = tmp_path / "elsewhere.csv"
@@ -361,7 +361,7 @@ def test_a_run_killed_before_its_staging_folder_is_named_leaves_nothing(tmp_path
             if str(path).endswith(".partial"):
                 os.kill(os.getpid(), signal.SIGKILL)
         os.mkdir = mkdir
-        from textsel._output import OutputFolder
+        from textsel._lab.output import OutputFolder
         with OutputFolder({str(out)!r}, "paper", "--out"):
             pass
         """
@@ -376,7 +376,7 @@ def test_a_run_killed_before_its_staging_folder_is_named_leaves_nothing(tmp_path
 def test_a_run_killed_past_its_commit_point_has_its_manifest_recorded(tmp_path):
     """The killed run's manifest is recorded by the next run, so that a later run removes the
     files the killed one wrote and it no longer writes."""
-    from textsel._output.manifest import manifest_path, read_manifest
+    from textsel._lab.output.manifest import manifest_path, read_manifest
 
     out, _ = scene(tmp_path / "run")
     assert killed_run(out, 0, after_commit=True) == -signal.SIGKILL
@@ -415,7 +415,7 @@ def test_an_output_through_a_link_out_of_an_input_folder_is_still_inside_it(tmp_
 
 def test_inputs_that_are_not_files_are_never_taken_for_the_output(tmp_path):
     """A terminal or /dev/null read as the input and written as the output is no file to replace."""
-    from textsel._output.targets import refuse_inputs
+    from textsel._lab.output.targets import refuse_inputs
 
     fd = os.open(os.devnull, os.O_WRONLY)
     try:

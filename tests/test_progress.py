@@ -5,8 +5,9 @@ them, and the one Progress helper prints a line at each tenth of a loop in "line
 import numpy as np
 import pytest
 
-from textsel._notices import Progress, command_mode, mode_of
 from textsel.cli import main
+from textsel.cli.inputs import command_mode
+from textsel.progress import Progress, mode_of
 
 
 def _arff(path, seed, n=40):

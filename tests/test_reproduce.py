@@ -308,7 +308,7 @@ def test_dasgupta_averages_relative_curves_over_splits_and_reports_reuters_macro
 
 def test_a_failed_run_leaves_the_previous_page_and_figures(forman_report, monkeypatch):
     """``reproduce`` draws the figures and writes the page into a staging folder private to the
-    run (textsel._output) and moves them into place only when the run finishes: a run on other
+    run (textsel._lab.output) and moves them into place only when the run finishes: a run on other
     data that fails half-way (in its last experiment, its figures already drawn) changes nothing
     and leaves no staging folder or lock behind."""
     from textsel.reproduce import forman, reproduce
@@ -340,9 +340,9 @@ def _forman_records(effect, tasks=40, high=16, trials=2, seed=0, datasets=24):
     every metric scores a task's base value plus ``effect(measure, metric, k, high, z)`` (z a
     standard normal drawn per task) plus a little noise, the SVM on all terms (metric and k
     "all") its base value."""
-    from textsel._names import FORMAN_KS
     from textsel.metrics import METRICS
-    from textsel.study.protocol import MEASURES
+    from textsel.names import FORMAN_KS
+    from textsel.protocol import MEASURES
 
     rng = np.random.default_rng(seed)
     records = []

@@ -9,9 +9,9 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import LinearSVC
 
 import textsel
+from textsel.protocol import MEASURES
 from textsel.selection import top_k
 from textsel.study import forman, macro_average, write_csv, write_json
-from textsel.study.protocol import MEASURES
 
 
 def corpus(seed, n=120, d=60, n_classes=3):

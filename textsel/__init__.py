@@ -62,10 +62,11 @@ if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
 _LAZY = {
     # the public submodules, reachable as attributes like numpy's and scipy's (``textsel.masking``)
     **dict.fromkeys(
-        "datasets distributed least_squares linear_model masking metrics plots proximal sampling "
-        "reproduce scalable selection study svm termstats".split()
+        "datasets distributed least_squares linear_model masking metrics names plots progress proximal "
+        "sampling reproduce scalable selection study svm termstats".split()
     ),
     "DualLinearSVC": "svm",
+    "check_n_jobs": "_parallel",
     "LSQRResult": "least_squares",
     "lsqr": "least_squares",
     "METRICS": "metrics",
@@ -116,6 +117,7 @@ __all__ = [
     "TermSelector",
     "TermStats",
     "WeightedProximalSVC",
+    "check_n_jobs",
     "lsqr",
     "score",
     "term_stats",

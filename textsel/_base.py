@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import check_positive_int, check_sparse_structure, plain
 from ._dispatch import distributed_method, is_distributed
-from ._notices import warn
+from ._errors import warn
 
 __all__ = [
     "FITTING_METHODS",

@@ -8,9 +8,15 @@ Each exception class also subclasses the builtin a Python user would expect (``V
 ``MemoryError``), so ``except ValueError`` keeps working, and carries the status's name
 (``status``) and value (``code``), and where the kernel found the fault: the stored value or row
 (``position``) and the row block (``block``), where it reports them.
+
+And the one way the library warns its user: :func:`warn`, attributed to the user's own line.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+import warnings
 
 
 class CoreError(Exception):
@@ -137,3 +143,15 @@ def status_error(status: str, code: int | None, where: str, *, array: str | None
     else:
         message = f"{where}: {meaning}"
     return cls(message, code, position=position, block=block)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn(message, category)`` attributed to the first caller outside textsel (a
+    user's script, or scikit-learn's code where it called textsel), not to textsel's own lines."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -13,6 +13,8 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from .names import N_JOBS_RULE
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -53,17 +55,35 @@ def default_n_jobs() -> int:
 
 
 #: what ``n_jobs`` may be, as errors say it
-N_JOBS_RULE = "-1 (every core this process may use) or a count of 1 or more"
 
 
 def check_n_jobs(n_jobs, name: str = "n_jobs"):
-    """``n_jobs`` as textsel takes it: None and -1 kept (every core, see :func:`default_n_jobs`;
-    joblib reads None as its own default), a count of 1 or more capped at :func:`available_cores`.
+    """``n_jobs`` as every textsel call reads it: checked, and capped at the cores.
 
-    More threads or worker processes than cores only wait for one another (and the results do not
-    depend on their number), so a count written for a larger machine runs here on all its cores,
-    never on 99999 threads or processes.  0 and other negative values (joblib's -2, all cores but
-    one) are refused: a ``ValueError`` naming ``name``; a non-integer is a ``TypeError``.
+    More threads or worker processes than cores only wait for one another (and textsel's results
+    do not depend on their number), so a count written for a larger machine runs here on all its
+    cores, never on 99999 threads or processes.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        None (joblib's own default where joblib runs the work, else every core), -1 (every core
+        this process may use) or a count of 1 or more.  0 and other negative values (joblib's -2,
+        all cores but one) are refused.
+    name : str, default "n_jobs"
+        What the messages call it (``"--n-jobs"`` on the command line).
+
+    Returns
+    -------
+    int or None
+        None, -1, or the count capped at the cores this process may use.
+
+    Raises
+    ------
+    ValueError
+        For 0 or a negative value other than -1, naming ``name``.
+    TypeError
+        For a value that is not an integer (``True`` included).
     """
     if n_jobs is None:
         return None

@@ -24,7 +24,7 @@ from . import least_squares
 from ._base import Estimator, LinearScoresMixin, fit_input
 from ._checks import check_positive_int, check_real, plain
 from ._dispatch import distributed_method, handler, is_distributed
-from ._notices import warn
+from ._errors import warn
 from ._products import row_norms as _row_norms
 from ._rows import DocumentRows, delta_from_counts
 

@@ -28,9 +28,9 @@ from ._checks import as_csr, plain
 from ._ext import curves as _curves
 from ._ext.curves import ranked_auc_f1
 from ._labels import label_positions
-from ._names import MASKING_METHODS
 from ._products import row_norms
 from ._ranked import rank_columns, top_columns
+from .names import MASKING_METHODS
 from .svm import DualLinearSVC, fit_binary
 
 __all__ = ["METHODS", "evaluate_subsets", "mask_scores", "ranked_features", "subset_sizes", "svset_scores"]

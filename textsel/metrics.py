@@ -21,6 +21,9 @@ pow       (1 - fpr)^k - (1 - tpr)^k, k = ``pow_k`` (5)
 pr        tpr / fpr, fpr = 0 replaced by 1e-8
 rand      uniform random, seeded by ``random_state``
 ========  ==========================================================
+
+Beside them, :func:`document_counts`: a classifier's hits and misses per test document and
+class, the counts the study and the reproductions resample their F1 from.
 """
 
 from __future__ import annotations
@@ -28,14 +31,15 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ._checks import check_real, plain
 from ._ext import pool, scoring
 from ._ext.ccore import STATUS, Interrupt, check_status
-from ._labels import label_repr
-from ._names import METRICS
+from ._labels import label_positions, label_repr
 from ._parallel import effective_n_jobs, run_blocks, split_blocks, split_groups
+from .names import METRICS
 from .termstats import TermStats
 
 __all__ = ["METRICS", "SYMMETRIC", "INVERTIBLE", "score"]
@@ -209,3 +213,40 @@ def _check_class_sizes(stats: TermStats) -> None:
             f"every document of y is in class {label_repr(stats.classes[full[0]])} (1 class present); "
             "one-vs-rest scores need documents outside each class"
         )
+
+
+def document_counts(y_true, y_pred, classes):
+    """Each document's true positives, false positives and false negatives per class, as a sparse
+    (documents x 3 classes) matrix [tp | fp | fn]: summed over any set of documents, they give
+    that set's micro- and macro-F1, so that a bootstrap over the documents needs no refitting.
+
+    Labels are class labels (one per document, ``classes`` their order) or 0/1 indicator matrices.
+    """
+
+    def indicator(y, name):
+        if sp.issparse(y) or np.ndim(y) == 2:
+            matrix = sp.csr_matrix(y, dtype=np.float64)
+            if not np.isin(matrix.data, (0.0, 1.0)).all():
+                raise ValueError(f"{name} must be class labels or a 0/1 indicator matrix")
+            return matrix
+        if np.ndim(y) != 1:
+            raise ValueError(
+                f"{name} must be class labels or a 0/1 indicator matrix, got {np.ndim(y)} dimensions"
+            )
+        if classes is None:
+            raise TypeError(f"classes must list the classes' order when {name} holds class labels")
+        # a label outside the classes (a model's classes_) is refused, naming the argument: it
+        # would count as a document of no class, its errors silently lost
+        order = np.argsort(np.asarray(classes), kind="stable")
+        if np.unique(np.asarray(classes)).size != order.size:
+            raise ValueError("classes must not repeat a class")
+        columns = order[label_positions(np.asarray(y), np.asarray(classes)[order], name)]
+        ones = np.ones(columns.size)
+        return sp.csr_matrix((ones, (np.arange(columns.size), columns)), shape=(columns.size, order.size))
+
+    truth, guess = indicator(y_true, "y_true"), indicator(y_pred, "y_pred")
+    if truth.shape != guess.shape:
+        raise ValueError(f"y_true and y_pred must describe the same documents and classes, got shapes "
+                         f"{truth.shape} and {guess.shape}")  # fmt: skip
+    hit = truth.multiply(guess)
+    return sp.hstack([hit, guess - hit, truth - hit], format="csr")

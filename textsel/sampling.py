@@ -26,9 +26,9 @@ from threadpoolctl import threadpool_limits
 from ._base import Estimator
 from ._checks import as_csr, check_positive_int, check_real, check_sparse_structure, plain
 from ._ext import pool
-from ._names import STRATEGIES
 from ._products import matmat
 from .linear_model import RLSClassifier
+from .names import STRATEGIES
 
 __all__ = [
     "STRATEGIES",

@@ -16,7 +16,6 @@ from ._base import CheckedSelectorMixin, Estimator, fit_input, fit_statistics, t
 from ._checks import check_sparse_structure, plain
 from ._dispatch import is_distributed
 from ._labels import label_list, unique_labels
-from ._names import MULTICLASS
 from ._ranking import (
     _positive_row,
     _present,
@@ -27,6 +26,7 @@ from ._ranking import (
     top_k,
 )
 from .metrics import METRICS, row_scorer, score
+from .names import MULTICLASS
 from .termstats import TermStats, term_stats
 
 __all__ = [

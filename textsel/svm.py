@@ -14,11 +14,11 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._base import Estimator, LinearScoresMixin
 from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
+from ._errors import warn
 from ._ext.ccore import Interrupt, dcd_svm_csr
 from ._labels import check_class_labels, encode_labels, label_repr
-from ._names import LOSSES
-from ._notices import warn
 from ._parallel import effective_n_jobs, run_blocks
+from .names import LOSSES
 
 __all__ = ["BinaryFit", "DualLinearSVC", "fit_binary"]
 

@@ -27,6 +27,7 @@ TIERS = {
     "textsel": 1,  # the in-memory library and its public modules
     "textsel.distributed": 2,  # the same API on Dask, reached only through textsel._dispatch
     "textsel.cli": 3,  # applications built on the library
+    "textsel._lab": 3,  # what the applications share: writing results, reporting progress
     "textsel.study": 3,
     "textsel.reproduce": 3,
     "textsel.__main__": 3,
@@ -128,6 +129,35 @@ def running_up(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
     return sorted((a, b) for a, targets in graph.items() for b in targets if tier(b) > tier(a))
 
 
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_reaches(found: dict[str, tuple[Path, bool]]) -> list[tuple[str, str]]:
+    """Where an application reaches past the library's public API: each (application module,
+    what it imports) for an import from a lower tier of a private module (a part of its path
+    starting with ``_``) or of a private name.  Applications may import one another freely."""
+    reached = []
+    for module, (path, is_package) in found.items():
+        if tier(module) != 3 or path.suffix != ".py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = _absolute(module, is_package, node.level, node.module or "")
+                targets = [(f"{base}.{alias.name}", alias.name) for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [(alias.name, "") for alias in node.names]
+            else:
+                continue
+            for full, name in targets:
+                where = full if full in found else full.rsplit(".", 1)[0] if name else full
+                if not where.startswith("textsel") or tier(where) == 3:
+                    continue
+                if any(_private(part) for part in where.split(".")) or _private(name):
+                    reached.append((module, full))
+    return sorted(set(reached))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edges", action="store_true", help="print every edge too")
@@ -146,6 +176,10 @@ def main(argv=None) -> int:
     print(f"imports that run back up (lower tier -> higher): {len(up)}")
     for a, b in up:
         print(f"   {a} ({TIER_NAMES[tier(a)]}) -> {b} ({TIER_NAMES[tier(b)]})")
+    reached = private_reaches(found)
+    print(f"private names the applications import from the library: {len(reached)}")
+    for a, b in reached:
+        print(f"   {a} -> {b}")
     if args.edges:
         for a in sorted(graph):
             for b in sorted(graph[a]):

@@ -38,8 +38,8 @@ def add_parser(subparsers) -> None:
 
 def run(args, out=None):
     """List the corpora in the data home, checking SHA256SUMS where the data home has one."""
-    from ..datasets import get_data_home
-    from ..datasets.fetch import ARCHIVES, _sha256, fetch
+    from ..datasets import fetch, file_sha256, get_data_home
+    from ..datasets.fetch import ARCHIVES
 
     out = out or sys.stdout
     known = [*ARCHIVES, FORMAN]
@@ -79,11 +79,14 @@ def run(args, out=None):
             continue
         check = ""
         if rel in sums:
-            check = "  checksum ok" if _sha256(path) == sums[rel] else "  CHECKSUM MISMATCH"
+            check = "  checksum ok" if file_sha256(path) == sums[rel] else "  CHECKSUM MISMATCH"
         out.write(f"  {rel:<40} {path.stat().st_size / 2**20:8.1f} MB{check}\n")
-    from ..datasets.forman import FORMAN_SETS, _where
+    from ..datasets import FORMAN_SETS, forman_sets
 
-    held = [name for name in FORMAN_SETS if home.is_dir() and _where(home, name) is not None]
+    try:
+        held = forman_sets(home)
+    except FileNotFoundError:  # none of them
+        held = []
     if len(held) < len(FORMAN_SETS):
         out.write(f"  {'Forman sets':<40} {len(held)} of {len(FORMAN_SETS)} (--fetch forman: all)\n")
         missing.append("Forman's sets")

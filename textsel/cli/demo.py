@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from .._names import CORPORA
+from ..names import CORPORA
 from .inputs import DATA_HOME_HELP, metric_list, positive_int
 
 DEFAULT_METRICS = ("bns", "chi2")
@@ -323,7 +323,6 @@ def _ranked(tables, vocab, present, top, sizes, names, classes, metrics, out) ->
     """Section 1: the top terms per class and metric."""
     import numpy as np
 
-    from .._labels import label_repr
     from ..selection import top_k
 
     named = [m.upper() if m == "bns" else m for m in metrics]
@@ -341,8 +340,8 @@ def _ranked(tables, vocab, present, top, sizes, names, classes, metrics, out) ->
     if len(names) == 2 and all(np.array_equal(t[0], t[1]) for t in tables.values()):
         # a symmetric metric gives both classes of a binary task the same scores: one list each
         c = int(np.argmin(sizes))
-        lines.append(f"{label_repr(names[c])} against {label_repr(names[1 - c])} (these metrics score both "
-                     f"classes alike: one list per metric, for {label_repr(names[c])})")  # fmt: skip
+        lines.append(f"{repr(names[c])} against {repr(names[1 - c])} (these metrics score both "
+                     f"classes alike: one list per metric, for {repr(names[c])})")  # fmt: skip
         ranked(c)
     else:
         shown = np.argsort(-sizes, kind="stable")[:classes]
@@ -351,7 +350,7 @@ def _ranked(tables, vocab, present, top, sizes, names, classes, metrics, out) ->
                 f"(the {len(shown)} largest of {len(names)} classes; --classes {len(names)} lists them all)"
             )
         for c in shown:
-            lines += ["", f"class {label_repr(names[c])} ({sizes[c]:,} documents)"]
+            lines += ["", f"class {repr(names[c])} ({sizes[c]:,} documents)"]
             ranked(c)
     out("")
     out(f"1. What {listed} rank highest: the top {top} terms per class")
@@ -466,7 +465,6 @@ def run_demo(corpus="sms-spam", data_home=None, metrics=DEFAULT_METRICS, top=10,
     """
     import numpy as np
 
-    from .._labels import label_repr
     from ..metrics import score
     from ..selection import present_in_class
     from ..termstats import term_stats
@@ -481,7 +479,7 @@ def run_demo(corpus="sms-spam", data_home=None, metrics=DEFAULT_METRICS, top=10,
     out(f"corpus: {description}")
     out(f"matrix: {X.shape[0]:,} documents x {X.shape[1]:,} terms (tf-idf, min_df=2), {X.nnz:,} nonzeros")
     out(f"{len(names)} classes: " + ", ".join(
-        f"{label_repr(names[c])} {sizes[c]:,} ({sizes[c] / stats.n_docs:.1%})"
+        f"{repr(names[c])} {sizes[c]:,} ({sizes[c] / stats.n_docs:.1%})"
         for c in np.argsort(-sizes, kind="stable")[:8]) + (", ..." if len(names) > 8 else ""))  # fmt: skip
 
     tables = {m: score(stats, m, random_state=0) for m in metrics}

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 from pathlib import Path
 
-from .._names import MATRIX_FORMATS, METRICS, TEXT_FORMATS
+from ..names import MATRIX_FORMATS, METRICS, TEXT_FORMATS
 from .streams import _SHOWN, as_given, given_name, is_stream, read_stream, sniff
 
 FORMATS = MATRIX_FORMATS
@@ -41,6 +42,15 @@ def seed(text: str) -> int:
     return int(value)
 
 
+def command_mode(flag) -> str | None:
+    """The mode of a command's ``--progress`` / ``--no-progress`` (None when neither is given):
+    none with ``--no-progress``, else a bar where stderr is a terminal and a line per stage where
+    it is not (a log, a pipe, a CI job), so that a long run is never silent until it ends."""
+    if flag is False:
+        return None
+    return "bar" if sys.stderr is not None and sys.stderr.isatty() else "lines"
+
+
 #: ``--n-jobs``'s help, the same for every sub-command having it
 N_JOBS_HELP = ("-1 (the default): every core this process may use; a count above those cores is "
                "capped at them; 0 and other negative counts are refused")  # fmt: skip
@@ -48,8 +58,9 @@ N_JOBS_HELP = ("-1 (the default): every core this process may use; a count above
 
 def n_jobs(text: str) -> int:
     """``--n-jobs``: -1 or a count, checked and capped at the cores as the library's ``n_jobs``
-    is (:func:`textsel._parallel.check_n_jobs`), as the options are read."""
-    from .._parallel import N_JOBS_RULE, check_n_jobs
+    is (:func:`textsel.check_n_jobs`), as the options are read."""
+    from .. import check_n_jobs
+    from ..names import N_JOBS_RULE
 
     try:
         return check_n_jobs(int(text.strip()), "--n-jobs")

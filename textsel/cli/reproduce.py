@@ -7,10 +7,9 @@ import importlib.util
 import sys
 import warnings
 
-from .._names import REPRODUCTIONS
-from .._notices import command_mode
-from .._output import folder_target
-from .inputs import DATA_HOME_HELP, N_JOBS_HELP, n_jobs, seed
+from .._lab.output import folder_target
+from ..names import REPRODUCTIONS
+from .inputs import DATA_HOME_HELP, N_JOBS_HELP, command_mode, n_jobs, seed
 
 
 def add_parser(subparsers) -> None:

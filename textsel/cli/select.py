@@ -9,9 +9,9 @@ import json
 import os
 import sys
 
-from .._names import METRICS, MULTICLASS, OUTPUT_FORMATS
-from .._output import FileOutput, file_target
-from .._output.targets import refuse_inputs
+from .._lab.output import FileOutput, file_target
+from .._lab.output.targets import refuse_inputs
+from ..names import METRICS, MULTICLASS, OUTPUT_FORMATS
 from .inputs import INPUT_FORMATS, LABELS_HELP, TERMS_HELP
 from .text import add_vectorizer_options
 

@@ -25,7 +25,7 @@ import zlib
 from contextlib import contextmanager
 from pathlib import Path
 
-from .._output.targets import descriptor_of
+from .._lab.output.targets import descriptor_of
 
 __all__ = ["as_given", "compression_of", "given_name", "is_stream", "read_stream", "sniff"]
 

@@ -9,11 +9,20 @@ import sys
 import warnings
 from pathlib import Path
 
-from .._names import FORMAN_KS as KS
-from .._names import METRICS
-from .._notices import command_mode
-from .._output import OutputFolder, folder_target
-from .inputs import DATA_HOME_HELP, LABELS_HELP, N_JOBS_HELP, ks_list, metric_list, n_jobs, positive_int, seed
+from .._lab.output import OutputFolder, folder_target
+from ..names import FORMAN_KS as KS
+from ..names import METRICS
+from .inputs import (
+    DATA_HOME_HELP,
+    LABELS_HELP,
+    N_JOBS_HELP,
+    command_mode,
+    ks_list,
+    metric_list,
+    n_jobs,
+    positive_int,
+    seed,
+)
 from .text import add_vectorizer_options
 
 FORMAN_KS = ",".join(map(str, KS))

@@ -7,7 +7,7 @@ archive layouts (see ``docs/datasets.md``).  The SMS Spam Collection ships insid
 
 from ._home import get_data_home
 from .arff import load_arff
-from .fetch import fetch
+from .fetch import fetch, file_sha256
 from .forman import FORMAN_SETS, forman_sets, load_forman
 from .forman_fetch import fetch_forman
 from .formats import load_cluto, load_svmlight
@@ -21,6 +21,7 @@ __all__ = [
     "FORMAN_SETS",
     "fetch",
     "fetch_forman",
+    "file_sha256",
     "forman_sets",
     "get_data_home",
     "load_20newsgroups",

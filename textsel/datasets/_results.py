@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.utils import Bunch
 
 from .._checks import plain
-from .._notices import warn
+from .._errors import warn
 
 #: textsel's first field names -> scikit-learn's (``fetch_20newsgroups``, ``fetch_rcv1``,
 #: ``fetch_openml``: ``data``, ``target``, ``*_train``/``*_test``, ``DESCR``)

@@ -50,13 +50,13 @@ def fetch(name, data_home=None, url=None, sha256=None, timeout=60):
     home = get_data_home(data_home)
     home.mkdir(parents=True, exist_ok=True)
     target = home / name
-    if target.is_file() and _sha256(target) == sha256:
+    if target.is_file() and file_sha256(target) == sha256:
         return target
     handle, tmp = tempfile.mkstemp(dir=home, prefix=f".{name}.", suffix=".part")
     os.close(handle)
     try:
         download(url, Path(tmp), name, home, timeout)
-        got = _sha256(tmp)
+        got = file_sha256(tmp)
         if got != sha256:
             raise ValueError(f"{name}: checksum mismatch (expected {sha256}, got {got}); nothing was kept")
         os.replace(tmp, target)
@@ -78,7 +78,9 @@ def download(url: str, target: Path, name: str, home: Path, timeout) -> None:
                       f"into {home}") from exc  # fmt: skip
 
 
-def _sha256(path) -> str:
+def file_sha256(path) -> str:
+    """The SHA-256 of a file, in hex, as ``sha256sum`` prints it: to check a corpus against the
+    data home's ``SHA256SUMS`` (``textsel datasets`` does), read a megabyte at a time."""
     digest = hashlib.sha256()
     with Path(path).open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):

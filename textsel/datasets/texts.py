@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import plain
-from .._names import TEXT_FORMATS
-from .._notices import warn
+from .._errors import warn
+from ..names import TEXT_FORMATS
 from ._results import LoaderBunch
 
 #: file endings read as each layout

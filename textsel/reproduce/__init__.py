@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import importlib
 
-from .._names import REPRODUCTIONS
-from .._output import OutputFolder
+from .._lab.output import OutputFolder
+from ..names import REPRODUCTIONS
 from .report import Report, Row, verdict
 
 __all__ = ["PAPERS", "Report", "Row", "reproduce", "verdict"]

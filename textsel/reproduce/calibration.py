@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._names import FORMAN_KS
 from ..metrics import METRICS
-from ..study.protocol import MEASURES
+from ..names import FORMAN_KS
+from ..protocol import MEASURES
 from .forman_tables import Tasks
 
 __all__ = ["ROWS", "false_differs", "mechanism_rates", "null_tasks"]

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from .._notices import Progress
+from ..progress import Progress
 from .claims import DASGUPTA as CLAIMS
 from .dasgupta_relative import MEASURES, relative, shared_keys
 from .documents import f1_draws

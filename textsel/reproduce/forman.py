@@ -15,9 +15,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import study
-from .._names import FORMAN_KS
-from .._notices import Progress
 from ..metrics import METRICS, score
+from ..names import FORMAN_KS
+from ..progress import Progress
+from ..protocol import MEASURES
 from ..selection import top_k
 from ..termstats import term_stats
 from .claims import FORMAN as CLAIMS
@@ -222,7 +223,7 @@ def _cutoff(datasets, cutoffs, trials, n_jobs, seed):
             tasks = task_table(
                 study.forman(kept, metrics=("bns",), ks=(k,), trials=trials, n_jobs=n_jobs, random_state=seed)
             )
-            per_task[cutoff] = {m: tasks.at(m, "bns", k) for m in study.protocol.MEASURES}
+            per_task[cutoff] = {m: tasks.at(m, "bns", k) for m in MEASURES}
         per_task[cutoff] = per_task[ran[same]]
         rows.append({"cutoff": cutoff, "k": k, "same_as": ran[same],
                      **{m: float(v.mean()) for m, v in per_task[cutoff].items()}})  # fmt: skip

@@ -140,7 +140,7 @@ class Tasks:
 
 def task_table(records) -> Tasks:
     """The :class:`Tasks` of a study's records (per-trial records, or records of one trial)."""
-    from ..study.protocol import MEASURES
+    from ..protocol import MEASURES
 
     names = sorted({(r["dataset"], r["class"]) for r in records}, key=str)
     index = {name: i for i, name in enumerate(names)}

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from .._notices import Progress
+from ..progress import Progress
 from .claims import LI_SUN as CLAIMS
 from .report import Report
 from .verdicts import at_least, at_most, bootstrap, equivalent, seeded, simultaneous

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from .._notices import Progress
+from ..progress import Progress
 from ..study.experiments import document_counts
 from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2

@@ -2,7 +2,7 @@
 
 - :func:`forman` runs Forman's protocol (every class one-vs-rest, repeated stratified
   cross-validation, every metric and k, a linear SVM per fit) and returns one record per
-  (dataset, class, metric, k); ``textsel.study.protocol`` holds it.
+  (dataset, class, metric, k); the library module ``textsel.protocol`` holds it.
 - ``textsel.study.analysis``: the analyses of those records (macro-averages, best within
   tolerance, residual pairs, class skew) and CSV / JSON / pandas output.
 - ``textsel.study.experiments``: Dasgupta et al.'s sampling curves, Li & Sun's selection curves,
@@ -10,6 +10,7 @@
 - ``textsel.study.plots`` (also ``textsel.plots``): their figures, with matplotlib.
 """
 
+from ..protocol import FORMAN_KS, forman
 from .analysis import (
     FORMAN_TOLERANCES,
     average_trials,
@@ -23,7 +24,6 @@ from .analysis import (
     write_json,
 )
 from .experiments import masking_curves, proximal_by_skew, sampling_curves, selection_curves
-from .protocol import FORMAN_KS, forman
 
 __all__ = [
     "FORMAN_KS",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .protocol import MEASURES
+from ..protocol import MEASURES
 
 __all__ = ["average_trials", "best_pairs", "macro_average", "residual_curve", "skew_split", "to_dataframe",
            "tolerance_curve", "write_csv", "write_json"]  # fmt: skip

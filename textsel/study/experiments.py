@@ -11,8 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .._labels import label_positions
-from ..metrics import score
+from ..metrics import document_counts, score
 from ..termstats import term_stats
 
 __all__ = ["document_counts", "masking_curves", "proximal_by_skew", "sampling_curves", "selection_curves"]
@@ -40,43 +39,6 @@ def _f1s(model, X, y, X_test, y_test, counts=False, at_zero=False):
               float(f1_score(y_test, predicted, average="macro", zero_division=0)))  # fmt: skip
     out = (*scores, document_counts(y_test, predicted, model.classes_)) if counts else scores
     return (*out, strict) if at_zero else out
-
-
-def document_counts(y_true, y_pred, classes):
-    """Each document's true positives, false positives and false negatives per class, as a sparse
-    (documents x 3 classes) matrix [tp | fp | fn]: summed over any set of documents, they give
-    that set's micro- and macro-F1, so that a bootstrap over the documents needs no refitting.
-
-    Labels are class labels (one per document, ``classes`` their order) or 0/1 indicator matrices.
-    """
-
-    def indicator(y, name):
-        if sp.issparse(y) or np.ndim(y) == 2:
-            matrix = sp.csr_matrix(y, dtype=np.float64)
-            if not np.isin(matrix.data, (0.0, 1.0)).all():
-                raise ValueError(f"{name} must be class labels or a 0/1 indicator matrix")
-            return matrix
-        if np.ndim(y) != 1:
-            raise ValueError(
-                f"{name} must be class labels or a 0/1 indicator matrix, got {np.ndim(y)} dimensions"
-            )
-        if classes is None:
-            raise TypeError(f"classes must list the classes' order when {name} holds class labels")
-        # a label outside the classes (a model's classes_) is refused, naming the argument: it
-        # would count as a document of no class, its errors silently lost
-        order = np.argsort(np.asarray(classes), kind="stable")
-        if np.unique(np.asarray(classes)).size != order.size:
-            raise ValueError("classes must not repeat a class")
-        columns = order[label_positions(np.asarray(y), np.asarray(classes)[order], name)]
-        ones = np.ones(columns.size)
-        return sp.csr_matrix((ones, (np.arange(columns.size), columns)), shape=(columns.size, order.size))
-
-    truth, guess = indicator(y_true, "y_true"), indicator(y_pred, "y_pred")
-    if truth.shape != guess.shape:
-        raise ValueError(f"y_true and y_pred must describe the same documents and classes, got shapes "
-                         f"{truth.shape} and {guess.shape}")  # fmt: skip
-    hit = truth.multiply(guess)
-    return sp.hstack([hit, guess - hit, truth - hit], format="csr")
 
 
 SAMPLING_STRATEGIES = (("ss", 20), ("ws", None), ("us", None))

@@ -225,13 +225,14 @@ def plot_decision_boundaries(stats, path, *, label=1, k=100, metrics=BOUNDARY_ME
     plt = _pyplot()
     import numpy as np
 
-    from .._labels import label_repr
     from ..metrics import score
     from ..termstats import TermStats
 
     where = np.flatnonzero(np.asarray(stats.classes) == label)
     if where.size != 1:
-        raise ValueError(f"label {label_repr(label)} is not one of the classes {stats.classes.tolist()}")
+        raise ValueError(
+            f"label {np.asarray(label).tolist()!r} is not one of the classes {stats.classes.tolist()}"
+        )
     c = int(where[0])
     tp = stats.class_df[c]
     fp = stats.df - tp

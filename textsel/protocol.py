@@ -15,16 +15,16 @@ from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 
-from .._checks import as_csr, check_positive_int, plain
-from .._ext.ccore import nested_svm_csc
-from .._names import FORMAN_KS
-from .._notices import Progress
-from .._parallel import check_n_jobs
-from .._ranked import rank_columns, top_columns
-from ..metrics import METRICS, score
-from ..selection import top_k
-from ..svm import fit_binary
-from ..termstats import term_stats
+from ._checks import as_csr, check_positive_int, plain
+from ._ext.ccore import nested_svm_csc
+from ._parallel import check_n_jobs
+from ._ranked import rank_columns, top_columns
+from .metrics import METRICS, score
+from .names import FORMAN_KS
+from .progress import Progress
+from .selection import top_k
+from .svm import fit_binary
+from .termstats import term_stats
 
 __all__ = ["FORMAN_KS", "MEASURES", "forman"]
 

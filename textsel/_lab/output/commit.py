@@ -5,10 +5,10 @@ never half of one), after the old file was kept aside under a second name; a nam
 is followed and its final target replaced, the link kept; an existing target that is not a
 regular file (a FIFO, a device) is written straight into, after every rename succeeded.  An
 earlier run's files this run does not write again are removed only as the manifest allows
-(:mod:`textsel._output.manifest`), through folders opened without following links.  Every step
+(:mod:`textsel._lab.output.manifest`), through folders opened without following links.  Every step
 records how to undo it; when any step fails, the steps done are undone in reverse order, so the
 folder is as it was, byte for byte.  Ctrl-C and termination signals wait while the steps run
-(:mod:`textsel._output.signals`); one that came meanwhile undoes them, and acts once the
+(:mod:`textsel._lab.output.signals`); one that came meanwhile undoes them, and acts once the
 output folder has let go of its staging folder and lock.  An undo that fails keeps
 what it could not put back and says where.
 """

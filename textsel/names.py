@@ -1,9 +1,10 @@
 """The names textsel's choices are made of, importable without numpy.
 
-The library's modules take their vocabularies from here (``textsel.metrics.METRICS`` is this
-``METRICS``), and so does the command line, whose parser, ``--help`` and ``--version`` thus cost
-no import of numpy, scipy or scikit-learn: a command that only parses its arguments starts in a
-tenth of a second.
+Each tuple lists the values a parameter or an option takes, so that a program can offer them
+(a menu, a grid of settings) without importing the numerical stack.  The library's modules take
+their vocabularies from here (``textsel.metrics.METRICS`` is this ``METRICS``), and so does the
+command line, whose parser, ``--help`` and ``--version`` thus cost no import of numpy, scipy or
+scikit-learn: a command that only parses its arguments starts in a tenth of a second.
 """
 
 #: Forman's (2003) twelve filter metrics, in alphabetical order (:func:`textsel.score`)
@@ -40,7 +41,10 @@ STRATEGIES = ("ss", "ws", "us")
 MASKING_METHODS = ("exact", "mask", "svset")
 
 __all__ = ["CORPORA", "FORMAN_KS", "LOSSES", "MASKING_METHODS", "MATRIX_FORMATS", "METRICS", "MULTICLASS",
-           "OUTPUT_FORMATS", "REPRODUCTIONS", "STRATEGIES", "TEXT_FORMATS"]  # fmt: skip
+           "N_JOBS_RULE", "OUTPUT_FORMATS", "REPRODUCTIONS", "STRATEGIES", "TEXT_FORMATS"]  # fmt: skip
+
+#: the values every ``n_jobs`` (and ``--n-jobs``) takes (:func:`textsel.check_n_jobs`)
+N_JOBS_RULE = "-1 (every core this process may use) or a count of 1 or more"
 
 #: the papers ``textsel reproduce`` reproduces (textsel.reproduce.PAPERS)
 REPRODUCTIONS = ("forman", "li-sun", "dasgupta", "kolcz", "zhuang")

@@ -1,23 +1,11 @@
-"""How a call tells its user something (the one home of it): a warning, at the user's line;
-how far a long call has got, on stderr (a bar on a terminal, a line per stage in a log)."""
+"""How far a long call has got (:func:`textsel.study.forman`, the reproductions, the command
+line's ``--progress``), on stderr: a bar on a terminal, a line per stage in a log."""
 
 from __future__ import annotations
 
-import os
 import sys
-import warnings
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """``warnings.warn(message, category)`` attributed to the first caller outside textsel (a
-    user's script, or scikit-learn's code where it called textsel), not to textsel's own lines."""
-    frame, level = sys._getframe(1), 2
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=level)
-
+__all__ = ["MODES", "Progress"]
 
 #: the ways to report: a tqdm bar (a line every tenth without tqdm), or plain lines
 MODES = ("bar", "lines")
@@ -34,17 +22,17 @@ def mode_of(progress) -> str | None:
     raise ValueError(f"progress must be True, False, 'bar' or 'lines', got {progress!r}")
 
 
-def command_mode(flag) -> str | None:
-    """The mode of a command's ``--progress`` / ``--no-progress`` (None when neither is given):
-    none with ``--no-progress``, else a bar where stderr is a terminal and a line per stage where
-    it is not (a log, a pipe, a CI job), so that a long run is never silent until it ends."""
-    if flag is False:
-        return None
-    return "bar" if sys.stderr is not None and sys.stderr.isatty() else "lines"
-
-
 class Progress:
-    """The reports of one call, on stderr, each line headed by ``name``."""
+    """The reports of one call, on stderr, each line headed by ``name``.
+
+    Parameters
+    ----------
+    name : str
+        What heads each line (``"textsel study"``).
+    progress : bool, None or {"bar", "lines"}
+        A call's ``progress`` argument: False or None for silence, True or "bar" for a bar
+        (tqdm's where it is installed, else a line at each tenth), "lines" for plain lines.
+    """
 
     def __init__(self, name: str, progress):
         self.name, self.mode = name, mode_of(progress)
