@@ -257,6 +257,13 @@ def _indicator_labels(docs, cols, n_docs, n_cols, classes, name) -> Labels:
     )
 
 
+def check_two_classes(classes, needs: str, name: str = "y") -> None:
+    """The one error for labels of a single class: ``needs`` (what needs two: "a classifier
+    needs") said beside the class found."""
+    if len(classes) < 2:
+        raise ValueError(f"{name} has 1 class ({label_repr(classes[0])}); {needs} at least 2 classes")
+
+
 def label_repr(label) -> str:
     """A class label as a user wrote it (``3``, ``'earn'``), not as numpy prints it."""
     return repr(np.asarray(label).tolist())

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._labels import label_positions, label_repr, target_kind, unique_labels
+from ._labels import check_two_classes, label_positions, target_kind, unique_labels
 
 __all__ = [
     "DocumentRows",
@@ -122,8 +122,7 @@ def resolve(summary: LabelSummary, class_weight=None, owner: str = "classifier")
         classes, multilabel, positives = np.arange(summary.width), True, summary.counts
     elif kind in ("binary", "multiclass"):
         classes, multilabel = summary.values, False
-        if classes.size < 2:
-            raise ValueError(f"y has 1 class ({label_repr(classes[0])}); a classifier needs at least 2")
+        check_two_classes(classes, "a classifier needs")
         positives = summary.counts[1:] if classes.size == 2 else summary.counts
     else:
         raise ValueError(f"Unknown label type: y must hold class labels, got target type {kind!r}")

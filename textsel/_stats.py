@@ -17,7 +17,7 @@ from ._checks import as_csr
 from ._errors import CoreArgumentError, CoreValueError, status_error
 from ._ext import counting, dealing, pool
 from ._ext.ccore import Interrupt, check_status
-from ._labels import as_labels, label_repr
+from ._labels import as_labels, check_two_classes
 from ._parallel import effective_n_jobs, run_blocks, split_groups
 
 __all__ = ["BlockValueError", "TermStats", "count_blocks"]
@@ -239,10 +239,8 @@ def count_blocks(blocks, y, *, classes=None, n_jobs=None, into=None) -> TermStat
         classes = into.classes
     n_docs = sum(X.shape[0] for X in checked)
     labels = as_labels(y, n_docs, classes)
-    if classes is None and not labels.multilabel and labels.classes.size < 2:
-        raise ValueError(
-            f"y has 1 class ({label_repr(labels.classes[0])}); term statistics need at least 2 classes"
-        )
+    if classes is None and not labels.multilabel:
+        check_two_classes(labels.classes, "term statistics need")
     if into is None:
         # not zeroed here: the kernel zeroes each row just before filling it, in cache and on its
         # own thread; and from the table pool, so that a caller dropping the tables of one call

@@ -16,7 +16,7 @@ from ._base import Estimator, LinearScoresMixin
 from ._checks import check_class_weight, check_positive_int, check_real, check_sparse_structure, plain
 from ._errors import warn
 from ._ext.ccore import Interrupt, dcd_svm_csr
-from ._labels import check_class_labels, encode_labels, label_repr
+from ._labels import check_class_labels, check_two_classes, encode_labels
 from ._parallel import effective_n_jobs, run_blocks
 from .names import LOSSES
 
@@ -175,8 +175,7 @@ class DualLinearSVC(LinearScoresMixin, ClassifierMixin, Estimator):
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, codes = encode_labels(y, name="y")
         n_classes = self.classes_.size
-        if n_classes < 2:
-            raise ValueError(f"y has 1 class ({label_repr(self.classes_[0])}); a classifier needs at least 2")
+        check_two_classes(self.classes_, "a classifier needs")
         weights = np.ones(n_classes)
         if self.class_weight is not None:
             weights = compute_class_weight(
