@@ -176,6 +176,25 @@ cdef class Vocabulary:
             out[k] = PyUnicode_FromKindAndData(4, cps, length)
         return out
 
+    def columns_of(self, const int64_t[::1] columns):
+        """``{term: column}`` for the terms of ids ``columns`` (column k holds term ``columns[k]``),
+        in the order the terms were first added (scikit-learn's ``vocabulary_``)."""
+        cdef int64_t size = ts_vocab_size(self.v), k, i, length
+        cdef const uint32_t *cps
+        column_of = np.full(size, -1, dtype=np.int64)
+        cdef int64_t[::1] at = column_of
+        for k in range(columns.shape[0]):
+            i = columns[k]
+            if not 0 <= i < size:
+                raise IndexError(f"no term {i}")
+            at[i] = k
+        out = {}
+        for i in range(size):
+            if at[i] >= 0:
+                ts_vocab_term(self.v, i, &cps, &length)
+                out[PyUnicode_FromKindAndData(4, cps, length)] = at[i]
+        return out
+
     def order(self, ids=None):
         """The positions of ``ids`` (default: every term's id) sorted by their terms, as Python
         sorts strings (stable)."""

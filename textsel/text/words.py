@@ -194,10 +194,7 @@ class _FastCounting(_WordKernel):
 def vocabulary_of(terms, columns) -> dict:
     """``{term: column}`` for the terms of ids ``columns`` (column k holds term ``columns[k]``),
     in the order the terms were first seen, as scikit-learn's dict holds them."""
-    column_of = np.full(len(terms), -1, dtype=np.int64)
-    column_of[columns] = np.arange(columns.size)
-    ids = np.flatnonzero(column_of >= 0)
-    return dict(zip(terms.terms(ids), column_of[ids].tolist(), strict=True))
+    return terms.columns_of(np.ascontiguousarray(columns, dtype=np.int64))
 
 
 def count_rows(texts, terms, stop, ngram_range, fixed: bool, n_jobs, lowercase: bool) -> list:
