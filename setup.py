@@ -55,8 +55,8 @@ KERNELS = {
         "csrc/primal_newton.c",
         "csrc/dense.c",
     ],
-    # the distributed solve's step on a worker's row blocks
-    "rowblocks": ["csrc/csr.c", "csrc/rowblocks.c"],
+    # a row group's step (a worker's blocks, the in-memory solve's groups) and the groups in C
+    "rowblocks": ["csrc/csr.c", "csrc/rowblocks.c", "csrc/rowgroups.c"],
     # words counted from text: scikit-learn's word analyzer and CountVectorizer's counts
     "tokens": ["csrc/csr.c", "csrc/tokens.c"],
     "counting": [],

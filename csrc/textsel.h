@@ -194,6 +194,43 @@ int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, i
                      int64_t n_vec, const int64_t *cols, const double *vb, const double *vcoef,
                      const double *ucoef, double *scale, double *ssq, double *gb);
 
+/*
+ * The row operator of ts_lsqr_rowop on row groups kept in memory, run one after another on the
+ * calling thread: what the in-memory solve computes when it has one thread, with no call out of
+ * C per iteration.  Each group is a ts_row_block whose u and weights are column-major views
+ * (col_stride n_rows) of the whole u and weights; b, the weights and u hold each right-hand
+ * side's n_rows contiguously (element (i, c) at c * n_rows + i).  A step takes the running
+ * columns TS_LANES at a time (one alone in a block of one lane), runs ts_rowgroup_step on every
+ * group, and adds the groups' parts, of A'D u and of the norms, by one fixed binary tree (the
+ * largest power of two below their number on the left): the same sums, in the same order, as
+ * when the groups run on threads, so the answer does not depend on their number.
+ *
+ * ts_row_groups_init checks the shapes and allocates the scratch (TS_ERR_ARG, TS_ERR_NOMEM);
+ * ts_row_groups_free releases it.  ts_row_groups_start and ts_row_groups_step are the ts_rowop's
+ * start and step (ctx: the ts_row_groups).
+ */
+typedef struct {
+    const ts_row_block *groups;
+    int64_t n_groups;
+    int64_t n_rows;
+    int64_t n_cols;
+    int fit_intercept;
+    int64_t n_rhs;
+    const double *b;
+    const double *weights;
+    double *u;
+    double *scratch; /* v's lanes, then each group's part of A'D u and of the norms */
+} ts_row_groups;
+
+int ts_row_groups_init(ts_row_groups *G, const ts_row_block *groups, int64_t n_groups, int64_t n_rows,
+                       int64_t n_cols, int fit_intercept, int64_t n_rhs, const double *b,
+                       const double *weights, double *u);
+void ts_row_groups_free(ts_row_groups *G);
+int ts_row_groups_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
+                        double *unorm, double *g);
+int ts_row_groups_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
+                       const double *ucoef, double *unorm, double *g);
+
 /* The plain product of a CSR matrix and a dense row-major n_vec-column matrix (the scores of a
  * Dask array's row blocks): Y = X V (V: n_cols x n_vec, Y: n_rows x n_vec), Y overwritten, each
  * row summed in stored order.  Returns TS_OK, TS_ERR_ARG or TS_ERR_INDEX (the structure is

@@ -187,3 +187,31 @@ def test_fewer_groups_than_jobs_share_the_lane_blocks_and_keep_the_answer():
     for other in results[1:]:
         np.testing.assert_array_equal(other.x, results[0].x)
         np.testing.assert_array_equal(other.itn, results[0].itn)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("scale", [1.0, 1e300, 1e-300])
+def test_one_thread_runs_the_groups_in_c_to_the_threads_bits(small_groups, fit_intercept, scale):
+    """On one thread the solver iterates on the groups as one C operator (no call into Python per
+    iteration): the same bits as the groups run from Python, on many groups, 17 columns (two full
+    lane blocks and one alone), weights, and right-hand sides the solver must rescale."""
+    from textsel._ext.ccore import lsqr_rowop
+    from textsel._ext.rowblocks import GroupsOperator
+    from textsel.least_squares import prepare
+
+    X = _matrix(m=4000, n=300, index_dtype=np.int64)
+    rng = np.random.default_rng(8)
+    b, w = scale * rng.normal(size=(X.shape[0], 17)), rng.uniform(0.2, 3, size=(X.shape[0], 17))
+    B, damps, weights, tolerances, limit = prepare(X.shape[0], b, 0.3, w, 1e-10, 1e-10, 1e8, None)
+    solved = []
+    for threads in (1, 1, 2):
+        interrupt = Interrupt()
+        groups = rg.RowGroups(X, B, weights, fit_intercept, threads, interrupt)
+        operator = groups.operator() if len(solved) != 1 else groups  # the second: Python, one thread
+        assert isinstance(operator, GroupsOperator) == (len(solved) == 0)
+        solved.append(lsqr_rowop(operator, *X.shape, fit_intercept, 17, damps, *tolerances, limit, interrupt))
+    assert len(groups.groups) >= 8
+    for x, report in solved[1:]:
+        np.testing.assert_array_equal(x, solved[0][0])
+        for key, value in report.items():
+            np.testing.assert_array_equal(value, solved[0][1][key])

@@ -129,7 +129,7 @@ class RowGroups:
         self.B = np.ascontiguousarray(B.T)
         self.weights = None if weights is None else np.ascontiguousarray(weights.T)
         self.fit_intercept = bool(fit_intercept)
-        self.n_unknowns = n + self.fit_intercept
+        self.n_cols, self.n_unknowns = n, n + self.fit_intercept
         self.uT = np.zeros(self.B.shape)
         bounds = group_bounds(X.indptr, group_count(X.nnz, self.n_unknowns))
         self.groups = []
@@ -150,6 +150,15 @@ class RowGroups:
         # one part of A'D u, and of each norm, per group and lane block of a wave
         self._parts = np.empty((self.wave, G, self.n_unknowns * LANES))
         self.norms = np.empty((self.wave, G, 2, LANES))
+
+    def operator(self):
+        """What the C solver runs: on one thread, the groups as one operator in C (the same sums,
+        no call into Python per iteration); on more, these groups on the threads."""
+        if self.n_jobs > 1:
+            return self
+        from ._ext.rowblocks import GroupsOperator
+
+        return GroupsOperator(self.groups, self.B, self.weights, self.uT, self.n_cols, self.fit_intercept)
 
     # -- the two calls of the C solver -------------------------------------------------------
 

@@ -1,4 +1,5 @@
-/* C unit tests of csrc/rowblocks.c; built and run under ASan and UBSan by tests/test_c_core.py. */
+/* C unit tests of csrc/rowblocks.c and csrc/rowgroups.c; built and run under ASan and UBSan by
+ * tests/test_c_core.py. */
 #include "../../csrc/textsel.h"
 #include "harness.h"
 #include "problem.h"
@@ -416,6 +417,105 @@ static void test_group_step_bad_arguments(void)
     free_problem(&P);
 }
 
+
+/* The row groups as one operator (ts_row_groups): LSQR on it gives the in-memory solve's solutions
+ * (to a tight tolerance) and stops, with and without intercept and weights, for right-hand sides
+ * near the top of the double range, on one group and on four (one empty), with b, the weights and
+ * u each right-hand side's rows contiguous; and the same bits on four groups run twice. */
+static void test_row_groups_operator(void)
+{
+    problem P = make_problem(300, 60, 11, 0.1, 31);
+    const int64_t four[4] = {0, 90, 90, 201}, one[1] = {0};
+    ts_csr X = csr32(&P);
+    double *b = malloc(sizeof(double) * (size_t)(P.m * P.K)), *bT = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double *wT = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    const int exps[2] = {0, 700};
+    int intercept, weighted, e, g;
+    for (e = 0; e < 2; e++)
+        for (intercept = 0; intercept <= 1; intercept++)
+            for (weighted = 0; weighted <= 1; weighted++)
+                for (g = 0; g < 2; g++) {
+                    const int64_t *starts = g ? four : one, n_groups = g ? 4 : 1;
+                    double *u = calloc((size_t)(P.m * P.K), sizeof(double)), *scratch;
+                    ts_lsqr_result rr[11];
+                    ts_row_groups G;
+                    ts_rowop A;
+                    cut C;
+                    int64_t i, k;
+                    for (i = 0; i < P.m; i++)
+                        for (k = 0; k < P.K; k++) {
+                            b[i * P.K + k] = ldexp(P.b[i * P.K + k], exps[e]);
+                            bT[k * P.m + i] = b[i * P.K + k];
+                            wT[k * P.m + i] = P.wts[i * P.K + k];
+                        }
+                    /* column-major groups: each group's u and weights start at its first row */
+                    C = cut_rows(&P, starts, n_groups, NULL, u);
+                    for (i = 0; i < n_groups; i++) {
+                        C.blocks[i].u = u + starts[i];
+                        C.blocks[i].weights = weighted ? wT + starts[i] : NULL;
+                        C.blocks[i].col_stride = P.m;
+                    }
+                    CHECK(ts_row_groups_init(&G, C.blocks, n_groups, P.m, P.n, intercept, P.K, bT,
+                                             weighted ? wT : NULL, u) == TS_OK);
+                    A.n_rows = P.m;
+                    A.n_cols = P.n;
+                    A.fit_intercept = intercept;
+                    A.start = ts_row_groups_start;
+                    A.step = ts_row_groups_step;
+                    A.ctx = &G;
+                    CHECK(rowop_mismatches(&P, &X, intercept, b, weighted ? P.wts : NULL, &A, exps[e], rr) == 0);
+                    if (g) { /* again: the same bits */
+                        const int64_t n1 = P.n + intercept;
+                        double *x1 = calloc((size_t)(n1 * P.K), sizeof(double));
+                        double *x2 = calloc((size_t)(n1 * P.K), sizeof(double));
+                        ts_lsqr_result r2[11];
+                        CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &TIGHT, x1, rr) == TS_OK);
+                        CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &TIGHT, x2, r2) == TS_OK);
+                        CHECK(memcmp(x1, x2, sizeof(double) * (size_t)(n1 * P.K)) == 0);
+                        free(x1);
+                        free(x2);
+                    }
+                    scratch = G.scratch;
+                    CHECK(scratch != NULL);
+                    ts_row_groups_free(&G);
+                    CHECK(G.scratch == NULL);
+                    free_cut(&C);
+                    free(u);
+                }
+    free(b);
+    free(bT);
+    free(wT);
+    free_problem(&P);
+}
+
+/* ts_row_groups refuses what it cannot run: no groups, negative sizes, no right-hand sides,
+ * missing arrays, a column out of range. */
+static void test_row_groups_bad_arguments(void)
+{
+    problem P = make_problem(40, 10, 3, 0.3, 5);
+    const int64_t one[1] = {0};
+    double *u = calloc((size_t)(P.m * P.K), sizeof(double)), unorm[3], g[33], maxabs[3];
+    cut C = cut_rows(&P, one, 1, NULL, u);
+    ts_row_groups G;
+    const int64_t bad_col[1] = {3}, neg_col[1] = {-1};
+    C.blocks[0].col_stride = P.m;
+    CHECK(ts_row_groups_init(&G, C.blocks, 0, P.m, P.n, 1, P.K, P.b, NULL, u) == TS_ERR_ARG);
+    CHECK(ts_row_groups_init(&G, NULL, 1, P.m, P.n, 1, P.K, P.b, NULL, u) == TS_ERR_ARG);
+    CHECK(ts_row_groups_init(&G, C.blocks, 1, -1, P.n, 1, P.K, P.b, NULL, u) == TS_ERR_ARG);
+    CHECK(ts_row_groups_init(&G, C.blocks, 1, P.m, P.n, 1, 0, P.b, NULL, u) == TS_ERR_ARG);
+    CHECK(ts_row_groups_init(&G, C.blocks, 1, P.m, P.n, 1, P.K, NULL, NULL, u) == TS_ERR_ARG);
+    CHECK(ts_row_groups_init(&G, C.blocks, 1, P.m, P.n, 1, P.K, P.b, NULL, NULL) == TS_ERR_ARG);
+    CHECK(ts_row_groups_init(&G, C.blocks, 1, P.m, P.n, 1, P.K, P.b, NULL, u) == TS_OK);
+    CHECK(ts_row_groups_start(&G, 1, bad_col, NULL, maxabs, NULL, NULL) == TS_ERR_ARG);
+    CHECK(ts_row_groups_start(&G, 1, neg_col, NULL, maxabs, NULL, NULL) == TS_ERR_ARG);
+    CHECK(ts_row_groups_step(&G, 1, bad_col, NULL, NULL, NULL, unorm, g) == TS_ERR_ARG);
+    ts_row_groups_free(&G);
+    ts_row_groups_free(&G); /* twice is harmless */
+    free_cut(&C);
+    free(u);
+    free_problem(&P);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -425,6 +525,8 @@ int main(void)
     RUN(test_lsqr_on_the_blocks_equals_csr, passed, failed);
     RUN(test_group_step_is_the_one_block_step, passed, failed);
     RUN(test_group_step_bad_arguments, passed, failed);
+    RUN(test_row_groups_operator, passed, failed);
+    RUN(test_row_groups_bad_arguments, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

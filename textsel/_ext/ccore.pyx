@@ -3,6 +3,8 @@
 
 import numpy as np
 
+from cpython.pycapsule cimport PyCapsule_GetPointer
+
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
@@ -178,7 +180,10 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
     - ``op.start(cols, exps, None, unorm, g)`` sets u = 2^-exps D b for those columns and writes
       ||u|| into ``unorm`` and A'D u into ``g`` ((n_cols + fit_intercept) x len(cols));
     - ``op.step(cols, v, vcoef, ucoef, unorm, g)`` sets u = vcoef D A v + ucoef u, then writes
-      ``unorm`` and ``g`` as ``start`` does.
+      ``unorm`` and ``g`` as ``start`` does;
+
+    or, where ``op`` has a ``rowop_capsule`` (:class:`textsel._ext.rowblocks.GroupsOperator`), the
+    C operator it holds, called with no return to Python.
 
     ``A`` is [X, 1] with ``fit_intercept``; the views it is given are the solver's buffers and
     must not be kept beyond the call.  An exception raised there is raised here once the solver
@@ -186,6 +191,7 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
     (``istop``, ``itn``, ``r1norm``, ``r2norm``, ``anorm``, ``acond``, ``arnorm``, ``xnorm``).
     """
     cdef ts_rowop A
+    cdef const ts_rowop *given = NULL
     cdef _RowOperator c = _RowOperator()
     cdef ts_lsqr_options options
     cdef ts_lsqr_result *res
@@ -196,6 +202,11 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
     if interrupt is None:
         interrupt = Interrupt()  # held here: the options keep only a pointer to it
     c.op, c.interrupt, c.n_unknowns = op, interrupt, n_unknowns
+    capsule = getattr(op, "rowop_capsule", None)
+    if capsule is not None:  # an operator in C (rowblocks.GroupsOperator): no call into Python
+        given = <const ts_rowop *> PyCapsule_GetPointer(capsule, b"textsel.ts_rowop")
+        if given.n_rows != n_rows or given.n_cols != n_cols or given.fit_intercept != fit_intercept:
+            raise ValueError("the operator's shape is not the problem's")
     A.n_rows, A.n_cols, A.fit_intercept = n_rows, n_cols, fit_intercept
     A.start, A.step, A.ctx = _row_start, _row_step, <void *> c
     options = _lsqr_options(atol, btol, conlim, iter_lim, interrupt)
@@ -206,7 +217,8 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
         check_status(TS_ERR_NOMEM, "lsqr")
     try:
         with nogil:
-            status = ts_lsqr_rowop(&A, n_rhs, &damp[0], &options, &xv[0, 0] if n_unknowns else NULL, res)
+            status = ts_lsqr_rowop(given if given != NULL else &A, n_rhs, &damp[0], &options,
+                                   &xv[0, 0] if n_unknowns else NULL, res)
         check_status(status, "lsqr", interrupt)
         report = _lsqr_report(res, n_rhs)
     finally:

@@ -1,4 +1,5 @@
-"""One group of a solve's rows: its step of LSQR's row operator, in memory and on a Dask worker."""
+"""One group of a solve's rows: its step of LSQR's row operator, in memory and on a Dask worker; and
+the groups of an in-memory solve on one thread as one C operator."""
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,4 +29,16 @@ class RowGroup:
         scale: NDArray[np.float64],
         ssq: NDArray[np.float64],
         gb: NDArray[np.float64],
+    ) -> None: ...
+
+class GroupsOperator:
+    rowop_capsule: object
+    def __init__(
+        self,
+        groups: list[RowGroup],
+        b: NDArray[np.float64],
+        weights: NDArray[np.float64] | None,
+        u: NDArray[np.float64],
+        n_cols: int,
+        fit_intercept: bool,
     ) -> None: ...

@@ -1,18 +1,37 @@
 # cython: language_level=3
 """One group of a solve's rows (:class:`RowGroup`, ``ts_rowgroup_step`` in csrc/rowblocks.c): its
-step of LSQR's row operator, without the GIL, in memory and on a Dask worker alike."""
+step of LSQR's row operator, without the GIL, in memory and on a Dask worker alike; and the groups
+of an in-memory solve on one thread as one operator in C (:class:`GroupsOperator`,
+``ts_row_groups`` in csrc/rowgroups.c)."""
 
 import numpy as np
 
+from cpython.pycapsule cimport PyCapsule_New
 from libc.stdint cimport int64_t
+from libc.stdlib cimport free, malloc
 
 from .ccore cimport _fill_csr
-from .core cimport TS_ERR_NONFINITE, ts_csr, ts_csr_check, ts_row_block, ts_rowgroup_step
+from .core cimport (TS_ERR_NOMEM, TS_ERR_NONFINITE, ts_csr, ts_csr_check, ts_row_block, ts_rowgroup_step,
+                   ts_rowop)
 from .ccore import check_status
 
 
 cdef extern from "internal.h" nogil:
     int ts_csr_has_nonfinite(const ts_csr *X)
+
+
+cdef extern from "textsel.h" nogil:
+    ctypedef struct ts_row_groups:
+        pass
+
+    int ts_row_groups_init(ts_row_groups *G, const ts_row_block *groups, int64_t n_groups, int64_t n_rows,
+                           int64_t n_cols, int fit_intercept, int64_t n_rhs, const double *b,
+                           const double *weights, double *u)
+    void ts_row_groups_free(ts_row_groups *G)
+    int ts_row_groups_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
+                            double *unorm, double *g)
+    int ts_row_groups_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
+                           const double *ucoef, double *unorm, double *g)
 
 
 cdef class RowGroup:
@@ -109,3 +128,60 @@ cdef class RowGroup:
             status = ts_rowgroup_step(&self.block, self.n_cols, self.fit_intercept, self.n_rhs, P, &cols[0],
                                       vptr, vcptr, ucptr, &scale[0], &ssq[0], &gb[0, 0, 0])
         check_status(status, "lsqr")
+
+
+cdef class GroupsOperator:
+    """The groups of an in-memory solve as one row operator in C, run on the calling thread:
+    ``ts_lsqr_rowop`` then iterates with no call into Python (:func:`textsel._ext.ccore.lsqr_rowop`
+    takes it by :attr:`rowop_capsule`).  The same sums as the groups run on threads.
+
+    Parameters
+    ----------
+    groups : list of RowGroup
+        The solve's groups, in row order, their u and weights views of ``u`` and ``weights``.
+    b, weights, u : ndarray
+        (K, m) float64, C-contiguous: the right-hand sides, the row weights (or None) and LSQR's
+        u, each right-hand side's rows contiguous.
+    n_cols : int
+    fit_intercept : bool
+    """
+
+    cdef ts_row_groups G
+    cdef ts_rowop A
+    cdef ts_row_block *blocks
+    cdef object keep
+    cdef readonly object rowop_capsule
+
+    def __cinit__(self, list groups, const double[:, ::1] b, weights, double[:, ::1] u, int64_t n_cols,
+                  bint fit_intercept):
+        cdef RowGroup group
+        cdef const double[:, ::1] wv
+        cdef const double *wptr = NULL
+        cdef int64_t k, n_groups = len(groups)
+        cdef int status
+        if n_groups == 0 or b.shape[0] != u.shape[0] or b.shape[1] != u.shape[1]:
+            raise ValueError(f"{n_groups} groups, b ({b.shape[0]}, {b.shape[1]}) and u ({u.shape[0]}, {u.shape[1]})")
+        if weights is not None:
+            wv = weights
+            if wv.shape[0] != u.shape[0] or wv.shape[1] != u.shape[1]:
+                raise ValueError(f"weights ({wv.shape[0]}, {wv.shape[1]}) must be shaped as u ({u.shape[0]}, {u.shape[1]})")
+            if u.shape[0] and u.shape[1]:
+                wptr = &wv[0, 0]
+        self.blocks = <ts_row_block *> malloc(n_groups * sizeof(ts_row_block))
+        if self.blocks == NULL:
+            check_status(TS_ERR_NOMEM, "lsqr")
+        for k in range(n_groups):
+            group = groups[k]
+            self.blocks[k] = group.block
+        self.keep = (groups, b, weights, u)
+        status = ts_row_groups_init(&self.G, self.blocks, n_groups, u.shape[1], n_cols, fit_intercept, u.shape[0],
+                                    &b[0, 0] if u.shape[0] and u.shape[1] else NULL, wptr,
+                                    &u[0, 0] if u.shape[0] and u.shape[1] else NULL)
+        check_status(status, "lsqr")
+        self.A.n_rows, self.A.n_cols, self.A.fit_intercept = u.shape[1], n_cols, fit_intercept
+        self.A.start, self.A.step, self.A.ctx = ts_row_groups_start, ts_row_groups_step, <void *> &self.G
+        self.rowop_capsule = PyCapsule_New(<void *> &self.A, b"textsel.ts_rowop", NULL)
+
+    def __dealloc__(self):
+        ts_row_groups_free(&self.G)
+        free(self.blocks)
