@@ -115,7 +115,8 @@ def lsqr(
     K = B.shape[1]
     groups = RowGroups(X, B, weights, bool(fit_intercept), effective_n_jobs(n_jobs), interrupt)
     del B, weights  # the groups keep them laid out column by column, a copy where K > 1
-    x, report = lsqr_rowop(groups.operator(), m, n, bool(fit_intercept), K, damps, *tolerances, limit, interrupt)
+    operator = groups.operator()  # on one thread, the groups as one operator in C
+    x, report = lsqr_rowop(operator, m, n, bool(fit_intercept), K, damps, *tolerances, limit, interrupt)
     return result(x, report, np.ndim(b))
 
 
