@@ -174,7 +174,7 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
     owner's ``run_step`` adds the pieces of the tree it holds whole, ``combine`` the rest: the
     norm and A'D u of the in-memory row operator to the bit, for a start and for a step."""
     from textsel._ext.ccore import Interrupt
-    from textsel.distributed._solve_worker import pick, run_step, setup_group
+    from textsel.distributed._solve_worker import pick, run_step, setup_group, unpack_part
 
     rng = np.random.default_rng(n_ranks)
     X = sp.random(900, 60, density=0.05, format="csr", random_state=rng)
@@ -210,14 +210,15 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
                     [groups[i] for i in idx], state[owner], idx, kind, cols, nodes, **args
                 )
                 parts.update({node: pick(state[owner], node, cols.size) for node in nodes})
-            scale, ssq, g = cluster_solve.combine(plan, parts)
+            scale, ssq, g = unpack_part(cluster_solve.combine(plan, parts), cols.size)
             # the tree's pieces added by tasks below the client's top levels: the same bits
             top = {
                 cluster_solve.span(n): cluster_solve.combine(n, parts)
                 for n in cluster_solve.client_nodes(plan)
             }
             assert len(top) <= 4
-            for got, expected in zip(cluster_solve.combine(plan, top), (scale, ssq, g), strict=True):
+            got_top = unpack_part(cluster_solve.combine(plan, top), cols.size)
+            for got, expected in zip(got_top, (scale, ssq, g), strict=True):
                 np.testing.assert_array_equal(got, expected)
             unorm, g_memory = np.empty(cols.size), np.empty((61, cols.size))
             if kind == "start":

@@ -124,10 +124,10 @@ class _LocalTree:
         return self.part(tree_reduce(list(range(first, first + count)), self.add))
 
 
-def unpack_part(part, P):
-    """A part's (scale, ssq, A'D u as an (n_unknowns, P) array)."""
+def unpack_part(part, P, out=None):
+    """A part's (scale, ssq, A'D u as an (n_unknowns, P) array, written into ``out`` if given)."""
     scale, ssq, gb = part
-    g = np.empty((gb[0].shape[1] if gb else 0, P))
+    g = np.empty((gb[0].shape[1] if gb else 0, P)) if out is None else out
     for j, block in enumerate(gb):
         width = min(LANES, P - j * LANES)
         g[:, j * LANES : j * LANES + width] = block[0, :, :width]
@@ -193,14 +193,20 @@ def replay(groups, saved, blocks, nodes, log):
 
 
 def add_parts(a, b):
-    """Two parts (scale, ssq, A'D u) as :func:`pick` returns them, as one: the norms as
-    :func:`textsel._row_groups.add_norms` adds them, A'D u elementwise (into a new array: the
+    """Two parts (scale, ssq, lane blocks of A'D u) as :func:`pick` returns them, as one: the norms
+    as :func:`textsel._row_groups.add_norms` adds them, A'D u elementwise (into new arrays: the
     parts may be Dask's)."""
-    return (*add_norms(a[:2], b[:2]), a[2] + b[2])
+    return (*add_norms(a[:2], b[:2]), [x + y for x, y in zip(a[2], b[2], strict=True)])
 
 
 def pick(result, node, n_columns):
-    """The part of ``node`` in a :func:`run_step` result as (scale, ssq, A'D u of shape (n_unknowns,
-    n_columns)), the lanes unpacked here (the padding of the last lane block never travels).  Run
-    where the result is, so that the groups' u never travel with it."""
-    return unpack_part(result[1][node], n_columns)
+    """The part of ``node`` in a :func:`run_step` result as (scale, ssq, lane blocks of A'D u), the
+    last block cut to its columns (its padding never travels).  Run where the result is, so that
+    the groups' u never travel with it; the lanes are unpacked where the parts are added up, on
+    the client (:func:`unpack_part`), not here: a task that copies the whole part would add its
+    time to every call."""
+    scale, ssq, gb = result[1][node]
+    width = n_columns - (len(gb) - 1) * LANES
+    if gb and width < gb[-1].shape[2]:
+        gb = [*gb[:-1], np.ascontiguousarray(gb[-1][:, :, :width])]
+    return scale, ssq, gb

@@ -35,7 +35,7 @@ from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
 from ._blocks import contiguous_groups
 from ._faults import restarting, result_within, scatter_within, workers_now
-from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group
+from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group, unpack_part
 
 __all__ = [
     "CLIENT_DEPTH", "FANOUT", "ArrayRows", "ClusterRowOperator", "client_nodes", "combine", "copy_tree",
@@ -224,7 +224,7 @@ class ClusterRowOperator:
         self.rows.release()  # what a resume sent for the groups it rebuilt
         self._record(kind, cols, args)
         unorm[:] = scale * np.sqrt(ssq)
-        g[...] = total
+        unpack_part((scale, ssq, total), len(cols), out=np.asarray(g))
 
     # -- the tasks -------------------------------------------------------------------------------
 
@@ -284,7 +284,7 @@ class ClusterRowOperator:
         back = {span(node): self._added(node, steps, len(cols), picked) for node in client_nodes(self.plan)}
         self._pending += picked + list(back.values())
         got = result_within(self.client, list(back.values()), "lsqr", self.where)
-        self.A.traffic["received"] += sum(sums.nbytes for _, _, sums in got)
+        self.A.traffic["received"] += sum(b.nbytes for _, _, blocks in got for b in blocks)
         return steps, combine(self.plan, dict(zip(back, got, strict=True)))
 
     def _added(self, node, steps, n_columns, picked):
