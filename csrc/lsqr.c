@@ -1,6 +1,8 @@
 /*
  * LSQR (Paige & Saunders, ACM TOMS 8(1), 1982) for many right-hand sides at
- * once, on the operator D_k [X, 1] applied inside the CSR loops.
+ * once, on a row operator (ts_rowop) that keeps the rows, b, the row weights and
+ * u itself: the row groups of the in-memory solve, or the row blocks of a
+ * distributed one.  The solver holds the vectors of the unknowns (v, w, x).
  *
  * The recurrences, stopping tests and returned estimates follow the paper
  * (and so scipy.sparse.linalg.lsqr, which implements the same algorithm), so
@@ -10,12 +12,8 @@
  * the first n_active positions; when one stops, its results are written out and
  * the last running one is swapped into its place.  Vectors of all positions are
  * stored block-major: positions come in blocks of BLOCK, and a block keeps its
- * rows x BLOCK values contiguous.  One pass over the CSR arrays per block then
- * reads, for every stored value, one cache line of the block (BLOCK doubles)
- * with BLOCK independent multiply-adds, and the block's n x BLOCK values stay
- * in L2.  (Storing all positions of a row together instead puts rows a
- * near-power-of-two stride apart, which folds them onto a fraction of the
- * cache sets; measured, it made a batch of 90 no faster than 90 single solves.)
+ * rows x BLOCK values contiguous, so that the updates of x and w stream through
+ * whole cache lines.
  */
 #include "textsel.h"
 #include "internal.h"
@@ -68,105 +66,17 @@ static void sym_ortho(double a, double b, double *c, double *s, double *r)
 }
 
 typedef struct {
-    const ts_csr *X;         /* the CSR operator (fused kernels below), or NULL ... */
-    const ts_rowop *rop;     /* ... and this one instead, which keeps u (and b and the weights) itself */
-    double *in, *out;        /* rop: the callbacks' row-major vectors, n x K each */
-    int64_t *ids;            /* rop: the column of each running position */
-    int *exps;               /* rop: each position's bexp, as the operator is told it */
+    const ts_rowop *rop;     /* the operator, which keeps u (and b and the weights) itself */
+    double *in, *out;        /* the callbacks' row-major vectors, n x K each */
+    int64_t *ids;            /* the column of each running position */
+    int *exps;               /* each position's bexp, as the operator is told it */
     int fit_intercept;
     int64_t m, n, active; /* n counts the intercept unknown */
-    int64_t n_rhs;        /* the caller's right-hand sides: b, weights and x have n_rhs columns */
+    int64_t n_rhs;        /* the caller's right-hand sides: x has n_rhs columns */
     int64_t K;            /* positions stored: n_rhs rounded up to a multiple of BLOCK */
-    const double *weights;   /* m x K or NULL */
     column *cols;
-    double *u, *v, *w, *x;
+    double *v, *w, *x;
 } solver;
-
-static double weight(const solver *S, int64_t i, int64_t p)
-{
-    return S->weights ? S->weights[i * S->n_rhs + S->cols[p].col] : 1.0;
-}
-
-/*
- * The two products, written once for each index width (a template by macro, as the column
- * index type must be known inside the inner loops for them to vectorize).
- *
- * MATVEC: u[:, p] <- D_p A v[:, p] - alfa_p u[:, p] for the running positions (v as stored,
- * times its vscale).
- * RMATVEC: v[:, p] += (D_p A)' u[:, p] for the running positions (accumulated into v, which
- * the caller has scaled by -beta beforehand: no separate product vector, no extra pass).
- */
-#define DEFINE_PRODUCTS(SUFFIX, ITYPE)                                                         \
-    static void matvec_##SUFFIX(solver *S, const ITYPE *indptr, const ITYPE *indices)         \
-    {                                                                                          \
-        const double *data = S->X->data;                                                       \
-        const int64_t P = S->active, m = S->m, n = S->n;                                       \
-        int64_t i, k, q, p0;                                                                   \
-        for (p0 = 0; p0 < P; p0 += BLOCK) {                                                    \
-            const int64_t width = P - p0 < BLOCK ? P - p0 : BLOCK;                             \
-            const double *vb = S->v + p0 * n;                                                  \
-            double *ub = S->u + p0 * m;                                                        \
-            for (i = 0; i < m; i++) {                                                          \
-                double acc[BLOCK] = {0};                                                       \
-                if (S->fit_intercept)                                                          \
-                    for (q = 0; q < BLOCK; q++)                                                \
-                        acc[q] = vb[(n - 1) * BLOCK + q];                                      \
-                for (k = indptr[i]; k < indptr[i + 1]; k++) {                                  \
-                    const double xv = data[k];                                                 \
-                    const double *vj = vb + (int64_t)indices[k] * BLOCK;                       \
-                    TS_EACH_LANE(acc[q] += xv * vj[q]);                                               \
-                }                                                                              \
-                for (q = 0; q < width; q++)                                                    \
-                    ub[i * BLOCK + q] = weight(S, i, p0 + q) * (acc[q] * S->cols[p0 + q].vscale) \
-                                        - S->cols[p0 + q].alfa * ub[i * BLOCK + q];            \
-            }                                                                                  \
-        }                                                                                      \
-    }                                                                                          \
-    static void rmatvec_##SUFFIX(solver *S, const ITYPE *indptr, const ITYPE *indices)        \
-    {                                                                                          \
-        const double *data = S->X->data;                                                       \
-        const int64_t P = S->active, m = S->m, n = S->n;                                       \
-        int64_t i, k, q, p0;                                                                   \
-        for (p0 = 0; p0 < P; p0 += BLOCK) {                                                    \
-            const int64_t width = P - p0 < BLOCK ? P - p0 : BLOCK;                             \
-            const double *ub = S->u + p0 * m;                                                  \
-            double *vb = S->v + p0 * n;                                                        \
-            for (i = 0; i < m; i++) {                                                          \
-                double du[BLOCK] = {0};                                                        \
-                for (q = 0; q < width; q++)                                                    \
-                    du[q] = weight(S, i, p0 + q) * ub[i * BLOCK + q];                          \
-                for (k = indptr[i]; k < indptr[i + 1]; k++) {                                  \
-                    const double xv = data[k];                                                 \
-                    double *vj = vb + (int64_t)indices[k] * BLOCK;                             \
-                    TS_EACH_LANE(vj[q] += xv * du[q]);                                                \
-                }                                                                              \
-                if (S->fit_intercept)                                                          \
-                    for (q = 0; q < BLOCK; q++)                                                \
-                        vb[(n - 1) * BLOCK + q] += du[q];                                      \
-            }                                                                                  \
-        }                                                                                      \
-    }
-
-DEFINE_PRODUCTS(i32, int32_t)
-DEFINE_PRODUCTS(i64, int64_t)
-
-static int matvec_update(solver *S)
-{
-    if (S->X->indices32)
-        matvec_i32(S, S->X->indptr32, S->X->indices32);
-    else
-        matvec_i64(S, S->X->indptr64, S->X->indices64);
-    return TS_OK;
-}
-
-static int rmatvec(solver *S)
-{
-    if (S->X->indices32)
-        rmatvec_i32(S, S->X->indptr32, S->X->indices32);
-    else
-        rmatvec_i64(S, S->X->indptr64, S->X->indices64);
-    return TS_OK;
-}
 
 /* Whether a sum of squares may have overflowed or lost its value to underflow (0 included:
  * squares of values below 1e-154 vanish), so that the norm must be taken with scaling. */
@@ -255,17 +165,16 @@ static void two_norms(const double *a, const double *b, int64_t rows, int64_t P,
 
 static void swap_positions(solver *S, int64_t p, int64_t q)
 {
-    double *arrays[4] = {S->u, S->v, S->w, S->x};
-    int64_t rows[4] = {S->m, S->n, S->n, S->n};
+    double *arrays[3] = {S->v, S->w, S->x};
     int64_t a, i;
     column tmp;
     if (p == q)
         return;
-    for (a = 0; a < 4; a++)
-        for (i = 0; arrays[a] != NULL && i < rows[a]; i++) {
-            double t = AT(arrays[a], rows[a], i, p);
-            AT(arrays[a], rows[a], i, p) = AT(arrays[a], rows[a], i, q);
-            AT(arrays[a], rows[a], i, q) = t;
+    for (a = 0; a < 3; a++)
+        for (i = 0; i < S->n; i++) {
+            double t = AT(arrays[a], S->n, i, p);
+            AT(arrays[a], S->n, i, p) = AT(arrays[a], S->n, i, q);
+            AT(arrays[a], S->n, i, q) = t;
         }
     tmp = S->cols[p];
     S->cols[p] = S->cols[q];
@@ -396,7 +305,8 @@ static int rop_finite(const solver *S, int64_t P, const double *norms)
     return 1;
 }
 
-/* beta u = D b (scaled by 2^-bexp where D b is far from 1, as the fused path does), and
+/* beta u = D b (scaled by 2^-bexp where D b is far from 1: LSQR is linear in b and its stopping
+ * tests are invariant to b's scale, so x and the norms scale back exactly), and
  * v = A'D u / beta into the zeroed v.  The norms of u (beta) go to norms. */
 static int rop_start(solver *S, double *norms)
 {
@@ -473,23 +383,13 @@ static int rop_step(solver *S, double *norms, double *factor, double *coef)
     return TS_OK;
 }
 
-/* Checks what both entry points share (the matrix itself is checked by each). */
-static int check_inputs(int64_t n_rows, int64_t n_rhs, const double *b, const double *weights,
-                        const double *damp, const ts_lsqr_options *o, int rop)
+static int check_inputs(int64_t n_rhs, const double *damp, const ts_lsqr_options *o)
 {
     int64_t i;
-    if (n_rhs < 1 || (b == NULL && !rop) || damp == NULL || o == NULL)
+    if (n_rhs < 1 || damp == NULL || o == NULL)
         return TS_ERR_ARG;
     if (!(o->atol >= 0) || !(o->btol >= 0) || !(o->conlim >= 0))
         return TS_ERR_ARG;
-    if (n_rows > 0 && n_rhs > INT64_MAX / n_rows)
-        return TS_ERR_ARG;
-    for (i = 0; b != NULL && i < n_rows * n_rhs; i++) {
-        if (!isfinite(b[i]) || (weights && !isfinite(weights[i])))
-            return TS_ERR_NONFINITE;
-        if (weights && weights[i] < 0)
-            return TS_ERR_ARG;
-    }
     for (i = 0; i < n_rhs; i++) {
         if (!isfinite(damp[i]))
             return TS_ERR_NONFINITE;
@@ -499,57 +399,52 @@ static int check_inputs(int64_t n_rows, int64_t n_rhs, const double *b, const do
     return TS_OK;
 }
 
-/* The recurrences, on S's operator (S.X or S.rop set, the rest zero). */
-static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, int64_t n_rhs,
-                 const double *b, const double *row_weights, const double *damp,
-                 const ts_lsqr_options *options, double *x, ts_lsqr_result *result)
+int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
+                  double *x, ts_lsqr_result *result)
 {
-    solver S = *pS;
+    solver S;
     int64_t i, p, K = n_rhs, iter_lim;
     double ctol, *norms = NULL, *factor = NULL, *vscale = NULL;
-    int status = check_inputs(n_rows, n_rhs, b, row_weights, damp, options, pS->rop != NULL);
+    int status;
+    if (A == NULL || A->start == NULL || A->step == NULL || A->n_rows < 0 || A->n_cols < 0)
+        return TS_ERR_ARG;
+    status = check_inputs(n_rhs, damp, options);
     if (status != TS_OK)
         return status;
     if (x == NULL || result == NULL)
         return TS_ERR_ARG;
 
-    S.fit_intercept = fit_intercept != 0;
-    S.m = n_rows;
-    S.n = n_cols + S.fit_intercept;
+    memset(&S, 0, sizeof S);
+    S.rop = A;
+    S.fit_intercept = A->fit_intercept != 0;
+    S.m = A->n_rows;
+    S.n = A->n_cols + S.fit_intercept;
     S.n_rhs = K;
     S.K = (K + BLOCK - 1) / BLOCK * BLOCK;
     S.active = K;
-    S.weights = row_weights;
     if (S.n > 0 && S.K > INT64_MAX / S.n)
         return TS_ERR_ARG;
     iter_lim = options->iter_lim < 0 ? 2 * S.n : options->iter_lim;
     ctol = options->conlim > 0 ? 1 / options->conlim : 0;
 
     S.cols = ts_calloc((size_t)S.K, sizeof(column));
-    S.u = S.rop ? NULL : ts_calloc((size_t)(S.m * S.K), sizeof(double));
     S.v = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.w = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.x = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     norms = ts_calloc((size_t)S.K, sizeof(double));
     factor = ts_calloc((size_t)S.K, sizeof(double));
     vscale = ts_calloc((size_t)S.K, sizeof(double));
-    if (!S.cols || (!S.u && !S.rop) || !S.v || !S.w || !S.x || !norms || !factor || !vscale) {
+    if (!S.cols || !S.v || !S.w || !S.x || !norms || !factor || !vscale) {
         status = TS_ERR_NOMEM;
         goto done;
     }
-    if (S.rop) {
-        if (S.n > 0 && S.K > INT64_MAX / S.n) {
-            status = TS_ERR_ARG;
-            goto done;
-        }
-        S.in = ts_calloc((size_t)(S.n * S.K), sizeof(double));
-        S.out = ts_calloc((size_t)(S.n * S.K), sizeof(double));
-        S.ids = ts_calloc((size_t)S.K, sizeof(int64_t));
-        S.exps = ts_calloc((size_t)S.K, sizeof(int));
-        if (!S.in || !S.out || !S.ids || !S.exps) {
-            status = TS_ERR_NOMEM;
-            goto done;
-        }
+    S.in = ts_calloc((size_t)(S.n * S.K), sizeof(double));
+    S.out = ts_calloc((size_t)(S.n * S.K), sizeof(double));
+    S.ids = ts_calloc((size_t)S.K, sizeof(int64_t));
+    S.exps = ts_calloc((size_t)S.K, sizeof(int));
+    if (!S.in || !S.out || !S.ids || !S.exps) {
+        status = TS_ERR_NOMEM;
+        goto done;
     }
     /* start: beta u = D b, alfa v = A'D u, w = v */
     for (p = 0; p < K; p++) {
@@ -559,42 +454,8 @@ static int solve(solver *pS, int fit_intercept, int64_t n_rows, int64_t n_cols, 
         S.cols[p].vscale = 1.0;
         S.cols[p].uscale = 1.0;
     }
-    if (S.rop) {
-        if ((status = rop_start(&S, norms)) != TS_OK)
-            goto done;
-        goto started;
-    }
-    for (i = 0; i < S.m; i++)
-        for (p = 0; p < K; p++)
-            AT(S.u, S.m, i, p) = weight(&S, i, p) * b[i * K + p];
-    /* LSQR is linear in b and its stopping tests are invariant to b's scale, so a D b far
-     * from 1 in magnitude is solved as 2^-e D b (exact) and x scaled back by 2^e: its norm and
-     * the vectors built from it then stay inside the double range. */
-    for (p = 0; p < K; p++) {
-        double big = 0;
-        for (i = 0; i < S.m; i++)
-            big = fmax(big, fabs(AT(S.u, S.m, i, p)));
-        if (!isfinite(big)) { /* D b itself overflowed */
-            status = TS_ERR_NONFINITE;
-            goto done;
-        }
-        if (big > 0x1p500 || (big > 0 && big < 0x1p-500)) {
-            frexp(big, &S.cols[p].bexp);
-            for (i = 0; i < S.m; i++)
-                AT(S.u, S.m, i, p) = ldexp(AT(S.u, S.m, i, p), -S.cols[p].bexp);
-        }
-    }
-    column_norms(S.u, S.m, K, norms);
-    for (p = 0; p < K; p++) {
-        column *c = &S.cols[p];
-        c->beta = c->bnorm = norms[p];
-        factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
-    }
-    scale_columns(S.u, S.m, K, factor);
-    /* into the zeroed v; columns with beta = 0 have u = 0, hence v = 0, as in the paper */
-    if ((status = rmatvec(&S)) != TS_OK)
+    if ((status = rop_start(&S, norms)) != TS_OK)
         goto done;
-started:
     column_norms(S.v, S.n, K, norms);
     for (p = 0; p < K; p++)
         factor[p] = S.cols[p].beta > 0 && norms[p] > 0 ? 1 / norms[p] : 1.0;
@@ -627,30 +488,9 @@ started:
         }
         for (p = 0; p < P; p++)
             S.cols[p].itn++;
-        if (S.rop) {
-            /* both products and the norm of u in one call of the operator, which keeps u */
-            if ((status = rop_step(&S, norms, factor, vscale)) != TS_OK)
-                goto done;
-        } else {
-            /* beta u = A v - alfa u */
-            if ((status = matvec_update(&S)) != TS_OK)
-                goto done;
-            column_norms(S.u, S.m, P, norms);
-            for (p = 0; p < P; p++) {
-                column *c = &S.cols[p];
-                c->beta = norms[p];
-                factor[p] = c->beta > 0 ? 1 / c->beta : 1.0;
-                if (c->beta > 0)
-                    c->anorm = norm2(norm2(c->anorm, c->alfa), norm2(c->beta, c->damp));
-            }
-            scale_columns(S.u, S.m, P, factor);
-            /* alfa v = A'u - beta v, where beta > 0; where beta = 0 (u = 0) v stays as it was */
-            for (p = 0; p < P; p++)
-                factor[p] = S.cols[p].beta > 0 ? -S.cols[p].beta * S.cols[p].vscale : 1.0;
-            scale_columns(S.v, S.n, P, factor);
-            if ((status = rmatvec(&S)) != TS_OK)
-                goto done;
-        }
+        /* both products and the norm of u in one call of the operator, which keeps u */
+        if ((status = rop_step(&S, norms, factor, vscale)) != TS_OK)
+            goto done;
         /* the norms of the new v (alfa) and of w (for the step) in one pass; v is not
          * rescaled: 1/alfa becomes its vscale */
         two_norms(S.v, S.w, S.n, P, factor, norms);
@@ -702,7 +542,6 @@ started:
 
 done:
     free(S.cols);
-    free(S.u);
     free(S.v);
     free(S.w);
     free(S.x);
@@ -714,32 +553,4 @@ done:
     free(S.ids);
     free(S.exps);
     return status;
-}
-
-int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
-            const double *row_weights, const double *damp, const ts_lsqr_options *options,
-            double *x, ts_lsqr_result *result)
-{
-    solver S;
-    int status = ts_csr_check(X);
-    if (status != TS_OK)
-        return status;
-    if (ts_csr_has_nonfinite(X))
-        return TS_ERR_NONFINITE;
-    memset(&S, 0, sizeof S);
-    S.X = X;
-    return solve(&S, fit_intercept, X->n_rows, X->n_cols, n_rhs, b, row_weights, damp, options, x,
-                 result);
-}
-
-int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
-                  double *x, ts_lsqr_result *result)
-{
-    solver S;
-    if (A == NULL || A->start == NULL || A->step == NULL || A->n_rows < 0 || A->n_cols < 0)
-        return TS_ERR_ARG;
-    memset(&S, 0, sizeof S);
-    S.rop = A;
-    return solve(&S, A->fit_intercept, A->n_rows, A->n_cols, n_rhs, NULL, NULL, damp, options, x,
-                 result);
 }

@@ -46,7 +46,7 @@ typedef struct {
 
 /* Stopping rules of LSQR (Paige & Saunders 1982), as in
  * scipy.sparse.linalg.lsqr. */
-/* An interrupt check: NULL, or called at bounded intervals of a long solve (ts_lsqr: before
+/* An interrupt check: NULL, or called at bounded intervals of a long solve (ts_lsqr_rowop: before
  * every iteration; ts_dcd_svm: before every pass and every 2^16 coordinate steps); a nonzero
  * return stops the solver with TS_ERR_INTERRUPTED, its memory freed and its outputs unspecified.
  * The check runs on the solver's thread and must be quick (Python's signal check, say). */
@@ -75,30 +75,6 @@ typedef struct {
     double arnorm;
     double xnorm;
 } ts_lsqr_result;
-
-/*
- * Solve, for each of n_rhs right-hand sides k at once,
- *
- *     min_x || D_k (A x - b_k) ||^2 + damp_k^2 || x ||^2,   A = X or [X, 1],
- *
- * by LSQR on the operator D_k A, which is applied inside the loops over the
- * CSR buffers: no scaled or stacked copy of X is made.  One pass over X per
- * iteration serves every right-hand side still running; each keeps its own
- * scalars and stops on its own tests.
- *
- * X            the matrix; fit_intercept adds a column of ones (unknown n_cols).
- * b            n_rows x n_rhs, row-major.
- * row_weights  NULL (all ones) or n_rows x n_rhs row-major, each >= 0.
- * damp         n_rhs values >= 0.
- * x            out: (n_cols + fit_intercept) x n_rhs, row-major.
- * result       out: n_rhs records.
- *
- * Returns TS_OK, TS_ERR_ARG, TS_ERR_NOMEM, TS_ERR_INDEX or TS_ERR_NONFINITE;
- * on error x and result are unspecified.  Memory is freed on every path.
- */
-int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
-            const double *row_weights, const double *damp, const ts_lsqr_options *options,
-            double *x, ts_lsqr_result *result);
 
 /*
  * A row operator: the matrix D_k [X, 1] (fit_intercept) or D_k X, its right-hand sides b and
@@ -130,9 +106,20 @@ typedef struct {
 } ts_rowop;
 
 /*
- * ts_lsqr on a row operator: the same recurrences, stopping tests and reports; one call of
- * the operator per iteration.  Arguments and returns as ts_lsqr (b and the row weights are the
- * operator's), plus whatever status a callback returns.
+ * Solve, for each of n_rhs right-hand sides k at once,
+ *
+ *     min_x || D_k (A x - b_k) ||^2 + damp_k^2 || x ||^2,   A = X or [X, 1],
+ *
+ * by LSQR on the row operator A (which keeps X, b, D and u): one call of the operator per
+ * iteration serves every right-hand side still running; each keeps its own scalars and stops on
+ * its own tests.  A D b far from 1 in magnitude is solved as 2^-e D b (exact) and x scaled back.
+ *
+ * damp     n_rhs values >= 0.
+ * x        out: (n_cols + fit_intercept) x n_rhs, row-major.
+ * result   out: n_rhs records.
+ *
+ * Returns TS_OK, TS_ERR_ARG, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_ERR_INTERRUPTED, or what a
+ * callback returns; on error x and result are unspecified.  Memory is freed on every path.
  */
 int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts_lsqr_options *options,
                   double *x, ts_lsqr_result *result);
@@ -416,7 +403,7 @@ int ts_hash_terms(const ts_text *docs, int64_t n_docs, const ts_count_options *o
 /* ids[k] = map[ids[k]] for the rows' entries, each row then sorted again (counts follow). */
 void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts, const int64_t *map);
 
-/* Test hook: the allocation number (1-based) at which ts_lsqr's allocator
+/* Test hook: the allocation number (1-based) at which the core's allocator (ts_calloc)
  * fails, or 0 for never.  Lets the C tests walk every failure path. */
 void ts_debug_fail_alloc_at(int64_t k);
 

@@ -1,7 +1,8 @@
 /*
  * Microbenchmark of a distributed solve's worker step (ts_rowblocks_step: u updated, its norm
  * and A'D u for K right-hand sides, row weights and the intercept) against one iteration of the
- * in-memory LSQR core on the same rows (ts_lsqr, ten iterations timed, per iteration), min of N
+ * in-memory solve on one thread on the same rows (ts_lsqr_rowop on the row groups, ten iterations
+ * timed, per iteration), min of N
  * runs, with a checksum so nothing is optimised away.  The rows are the file's matrix repeated
  * `copies` times, each copy in memory of its own: one stacked matrix in memory, `copies` blocks
  * for the worker (a worker holds several blocks).
@@ -9,7 +10,7 @@
  * Input: a binary file written by benchmarks/c/dump_matrix.py.
  *
  *   cc -O3 -std=c99 -Icsrc benchmarks/c/bench_rowblocks.c csrc/csr.c csrc/lsqr.c csrc/rowblocks.c \
- *      -lm -o /tmp/bench_rowblocks
+ *      csrc/rowgroups.c -lm -o /tmp/bench_rowblocks
  *   /tmp/bench_rowblocks matrix.bin K [runs] [copies]
  */
 #include "matrix_file.h"
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
         ts_csr X = {m * copies, n, sdata, sind, sptr, NULL, NULL};
         const ts_lsqr_options o = {0, 0, 1e300, 10, NULL, NULL};
         double t0 = now(), t;
-        if (ts_lsqr(&X, 1, K, sb, sw, damp, &o, x, res) != TS_OK)
+        if (solve_in_memory(&X, K, sb, sw, damp, &o, x, res) != TS_OK)
             return 1;
         t = (now() - t0) / 10;
         checksum += x[0];

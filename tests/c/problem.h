@@ -101,7 +101,64 @@ static inline double rel_diff(const double *a, const double *b, int64_t n, int64
 
 static const ts_lsqr_options TIGHT = {1e-12, 1e-12, 1e12, -1, NULL, NULL};
 
-/* ts_lsqr_rowop on A against ts_lsqr on X, both at TIGHT with the right-hand sides b (2^e times
+/* The in-memory solve as textsel runs it on one thread: ts_lsqr_rowop on the row groups of
+ * ts_row_groups, here the rows of X cut in two groups (three rows in the first, as small problems
+ * still have; the cut changes no sum's order within a group).  b and w (NULL: all 1) are n_rows x
+ * K row-major, as the problems hold them; X's structure is checked (ts_csr_check) as the Python
+ * layer checks it once before any solve. */
+static inline int lsqr_csr(const ts_csr *X, int fit_intercept, int64_t K, const double *b, const double *w,
+                           const double *damp, const ts_lsqr_options *o, double *x, ts_lsqr_result *r)
+{
+    const int64_t m = X->n_rows, cut = m < 3 ? m : 3;
+    double *bT = malloc(sizeof(double) * (size_t)(m * K + 1)), *wT = NULL;
+    double *u = calloc((size_t)(m * K + 1), sizeof(double));
+    ts_row_block groups[2];
+    ts_row_groups G;
+    ts_rowop A;
+    int64_t i, k, c;
+    int status = ts_csr_check(X);
+    if (w != NULL)
+        wT = malloc(sizeof(double) * (size_t)(m * K + 1));
+    for (i = 0; i < m; i++)
+        for (k = 0; b != NULL && k < K; k++) {
+            bT[k * m + i] = b[i * K + k];
+            if (wT)
+                wT[k * m + i] = w[i * K + k];
+        }
+    for (c = 0; c < 2; c++) { /* rows [0, cut) and [cut, m), each a view of X */
+        const int64_t a = c == 0 ? 0 : cut;
+        ts_csr part = *X;
+        part.n_rows = c == 0 ? cut : m - cut;
+        if (X->indptr32)
+            part.indptr32 = X->indptr32 + a;
+        else
+            part.indptr64 = X->indptr64 + a;
+        groups[c].X = part;
+        groups[c].weights = wT ? wT + a : NULL;
+        groups[c].u = u + a;
+        groups[c].col_stride = m;
+    }
+    if (status == TS_OK && b == NULL)
+        status = TS_ERR_ARG;
+    if (status == TS_OK)
+        status = ts_row_groups_init(&G, groups, 2, m, X->n_cols, fit_intercept, K, bT, wT, u);
+    if (status == TS_OK) {
+        A.n_rows = m;
+        A.n_cols = X->n_cols;
+        A.fit_intercept = fit_intercept;
+        A.start = ts_row_groups_start;
+        A.step = ts_row_groups_step;
+        A.ctx = &G;
+        status = ts_lsqr_rowop(&A, K, damp, o, x, r);
+        ts_row_groups_free(&G);
+    }
+    free(bT);
+    free(wT);
+    free(u);
+    return status;
+}
+
+/* ts_lsqr_rowop on A against the in-memory solve on X (lsqr_csr), both at TIGHT with the right-hand sides b (2^e times
  * P's), the row weights w (or NULL) and P's damps: how many right-hand sides stop differently or
  * have solutions 1e-9 or more apart, compared at P's own scale (squares of 2^700 overflow); -1
  * if either solve fails.  rr gets the row operator's reports (K entries). */
@@ -112,7 +169,7 @@ static inline int64_t rowop_mismatches(const problem *P, const ts_csr *X, int in
     double *x = calloc((size_t)(n * P->K), sizeof(double)), *xr = calloc((size_t)(n * P->K), sizeof(double));
     ts_lsqr_result *r = malloc(sizeof(ts_lsqr_result) * (size_t)P->K);
     int64_t i, k, bad = -1;
-    if (ts_lsqr(X, intercept, P->K, b, w, P->damp, &TIGHT, x, r) == TS_OK &&
+    if (lsqr_csr(X, intercept, P->K, b, w, P->damp, &TIGHT, x, r) == TS_OK &&
         ts_lsqr_rowop(A, P->K, P->damp, &TIGHT, xr, rr) == TS_OK) {
         bad = 0;
         for (i = 0; i < n * P->K; i++) {

@@ -1,4 +1,5 @@
-/* C unit tests of csrc/lsqr.c; built and run under ASan and UBSan by tests/test_c_core.py. */
+/* C unit tests of csrc/lsqr.c, on the in-memory row groups (lsqr_csr, problem.h) and on a row
+ * operator written here; built and run under ASan and UBSan by tests/test_c_core.py. */
 #include "../../csrc/textsel.h"
 #include "harness.h"
 #include "problem.h"
@@ -69,7 +70,7 @@ static void test_solutions_match_normal_equations(void)
             double *ref = calloc((size_t)n, sizeof(double));
             ts_lsqr_result res[4];
             int64_t k;
-            CHECK(ts_lsqr(&X, intercept, P.K, P.b, weighted ? P.wts : NULL, P.damp, &TIGHT, x, res) == TS_OK);
+            CHECK(lsqr_csr(&X, intercept, P.K, P.b, weighted ? P.wts : NULL, P.damp, &TIGHT, x, res) == TS_OK);
             for (k = 0; k < P.K; k++) {
                 normal_equations(&P, intercept, k, weighted, ref);
                 CHECK(rel_diff(x + k, ref, n, P.K, 1) < 1e-9);
@@ -94,13 +95,13 @@ static void test_batched_equals_column_by_column(void)
     ts_lsqr_result res[5], r1;
     int64_t i, k;
     P.b[3 * P.K + 2] = 40.0; /* make the right-hand sides converge after different counts */
-    CHECK(ts_lsqr(&X, 1, P.K, P.b, P.wts, P.damp, &TIGHT, x, res) == TS_OK);
+    CHECK(lsqr_csr(&X, 1, P.K, P.b, P.wts, P.damp, &TIGHT, x, res) == TS_OK);
     for (k = 0; k < P.K; k++) {
         for (i = 0; i < P.m; i++) {
             b1[i] = P.b[i * P.K + k];
             w1[i] = P.wts[i * P.K + k];
         }
-        CHECK(ts_lsqr(&X, 1, 1, b1, w1, &P.damp[k], &TIGHT, x1, &r1) == TS_OK);
+        CHECK(lsqr_csr(&X, 1, 1, b1, w1, &P.damp[k], &TIGHT, x1, &r1) == TS_OK);
         CHECK(r1.istop == res[k].istop && r1.itn == res[k].itn);
         CHECK(r1.r1norm == res[k].r1norm && r1.anorm == res[k].anorm && r1.xnorm == res[k].xnorm);
         for (i = 0; i < n; i++)
@@ -120,8 +121,8 @@ static void test_int64_indices(void)
     double x32[20], x64[20];
     ts_lsqr_result r32[2], r64[2];
     int64_t i;
-    CHECK(ts_lsqr(&X32, 0, 2, P.b, NULL, P.damp, &TIGHT, x32, r32) == TS_OK);
-    CHECK(ts_lsqr(&X64, 0, 2, P.b, NULL, P.damp, &TIGHT, x64, r64) == TS_OK);
+    CHECK(lsqr_csr(&X32, 0, 2, P.b, NULL, P.damp, &TIGHT, x32, r32) == TS_OK);
+    CHECK(lsqr_csr(&X64, 0, 2, P.b, NULL, P.damp, &TIGHT, x64, r64) == TS_OK);
     for (i = 0; i < 20; i++)
         CHECK(x32[i] == x64[i]);
     CHECK(r32[0].itn == r64[0].itn && r32[1].istop == r64[1].istop);
@@ -140,17 +141,16 @@ static void test_zero_rhs_and_iteration_limit(void)
     int64_t i;
     for (i = 0; i < P.m; i++)
         P.b[i * 2] = 0.0;
-    CHECK(ts_lsqr(&X, 0, 2, P.b, NULL, P.damp, &capped, x, res) == TS_OK);
+    CHECK(lsqr_csr(&X, 0, 2, P.b, NULL, P.damp, &capped, x, res) == TS_OK);
     CHECK(res[0].istop == 0 && res[0].itn == 0);
     for (i = 0; i < P.n; i++)
         CHECK(x[i * 2] == 0.0);
     CHECK(res[1].istop == 7 && res[1].itn == 3);
-    CHECK(ts_lsqr(&X, 0, 2, P.b, NULL, P.damp, &none, x, res) == TS_OK);
+    CHECK(lsqr_csr(&X, 0, 2, P.b, NULL, P.damp, &none, x, res) == TS_OK);
     CHECK(res[1].istop == 0 && res[1].itn == 0);
     free_problem(&P);
 }
 
-/* Every invalid input is a status code. */
 /* An interrupt check that says stop on its k-th call (never for k = 0), counting its calls. */
 typedef struct {
     int64_t calls, stop_at;
@@ -176,17 +176,18 @@ static void test_interrupt_check(void)
     int64_t k;
     o.interrupted = stop_on_kth_call;
     o.interrupt_ctx = &counter;
-    CHECK(ts_lsqr(&X, 1, 2, P.b, NULL, damp, &o, x, r) == TS_OK);
+    CHECK(lsqr_csr(&X, 1, 2, P.b, NULL, damp, &o, x, r) == TS_OK);
     CHECK(counter.calls >= r[0].itn && counter.calls >= r[1].itn && counter.calls > 1);
     for (k = 1; k <= counter.calls; k++) {
         interrupt_counter c = {0, k};
         o.interrupt_ctx = &c;
-        CHECK(ts_lsqr(&X, 1, 2, P.b, NULL, damp, &o, x, r) == TS_ERR_INTERRUPTED);
+        CHECK(lsqr_csr(&X, 1, 2, P.b, NULL, damp, &o, x, r) == TS_ERR_INTERRUPTED);
         CHECK(c.calls == k);
     }
     free_problem(&P);
 }
 
+/* Every invalid input is a status code. */
 static void test_bad_input(void)
 {
     problem P = make_problem(20, 8, 1, 0.5, 5);
@@ -196,25 +197,24 @@ static void test_bad_input(void)
     double d0 = 0.0, dneg = -1.0, dnan = NAN;
     ts_lsqr_options badtol = {-1, 1e-6, 1e8, -1, NULL, NULL};
     int32_t saved;
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &dneg, &TIGHT, x, &r) == TS_ERR_ARG);
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &dnan, &TIGHT, x, &r) == TS_ERR_NONFINITE);
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &badtol, x, &r) == TS_ERR_ARG);
-    CHECK(ts_lsqr(&X, 0, 0, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
-    CHECK(ts_lsqr(&X, 0, 1, NULL, NULL, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, NULL, &r) == TS_ERR_ARG);
-    P.wts[3] = -0.5;
-    CHECK(ts_lsqr(&X, 0, 1, P.b, P.wts, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &dneg, &TIGHT, x, &r) == TS_ERR_ARG);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &dnan, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &d0, &badtol, x, &r) == TS_ERR_ARG);
+    CHECK(lsqr_csr(&X, 0, 0, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_ARG);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, NULL, &r) == TS_ERR_ARG);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, NULL) == TS_ERR_ARG);
+    /* what is not finite in b, the weights or X shows in the operator's norms and products */
     P.wts[3] = INFINITY;
-    CHECK(ts_lsqr(&X, 0, 1, P.b, P.wts, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, P.wts, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
     P.b[2] = NAN;
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
     P.b[2] = 0.0;
     P.data[0] = INFINITY;
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_NONFINITE);
     P.data[0] = 1.0;
     saved = P.ind32[1];
     P.ind32[1] = 99;
-    CHECK(ts_lsqr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_INDEX);
+    CHECK(lsqr_csr(&X, 0, 1, P.b, NULL, &d0, &TIGHT, x, &r) == TS_ERR_INDEX);
     P.ind32[1] = -1;
     CHECK(ts_csr_check(&X) == TS_ERR_INDEX);
     P.ind32[1] = saved;
@@ -236,14 +236,14 @@ static void test_every_allocation_failure(void)
     for (k = 1; k <= 20; k++) {
         int status;
         ts_debug_fail_alloc_at(k);
-        status = ts_lsqr(&X, 1, 3, P.b, P.wts, P.damp, &TIGHT, x, r);
+        status = lsqr_csr(&X, 1, 3, P.b, P.wts, P.damp, &TIGHT, x, r);
         if (status == TS_ERR_NOMEM)
             failures++;
         else
             CHECK(status == TS_OK);
     }
     ts_debug_fail_alloc_at(0);
-    CHECK(failures == 8); /* ts_lsqr makes eight allocations */
+    CHECK(failures == 12); /* the row groups' scratch, then the solver's eleven */
     free_problem(&P);
 }
 
@@ -356,11 +356,11 @@ static void test_extreme_scales(void)
     double *b = malloc(sizeof(double) * (size_t)(P.m * P.K));
     ts_lsqr_result r0[3], r[3];
     int64_t i, k, e;
-    CHECK(ts_lsqr(&X, 1, P.K, P.b, P.wts, P.damp, &TIGHT, x0, r0) == TS_OK);
+    CHECK(lsqr_csr(&X, 1, P.K, P.b, P.wts, P.damp, &TIGHT, x0, r0) == TS_OK);
     for (e = 0; e < 2; e++) {
         for (i = 0; i < P.m * P.K; i++)
             b[i] = ldexp(P.b[i], exps[e]);
-        CHECK(ts_lsqr(&X, 1, P.K, b, P.wts, P.damp, &TIGHT, x, r) == TS_OK);
+        CHECK(lsqr_csr(&X, 1, P.K, b, P.wts, P.damp, &TIGHT, x, r) == TS_OK);
         for (k = 0; k < P.K; k++) {
             CHECK(r[k].itn == r0[k].itn && r[k].istop == r0[k].istop);
             CHECK(r[k].r1norm == ldexp(r0[k].r1norm, exps[e]));
@@ -374,7 +374,7 @@ static void test_extreme_scales(void)
     for (i = 0; i < P.nnz; i++)
         P.data[i] = ldexp(P.data[i], -1000);
     {
-        int status = ts_lsqr(&X, 0, P.K, P.b, NULL, P.damp, &TIGHT, x, r);
+        int status = lsqr_csr(&X, 0, P.K, P.b, NULL, P.damp, &TIGHT, x, r);
         CHECK(status == TS_OK || status == TS_ERR_NONFINITE);
         if (status == TS_OK)
             for (i = 0; i < P.n * P.K; i++)
@@ -554,7 +554,7 @@ static void test_row_operator_equals_csr(void)
                 for (i = 0; i < P.m * P.K; i++)
                     b[i] = ldexp(P.b[i], exps[e]);
                 A = row_operator(&c, &X, b, w, P.K, intercept);
-                CHECK(ts_lsqr(&X, intercept, P.K, b, w, P.damp, &MODERATE, x, r) == TS_OK);
+                CHECK(lsqr_csr(&X, intercept, P.K, b, w, P.damp, &MODERATE, x, r) == TS_OK);
                 CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &MODERATE, xr, rr) == TS_OK);
                 for (k = 0; k < P.K; k++) {
                     CHECK(rr[k].istop == r[k].istop && llabs(rr[k].itn - r[k].itn) <= 2);

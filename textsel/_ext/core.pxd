@@ -43,9 +43,6 @@ cdef extern from "textsel.h" nogil:
         double arnorm
         double xnorm
 
-    int ts_lsqr(const ts_csr *X, int fit_intercept, int64_t n_rhs, const double *b,
-                const double *row_weights, const double *damp, const ts_lsqr_options *options,
-                double *x, ts_lsqr_result *result)
     ctypedef struct ts_rowop:
         int64_t n_rows
         int64_t n_cols
