@@ -292,17 +292,44 @@ static int rop_status(int status)
     return status > 0 ? TS_ERR_CALLBACK : status;
 }
 
-/* Whether the operator's norms (first P) and n x P row-major product are all finite. */
+/* Element (i, p) of the operator's product g, n rows by P columns, in its layout (ts_rowop's
+ * lanes: the solver's lane blocks, or row-major). */
+static double *out_at(const solver *S, int64_t P, int64_t i, int64_t p)
+{
+    return S->rop->lanes ? &AT(S->out, S->n, i, p) : &S->out[i * P + p];
+}
+
+/* Whether the operator's norms and its product, first P columns, are all finite. */
 static int rop_finite(const solver *S, int64_t P, const double *norms)
 {
-    int64_t i;
-    for (i = 0; i < P; i++)
-        if (!isfinite(norms[i]))
+    int64_t i, p;
+    for (p = 0; p < P; p++)
+        if (!isfinite(norms[p]))
             return 0;
-    for (i = 0; i < S->n * P; i++)
-        if (!isfinite(S->out[i]))
-            return 0;
+    for (p = 0; p < P; p++)
+        for (i = 0; i < S->n; i++)
+            if (!isfinite(*out_at(S, P, i, p)))
+                return 0;
     return 1;
+}
+
+/* v <- coef v + g uscale (coef NULL: v <- g uscale) for the first P positions, where beta > 0
+ * unless every position is to be set (all), g the operator's product: through the lane blocks
+ * in order, or row by row for a row-major g. */
+static void update_v(solver *S, int64_t P, const double *coef, int all)
+{
+    const int64_t n = S->n;
+    int64_t i, p, p0, q;
+    for (p0 = 0; p0 < P; p0 += S->rop->lanes ? BLOCK : P)
+        for (i = 0; i < n; i++)
+            for (q = 0; q < (S->rop->lanes ? BLOCK : P) && p0 + q < P; q++) {
+                const column *c = &S->cols[p = p0 + q];
+                const double g = *out_at(S, P, i, p);
+                if (coef == NULL && (all || c->beta > 0))
+                    AT(S->v, n, i, p) = g * c->uscale;
+                else if (c->beta > 0)
+                    AT(S->v, n, i, p) = coef[p] * AT(S->v, n, i, p) + g * c->uscale;
+            }
 }
 
 /* beta u = D b (scaled by 2^-bexp where D b is far from 1: LSQR is linear in b and its stopping
@@ -310,8 +337,8 @@ static int rop_finite(const solver *S, int64_t P, const double *norms)
  * v = A'D u / beta into the zeroed v.  The norms of u (beta) go to norms. */
 static int rop_start(solver *S, double *norms)
 {
-    const int64_t K = S->n_rhs, n = S->n;
-    int64_t i, p;
+    const int64_t K = S->n_rhs;
+    int64_t p;
     int status;
     for (p = 0; p < K; p++)
         S->ids[p] = S->cols[p].col;
@@ -336,10 +363,7 @@ static int rop_start(solver *S, double *norms)
         c->beta = c->bnorm = norms[p];
         c->uscale = c->beta > 0 ? 1 / c->beta : 1.0;
     }
-    /* row by row: the operator's rows are contiguous, and each row fills whole lane blocks */
-    for (i = 0; i < n; i++)
-        for (p = 0; p < K; p++)
-            AT(S->v, n, i, p) = S->out[i * K + p] * S->cols[p].uscale;
+    update_v(S, K, NULL, 1);
     return TS_OK;
 }
 
@@ -357,10 +381,12 @@ static int rop_step(solver *S, double *norms, double *factor, double *coef)
         factor[p] = -c->alfa * c->uscale;
         coef[p] = c->vscale;
     }
-    for (i = 0; i < n; i++)
-        for (p = 0; p < P; p++)
-            S->in[i * P + p] = AT(S->v, n, i, p);
-    status = rop_status(S->rop->step(S->rop->ctx, P, S->ids, S->in, coef, factor, norms, S->out));
+    if (!S->rop->lanes) /* else the operator reads v where it is */
+        for (i = 0; i < n; i++)
+            for (p = 0; p < P; p++)
+                S->in[i * P + p] = AT(S->v, n, i, p);
+    status = rop_status(S->rop->step(S->rop->ctx, P, S->ids, S->rop->lanes ? S->v : S->in, coef, factor, norms,
+                                     S->out));
     if (status != TS_OK)
         return status;
     if (!rop_finite(S, P, norms))
@@ -376,10 +402,7 @@ static int rop_step(solver *S, double *norms, double *factor, double *coef)
             c->uscale = 1.0; /* u = 0, so A'D u = 0: v stays as it was */
         }
     }
-    for (i = 0; i < n; i++)
-        for (p = 0; p < P; p++)
-            if (S->cols[p].beta > 0)
-                AT(S->v, n, i, p) = coef[p] * AT(S->v, n, i, p) + S->out[i * P + p] * S->cols[p].uscale;
+    update_v(S, P, coef, 0);
     return TS_OK;
 }
 
@@ -438,11 +461,11 @@ int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts
         status = TS_ERR_NOMEM;
         goto done;
     }
-    S.in = ts_calloc((size_t)(S.n * S.K), sizeof(double));
+    S.in = A->lanes ? NULL : ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.out = ts_calloc((size_t)(S.n * S.K), sizeof(double));
     S.ids = ts_calloc((size_t)S.K, sizeof(int64_t));
     S.exps = ts_calloc((size_t)S.K, sizeof(int));
-    if (!S.in || !S.out || !S.ids || !S.exps) {
+    if ((!S.in && !A->lanes) || !S.out || !S.ids || !S.exps) {
         status = TS_ERR_NOMEM;
         goto done;
     }

@@ -104,25 +104,31 @@ static void tree(ts_row_groups *G, int64_t a, int64_t b, int64_t n_part, int64_t
     }
 }
 
-/* u = vcoef D A v + ucoef u (v NULL: u as it is) for the columns cols, then ||u|| and A'D u. */
+/* u = vcoef D A v + ucoef u (v NULL: u as it is) for the columns cols, then ||u|| and A'D u;
+ * v and g in the solver's lane blocks (ts_rowop's lanes 1).  A block of one column runs the
+ * one-lane kernel, its v and g unpacked here. */
 static int products(ts_row_groups *G, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
                     const double *ucoef, double *unorm, double *g)
 {
     const int64_t n1 = G->n_cols + G->fit_intercept, n1l = n1 * TS_LANES, per_group = n1l + 2 * TS_LANES;
-    double *vb = G->scratch, *first = G->scratch + n1l;
+    double *one = G->scratch, *first = G->scratch + n1l;
     int64_t p0, i, q, k;
     int status;
     for (p0 = 0; p0 < n_vec; p0 += TS_LANES) {
         const int64_t width = n_vec - p0 < TS_LANES ? n_vec - p0 : TS_LANES;
         const int64_t L = width == 1 ? 1 : TS_LANES;
-        for (i = 0; v != NULL && i < n1; i++)
-            for (q = 0; q < L; q++)
-                vb[i * L + q] = q < width ? v[i * n_vec + p0 + q] : 0.0;
+        const double *vl = v != NULL ? v + p0 * n1 : NULL, *vb = vl;
+        double *gl = g + p0 * n1;
+        if (L == 1 && v != NULL) {
+            for (i = 0; i < n1; i++)
+                one[i] = vl[i * TS_LANES];
+            vb = one;
+        }
         for (k = 0; k < G->n_groups; k++) {
             double *part = first + k * per_group;
-            status = ts_rowgroup_step(&G->groups[k], G->n_cols, G->fit_intercept, G->n_rhs, width, cols + p0,
-                                      v != NULL ? vb : NULL, v != NULL ? vcoef + p0 : NULL,
-                                      v != NULL ? ucoef + p0 : NULL, part + n1l, part + n1l + TS_LANES, part);
+            status = ts_rowgroup_step(&G->groups[k], G->n_cols, G->fit_intercept, G->n_rhs, width, cols + p0, vb,
+                                      v != NULL ? vcoef + p0 : NULL, v != NULL ? ucoef + p0 : NULL,
+                                      part + n1l, part + n1l + TS_LANES, part);
             if (status != TS_OK)
                 return status;
         }
@@ -131,11 +137,26 @@ static int products(ts_row_groups *G, int64_t n_vec, const int64_t *cols, const 
             double root = sqrt(first[n1l + TS_LANES + q]);
             unorm[p0 + q] = first[n1l + q] * root;
         }
-        for (i = 0; i < n1; i++)
-            for (q = 0; q < width; q++)
-                g[i * n_vec + p0 + q] = first[i * L + q];
+        if (L == 1)
+            for (i = 0; i < n1; i++)
+                gl[i * TS_LANES] = first[i];
+        else
+            memcpy(gl, first, sizeof(double) * (size_t)n1l);
     }
     return TS_OK;
+}
+
+ts_rowop ts_row_groups_op(ts_row_groups *G)
+{
+    ts_rowop A;
+    A.n_rows = G->n_rows;
+    A.n_cols = G->n_cols;
+    A.fit_intercept = G->fit_intercept;
+    A.lanes = 1;
+    A.start = ts_row_groups_start;
+    A.step = ts_row_groups_step;
+    A.ctx = G;
+    return A;
 }
 
 int ts_row_groups_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,

@@ -93,11 +93,18 @@ typedef struct {
  * Each returns TS_OK or a negative status, which ts_lsqr_rowop passes on (TS_ERR_CALLBACK for a
  * failure the caller records in ctx, positive values included); a norm or product that is not
  * finite stops the solve with TS_ERR_NONFINITE.
+ *
+ * lanes 0: v and g are row-major, n_vec columns.  lanes 1: they are the solver's own lane
+ * blocks, ceil(n_vec / TS_LANES) blocks of (n_cols + fit_intercept) rows x TS_LANES, column p of
+ * row i at ((p / TS_LANES) * (n_cols + fit_intercept) + i) * TS_LANES + p % TS_LANES: no copy
+ * either way.  The lanes past n_vec of v hold other columns' values, which no result may depend
+ * on; those of g are not read.
  */
 typedef struct {
     int64_t n_rows;
     int64_t n_cols;
     int fit_intercept;
+    int lanes;
     int (*start)(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
                  double *unorm, double *g);
     int (*step)(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
@@ -206,13 +213,16 @@ typedef struct {
     const double *b;
     const double *weights;
     double *u;
-    double *scratch; /* v's lanes, then each group's part of A'D u and of the norms */
+    double *scratch; /* one column's v, then each group's part of A'D u and of the norms */
 } ts_row_groups;
 
 int ts_row_groups_init(ts_row_groups *G, const ts_row_block *groups, int64_t n_groups, int64_t n_rows,
                        int64_t n_cols, int fit_intercept, int64_t n_rhs, const double *b,
                        const double *weights, double *u);
 void ts_row_groups_free(ts_row_groups *G);
+/* The ts_rowop of G (lanes 1: ts_row_groups_start and ts_row_groups_step take v and write g in
+ * the solver's lane blocks). */
+ts_rowop ts_row_groups_op(ts_row_groups *G);
 int ts_row_groups_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
                         double *unorm, double *g);
 int ts_row_groups_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,

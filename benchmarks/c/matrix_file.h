@@ -94,12 +94,7 @@ static inline int solve_in_memory(const ts_csr *X, int64_t K, const double *b, c
     group.col_stride = m;
     status = ts_row_groups_init(&G, &group, 1, m, X->n_cols, 1, K, bT, wT, u);
     if (status == TS_OK) {
-        A.n_rows = m;
-        A.n_cols = X->n_cols;
-        A.fit_intercept = 1;
-        A.start = ts_row_groups_start;
-        A.step = ts_row_groups_step;
-        A.ctx = &G;
+        A = ts_row_groups_op(&G);
         status = ts_lsqr_rowop(&A, K, damp, o, x, res);
         ts_row_groups_free(&G);
     }

@@ -143,12 +143,7 @@ static inline int lsqr_csr(const ts_csr *X, int fit_intercept, int64_t K, const 
     if (status == TS_OK)
         status = ts_row_groups_init(&G, groups, 2, m, X->n_cols, fit_intercept, K, bT, wT, u);
     if (status == TS_OK) {
-        A.n_rows = m;
-        A.n_cols = X->n_cols;
-        A.fit_intercept = fit_intercept;
-        A.start = ts_row_groups_start;
-        A.step = ts_row_groups_step;
-        A.ctx = &G;
+        A = ts_row_groups_op(&G);
         status = ts_lsqr_rowop(&A, K, damp, o, x, r);
         ts_row_groups_free(&G);
     }

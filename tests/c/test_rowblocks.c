@@ -295,6 +295,7 @@ static void test_lsqr_on_the_blocks_equals_csr(void)
                 A.n_rows = P.m;
                 A.n_cols = P.n;
                 A.fit_intercept = intercept;
+                A.lanes = 0;
                 A.start = bc_start;
                 A.step = bc_step;
                 A.ctx = &c;
@@ -457,12 +458,7 @@ static void test_row_groups_operator(void)
                     }
                     CHECK(ts_row_groups_init(&G, C.blocks, n_groups, P.m, P.n, intercept, P.K, bT,
                                              weighted ? wT : NULL, u) == TS_OK);
-                    A.n_rows = P.m;
-                    A.n_cols = P.n;
-                    A.fit_intercept = intercept;
-                    A.start = ts_row_groups_start;
-                    A.step = ts_row_groups_step;
-                    A.ctx = &G;
+                    A = ts_row_groups_op(&G);
                     CHECK(rowop_mismatches(&P, &X, intercept, b, weighted ? P.wts : NULL, &A, exps[e], rr) == 0);
                     if (g) { /* again: the same bits */
                         const int64_t n1 = P.n + intercept;

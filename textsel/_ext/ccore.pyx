@@ -207,7 +207,7 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
         given = <const ts_rowop *> PyCapsule_GetPointer(capsule, b"textsel.ts_rowop")
         if given.n_rows != n_rows or given.n_cols != n_cols or given.fit_intercept != fit_intercept:
             raise ValueError("the operator's shape is not the problem's")
-    A.n_rows, A.n_cols, A.fit_intercept = n_rows, n_cols, fit_intercept
+    A.n_rows, A.n_cols, A.fit_intercept, A.lanes = n_rows, n_cols, fit_intercept, 0
     A.start, A.step, A.ctx = _row_start, _row_step, <void *> c
     options = _lsqr_options(atol, btol, conlim, iter_lim, interrupt)
     x = np.zeros((n_unknowns, n_rhs), dtype=np.float64)

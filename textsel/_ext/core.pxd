@@ -47,6 +47,7 @@ cdef extern from "textsel.h" nogil:
         int64_t n_rows
         int64_t n_cols
         int fit_intercept
+        int lanes
         int (*start)(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
                      double *unorm, double *g) noexcept
         int (*step)(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,

@@ -28,10 +28,7 @@ cdef extern from "textsel.h" nogil:
                            int64_t n_cols, int fit_intercept, int64_t n_rhs, const double *b,
                            const double *weights, double *u)
     void ts_row_groups_free(ts_row_groups *G)
-    int ts_row_groups_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
-                            double *unorm, double *g)
-    int ts_row_groups_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
-                           const double *ucoef, double *unorm, double *g)
+    ts_rowop ts_row_groups_op(ts_row_groups *G)
 
 
 cdef class RowGroup:
@@ -178,8 +175,7 @@ cdef class GroupsOperator:
                                     &b[0, 0] if u.shape[0] and u.shape[1] else NULL, wptr,
                                     &u[0, 0] if u.shape[0] and u.shape[1] else NULL)
         check_status(status, "lsqr")
-        self.A.n_rows, self.A.n_cols, self.A.fit_intercept = u.shape[1], n_cols, fit_intercept
-        self.A.start, self.A.step, self.A.ctx = ts_row_groups_start, ts_row_groups_step, <void *> &self.G
+        self.A = ts_row_groups_op(&self.G)
         self.rowop_capsule = PyCapsule_New(<void *> &self.A, b"textsel.ts_rowop", NULL)
 
     def __dealloc__(self):
