@@ -1,13 +1,14 @@
 /*
- * The step of a ts_rowop on the row blocks one process keeps (a worker of a distributed
- * solve): u updated, its norm and A'D u, in one pass over each block's stored values.
+ * The step of a ts_rowop on one row group (ts_rowgroup_step): u updated, its norm and A'D u, in
+ * one pass over the group's stored values, for a group of the in-memory solve or a block a
+ * worker of a distributed solve keeps.
  *
  * A row's product with v is complete before its u is, and its u before its share of A'D u, so
  * the three run row by row: the row's indices and values, read for the product, are still in
  * the core's first-level cache for the scatter into g.  The running columns are taken TS_LANES
  * at a time, v and g of those lanes packed block-major (one cache line of each per stored
- * value, n x TS_LANES doubles each in use), as the fused in-memory solver does; u, b and the
- * weights stay row-major with every right-hand side, as the caller keeps them.
+ * value, n x TS_LANES doubles each in use), as the solver keeps them; u, b and the weights are
+ * kept column by column (or row-major with every right-hand side, col_stride 0).
  */
 #include "textsel.h"
 #include "internal.h"
@@ -103,58 +104,23 @@ DEFINE_BLOCK_STEP(i64, int64_t)
 DEFINE_ONE_LANE_STEP(i32, int32_t)
 DEFINE_ONE_LANE_STEP(i64, int64_t)
 
-/* Column c of u over every block, scaled by its largest magnitude (as BLAS nrm2 does): the
- * slow path, for a column whose plain sum of squares left the double range. */
-static void scaled_sum(const ts_row_block *blocks, int64_t n_blocks, int64_t n_rhs, int64_t c,
-                       double *scale, double *ssq)
+/* Column c of the group's u, scaled by its largest magnitude (as BLAS nrm2 does): the slow path,
+ * for a column whose plain sum of squares left the double range. */
+static void scaled_sum(const ts_row_block *B, int64_t n_rhs, int64_t c, double *scale, double *ssq)
 {
-    int64_t b, i;
+    int64_t i;
     double big = 0, sum = 0;
-#define U_AT(B, i) ((B).col_stride ? (B).u[c * (B).col_stride + (i)] : (B).u[(i) * n_rhs + c])
-    for (b = 0; b < n_blocks; b++)
-        for (i = 0; i < blocks[b].X.n_rows; i++)
-            big = fmax(big, fabs(U_AT(blocks[b], i)));
+#define U_AT(i) (B->col_stride ? B->u[c * B->col_stride + (i)] : B->u[(i) * n_rhs + c])
+    for (i = 0; i < B->X.n_rows; i++)
+        big = fmax(big, fabs(U_AT(i)));
     if (big > 0 && isfinite(big))
-        for (b = 0; b < n_blocks; b++)
-            for (i = 0; i < blocks[b].X.n_rows; i++) {
-                const double t = U_AT(blocks[b], i) / big;
-                sum += t * t;
-            }
+        for (i = 0; i < B->X.n_rows; i++) {
+            const double t = U_AT(i) / big;
+            sum += t * t;
+        }
     *scale = big;
     *ssq = sum;
 #undef U_AT
-}
-
-static int check_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int64_t n_rhs,
-                      int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
-                      const double *ucoef, const double *scale, const double *ssq, const double *g)
-{
-    int64_t b, p, q;
-    int status;
-    if (n_blocks < 0 || (n_blocks > 0 && blocks == NULL) || n_cols < 0 || n_rhs < 1 || n_vec < 1 ||
-        n_vec > n_rhs || cols == NULL || scale == NULL || ssq == NULL || g == NULL)
-        return TS_ERR_ARG;
-    if (v != NULL && (vcoef == NULL || ucoef == NULL))
-        return TS_ERR_ARG;
-    if (n_cols >= INT64_MAX / TS_LANES || n_vec > INT64_MAX / (n_cols + 1))
-        return TS_ERR_ARG;
-    for (p = 0; p < n_vec; p++) {
-        if (cols[p] < 0 || cols[p] >= n_rhs)
-            return TS_ERR_ARG;
-        for (q = 0; q < p; q++) /* a column twice would be stepped twice */
-            if (cols[q] == cols[p])
-                return TS_ERR_ARG;
-    }
-    for (b = 0; b < n_blocks; b++) {
-        if (blocks[b].X.n_cols != n_cols || (blocks[b].X.n_rows > 0 && blocks[b].u == NULL) ||
-            blocks[b].col_stride != 0 ||
-            blocks[b].X.n_rows > INT64_MAX / n_rhs)
-            return TS_ERR_ARG;
-        status = ts_csr_check(&blocks[b].X);
-        if (status != TS_OK)
-            return status;
-    }
-    return TS_OK;
 }
 
 /* What ts_rowgroup_step checks, in time independent of the group's size: its CSR structure is
@@ -210,7 +176,7 @@ int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, i
             scale[0] = 1.0;
             ssq[0] = sq;
         } else {
-            scaled_sum(B, 1, n_rhs, cols[0], &scale[0], &ssq[0]);
+            scaled_sum(B, n_rhs, cols[0], &scale[0], &ssq[0]);
         }
         return TS_OK;
     }
@@ -231,63 +197,9 @@ int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, i
                 scale[p0 + q] = 1.0;
                 ssq[p0 + q] = sq[q];
             } else {
-                scaled_sum(B, 1, n_rhs, cols[p0 + q], &scale[p0 + q], &ssq[p0 + q]);
+                scaled_sum(B, n_rhs, cols[p0 + q], &scale[p0 + q], &ssq[p0 + q]);
             }
         }
     }
-    return TS_OK;
-}
-
-int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int fit_intercept,
-                      int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
-                      const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g)
-{
-    const int64_t n1 = n_cols + (fit_intercept != 0);
-    int64_t b, i, q, p0;
-    double *vb, *gb;
-    int status = check_step(blocks, n_blocks, n_cols, n_rhs, n_vec, cols, v, vcoef, ucoef, scale,
-                            ssq, g);
-    if (status != TS_OK)
-        return status;
-    vb = v ? ts_calloc((size_t)n1 * TS_LANES, sizeof(double)) : NULL;
-    gb = ts_calloc((size_t)n1 * TS_LANES, sizeof(double));
-    if ((v && vb == NULL) || gb == NULL) {
-        free(vb);
-        free(gb);
-        return TS_ERR_NOMEM;
-    }
-    for (p0 = 0; p0 < n_vec; p0 += TS_LANES) {
-        const int64_t width = n_vec - p0 < TS_LANES ? n_vec - p0 : TS_LANES;
-        double sq[TS_LANES] = {0};
-        /* lanes past width stay 0 in vb, so their du and their g are 0 */
-        for (i = 0; vb && i < n1; i++)
-            for (q = 0; q < width; q++)
-                vb[i * TS_LANES + q] = v[i * n_vec + p0 + q];
-        memset(gb, 0, (size_t)n1 * TS_LANES * sizeof(double));
-        for (b = 0; b < n_blocks; b++) {
-            const ts_row_block *B = &blocks[b];
-            if (B->X.indices32)
-                block_step_i32(B, B->X.indptr32, B->X.indices32, n_cols, fit_intercept, n_rhs,
-                               width, cols + p0, vb, v ? vcoef + p0 : NULL,
-                               v ? ucoef + p0 : NULL, sq, gb);
-            else
-                block_step_i64(B, B->X.indptr64, B->X.indices64, n_cols, fit_intercept, n_rhs,
-                               width, cols + p0, vb, v ? vcoef + p0 : NULL,
-                               v ? ucoef + p0 : NULL, sq, gb);
-        }
-        for (i = 0; i < n1; i++)
-            for (q = 0; q < width; q++)
-                g[i * n_vec + p0 + q] = gb[i * TS_LANES + q];
-        for (q = 0; q < width; q++) {
-            if ((sq[q] >= DBL_MIN && sq[q] <= DBL_MAX) || isnan(sq[q])) {
-                scale[p0 + q] = 1.0; /* NaN: passed on, for the caller's finiteness test */
-                ssq[p0 + q] = sq[q];
-            } else {
-                scaled_sum(blocks, n_blocks, n_rhs, cols[p0 + q], &scale[p0 + q], &ssq[p0 + q]);
-            }
-        }
-    }
-    free(vb);
-    free(gb);
     return TS_OK;
 }

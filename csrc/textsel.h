@@ -147,39 +147,28 @@ typedef struct {
 } ts_row_block;
 
 /*
- * For each running column c = cols[p] (p < n_vec, distinct, below n_rhs) and A = [X, 1]
- * (fit_intercept) or X:
+ * One row group's part of a row operator's step.  For each running column c = cols[p] (p <
+ * n_vec, distinct, below n_rhs) and A = [X, 1] (fit_intercept) or X, on the rows of B:
  *
- *   u[:, c] <- vcoef[p] D A v[:, p] + ucoef[p] u[:, c]   on every block (v: n_cols +
- *                                                        fit_intercept rows x n_vec; v NULL:
- *                                                        u as it is, vcoef and ucoef unused)
- *   scale[p], ssq[p]                                     the blocks' ||u[:, c]|| as
- *                                                        scale sqrt(ssq): scale 1 unless the
- *                                                        plain sum of squares leaves the double
- *                                                        range, then the largest |u| (as BLAS
- *                                                        nrm2 scales)
- *   g = A'D u                                            n_cols + fit_intercept rows x n_vec,
- *                                                        overwritten
+ *   u[:, c] <- vcoef[p] D A v[:, p] + ucoef[p] u[:, c]   (vb NULL: u as it is, vcoef and ucoef
+ *                                                        unused)
+ *   scale[p], ssq[p]                                     ||u[:, c]|| as scale sqrt(ssq): scale 1
+ *                                                        unless the plain sum of squares leaves
+ *                                                        the double range, then the largest |u|
+ *                                                        (as BLAS nrm2 scales); a NaN in u gives
+ *                                                        a NaN ssq
+ *   gb = A'D u
  *
- * in one pass over each block's stored values per eight columns, sums in block and row order.
- * Returns TS_OK, TS_ERR_ARG, TS_ERR_INDEX (a block's CSR arrays) or TS_ERR_NOMEM; a NaN in u
- * gives a NaN ssq.
- */
-int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int fit_intercept,
-                      int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
-                      const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g);
-
-/*
- * One row group's part of a row operator's step: what ts_rowblocks_step computes, for the one
- * block B, with v and g in lane blocks.  The in-memory solve runs one call per group on its
- * threads and adds the groups' parts in a fixed order, so that its answer does not depend on the
- * number of threads.
+ * in one pass over the stored values per eight columns, sums in row order.  The in-memory solve
+ * runs one call per group on its threads and adds the groups' parts in a fixed order, so that its
+ * answer does not depend on the number of threads; a worker of a distributed solve runs the same
+ * call on each of its blocks.
  *
  * vb and gb hold ceil(n_vec / L) lane blocks of n_cols + fit_intercept rows x L doubles, L = 8
  * (TS_LANES), or 1 for one column alone: column p of row i at ((p / L) * (n_cols +
- * fit_intercept) + i) * L + p % L.  vb (NULL: u as it is) must be 0 in the lanes past n_vec; gb
- * is overwritten whole, 0 in those lanes.  scale[p], ssq[p]: the group's ||u[:, cols[p]]|| as
- * ts_rowblocks_step gives it.  A column's sums are the same whichever lanes it runs in.
+ * fit_intercept) + i) * L + p % L.  vb's lanes past n_vec are read into no result (they may hold
+ * other columns); gb is overwritten whole, 0 in those lanes.  A column's sums are the same
+ * whichever lanes it runs in.
  *
  * B->X must have passed ts_csr_check: this runs once per iteration, so it checks only what
  * takes constant time (and the columns).  Returns TS_OK or TS_ERR_ARG.

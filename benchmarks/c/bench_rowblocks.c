@@ -1,6 +1,7 @@
 /*
- * Microbenchmark of a distributed solve's worker step (ts_rowblocks_step: u updated, its norm
- * and A'D u for K right-hand sides, row weights and the intercept) against one iteration of the
+ * Microbenchmark of a distributed solve's worker step (a group step, ts_rowgroup_step, on each
+ * block it holds, v packed into lanes once and the blocks' parts of A'D u added: u updated, its
+ * norm and A'D u for K right-hand sides, row weights and the intercept) against one iteration of the
  * in-memory solve on one thread on the same rows (ts_lsqr_rowop on the row groups, ten iterations
  * timed, per iteration), min of N
  * runs, with a checksum so nothing is optimised away.  The rows are the file's matrix repeated
@@ -22,8 +23,9 @@
 
 int main(int argc, char **argv)
 {
-    int64_t m, n, K, runs, copies, r, i, k, it;
-    double *b, *w, *x, *damp, *v, *vcoef, *ucoef, *g, *scale, *ssq, best_step = 1e30, best_iter = 1e30;
+    int64_t m, n, K, runs, copies, r, r2, i, k, it, n_lanes, L;
+    double *b, *w, *wT, *x, *damp, *v, *vb, *gb, *vcoef, *ucoef, *g, *scale, *ssq;
+    double best_step = 1e30, best_iter = 1e30;
     double checksum = 0, *sdata, *sb, *sw;
     int32_t *sind, *sptr;
     int64_t *cols;
@@ -45,16 +47,22 @@ int main(int argc, char **argv)
         return 2;
     b = malloc(sizeof(double) * (size_t)(m * K));
     w = malloc(sizeof(double) * (size_t)(m * K));
+    wT = malloc(sizeof(double) * (size_t)(m * K));
     for (i = 0; i < m; i++)
         for (k = 0; k < K; k++) {
             b[i * K + k] = M.stored > 0 ? M.targets[i * M.stored + k % M.stored] : ((i % 7 == 0) ? 1.0 : -1.0);
             w[i * K + k] = b[i * K + k] > 0 ? 3.0 : 1.0; /* a weighted proximal SVM's weights */
+            wT[k * m + i] = w[i * K + k];
         }
     x = malloc(sizeof(double) * (size_t)((n + 1) * K));
     damp = malloc(sizeof(double) * (size_t)K);
     res = malloc(sizeof(ts_lsqr_result) * (size_t)K);
     v = malloc(sizeof(double) * (size_t)((n + 1) * K));
     g = malloc(sizeof(double) * (size_t)((n + 1) * K));
+    n_lanes = (K + 7) / 8;
+    L = K == 1 ? 1 : 8;
+    vb = calloc((size_t)(n_lanes * (n + 1) * L), sizeof(double));
+    gb = calloc((size_t)(n_lanes * (n + 1) * L), sizeof(double));
     vcoef = malloc(sizeof(double) * (size_t)K);
     ucoef = malloc(sizeof(double) * (size_t)K);
     scale = malloc(sizeof(double) * (size_t)K);
@@ -79,9 +87,9 @@ int main(int argc, char **argv)
         X.indices32 = indices;
         X.indptr32 = M.indptr;
         blocks[r].X = X;
-        blocks[r].weights = w;
+        blocks[r].weights = wT;
         blocks[r].u = calloc((size_t)(m * K), sizeof(double));
-        blocks[r].col_stride = 0; /* u and the weights row-major */
+        blocks[r].col_stride = m; /* u and the weights column by column, as a worker keeps them */
     }
     /* the same rows stacked, for the in-memory solve */
     sdata = malloc(sizeof(double) * (size_t)(M.nnz * copies));
@@ -111,9 +119,20 @@ int main(int argc, char **argv)
     }
     for (r = 0; r < runs; r++) { /* ten worker steps on the blocks */
         double t0 = now(), t;
-        for (it = 0; it < 10; it++)
-            if (ts_rowblocks_step(blocks, copies, n, 1, K, K, cols, v, vcoef, ucoef, scale, ssq, g) != TS_OK)
-                return 1;
+        for (it = 0; it < 10; it++) {
+            for (i = 0; i <= n; i++)
+                for (k = 0; k < K; k++)
+                    vb[(k / L * (n + 1) + i) * L + k % L] = v[i * K + k];
+            for (i = 0; i < (n + 1) * K; i++)
+                g[i] = 0.0;
+            for (r2 = 0; r2 < copies; r2++) {
+                if (ts_rowgroup_step(&blocks[r2], n, 1, K, K, cols, vb, vcoef, ucoef, scale, ssq, gb) != TS_OK)
+                    return 1;
+                for (i = 0; i <= n; i++)
+                    for (k = 0; k < K; k++)
+                        g[i * K + k] += gb[(k / L * (n + 1) + i) * L + k % L];
+            }
+        }
         t = (now() - t0) / 10;
         checksum += g[0] + ssq[0];
         if (t < best_step)
@@ -138,6 +157,9 @@ int main(int argc, char **argv)
     free(blocks);
     free(b);
     free(w);
+    free(wT);
+    free(vb);
+    free(gb);
     free(x);
     free(damp);
     free(res);

@@ -62,9 +62,6 @@ cdef extern from "textsel.h" nogil:
         double *u
         int64_t col_stride
 
-    int ts_rowblocks_step(const ts_row_block *blocks, int64_t n_blocks, int64_t n_cols, int fit_intercept,
-                          int64_t n_rhs, int64_t n_vec, const int64_t *cols, const double *v,
-                          const double *vcoef, const double *ucoef, double *scale, double *ssq, double *g)
     int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, int64_t n_rhs,
                          int64_t n_vec, const int64_t *cols, const double *vb, const double *vcoef,
                          const double *ucoef, double *scale, double *ssq, double *gb)
