@@ -15,6 +15,7 @@ summaries, in :func:`resolve`.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,7 @@ __all__ = [
     "delta_from_counts",
     "document_weights",
     "merge_summaries",
+    "out_of_fold_scores",
     "resolve",
     "summarize_labels",
 ]
@@ -271,6 +273,20 @@ def dealt_folds(n_docs: int, n_folds: int) -> list[slice]:
     return [slice(f, n_docs, n_folds) for f in range(n_folds)]
 
 
+def out_of_fold_scores(rows, n_folds: int, solve) -> np.ndarray:
+    """SCut's held-out scores, documents x columns: each document scored by the model
+    ``solve(X, fold_rows)`` fitted without its fold (:func:`dealt_folds`), in memory or on a
+    cluster alike.  ``rows`` (:class:`DocumentRows`, or ``textsel.distributed.rows.BlockRows``)
+    gives each fold's training problem (``holding_out``: the training rows alone in memory, the
+    fold's documents weighted 0 on a cluster, the same least-squares problem) and scores the
+    fold's documents (``held_out_scores``)."""
+    scores = np.empty((rows.n_docs, rows.recipe.n_columns))
+    for fold, held in enumerate(dealt_folds(rows.n_docs, n_folds)):
+        coef, intercept, _ = solve(*rows.holding_out(fold, n_folds))
+        scores[held] = rows.held_out_scores(fold, n_folds, coef, intercept)
+    return scores
+
+
 def block_row_weights(T, s, delta, held_out=None) -> np.ndarray | None:
     """One block's row weights: ``delta`` on each column's positives (None: 1), times sqrt(s), and
     0 on the rows ``held_out`` (a slice of the block, or None); None when all are 1."""
@@ -342,15 +358,25 @@ class DocumentRows:
     def row_weights(self, delta) -> np.ndarray | None:
         return block_row_weights(self.targets, self.weights, delta)
 
-    def subset(self, rows) -> DocumentRows:
-        """The same documents' rows ``rows`` (an index array), for a fold's model."""
-        part = object.__new__(DocumentRows)
-        part.recipe = self.recipe
-        part.targets = np.ascontiguousarray(self.targets[rows])
-        part.weights = None if self.weights is None else self.weights[rows]
+    def holding_out(self, fold, n_folds):
+        """The training problem of SCut's fold ``fold`` (:func:`out_of_fold_scores`): the rows of
+        ``X`` outside it and these documents' rows there."""
+        train = np.ones(self.n_docs, dtype=bool)
+        train[dealt_folds(self.n_docs, n_folds)[fold]] = False
+        train = np.flatnonzero(train)
+        part = copy.copy(self)  # the same recipe and solver; the fold's targets and weights
+        part.targets = np.ascontiguousarray(self.targets[train])
+        part.weights = None if self.weights is None else self.weights[train]
         part.sums = block_sums(part.targets, part.weights)
-        part._row_norms, part._solver, part.X = None, self._solver, None
-        return part
+        part._row_norms, part.X = None, None
+        return self.X[train], part
+
+    def held_out_scores(self, fold, n_folds, coef, intercept) -> np.ndarray:
+        """The scores of fold ``fold``'s documents by the model ``(coef, intercept)``."""
+        from sklearn.utils.extmath import safe_sparse_dot
+
+        held = self.X[dealt_folds(self.n_docs, n_folds)[fold]]
+        return safe_sparse_dot(held, coef.T, dense_output=True) + intercept
 
     def lsqr(self, X, delta, **options):
         """:func:`textsel.lsqr` of ``X`` against the targets with the row weights of ``delta``."""
@@ -359,21 +385,6 @@ class DocumentRows:
     def positive(self) -> np.ndarray:
         """Which documents belong to each column (documents x columns, bool)."""
         return self.targets > 0
-
-    def out_of_fold_scores(self, n_folds, solve) -> np.ndarray:
-        """Each document's scores by the model ``solve(X_train, rows_train)`` fitted without its
-        fold, documents x columns: the documents dealt to the folds in turn (:func:`dealt_folds`)."""
-        from sklearn.utils.extmath import safe_sparse_dot
-
-        X = self.X
-        scores = np.empty((self.n_docs, self.recipe.n_columns))
-        for held_out in dealt_folds(self.n_docs, n_folds):
-            train = np.ones(self.n_docs, dtype=bool)
-            train[held_out] = False
-            train = np.flatnonzero(train)
-            coef, intercept, _ = solve(X[train], self.subset(train))
-            scores[held_out] = safe_sparse_dot(X[held_out], coef.T, dense_output=True) + intercept
-        return scores
 
     def release(self):
         """Nothing to release in memory."""

@@ -26,7 +26,7 @@ from ._checks import check_positive_int, check_real, plain
 from ._dispatch import distributed_method, handler, is_distributed
 from ._errors import warn
 from ._products import row_norms as _row_norms
-from ._rows import DocumentRows, delta_from_counts
+from ._rows import DocumentRows, delta_from_counts, out_of_fold_scores
 
 __all__ = ["ProximalSVC", "RLSClassifier", "WeightedProximalSVC", "proximal_weights", "scut_thresholds"]
 
@@ -181,7 +181,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
             def fold_model(X_fold, fold_rows):
                 return self._solve(X_fold, fold_rows, delta, damp)
 
-            scores = rows.out_of_fold_scores(n_folds, fold_model)
+            scores = out_of_fold_scores(rows, n_folds, fold_model)
             self.thresholds_ = scut_thresholds(scores, rows.positive(), fbr)
         return self
 

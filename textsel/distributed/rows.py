@@ -12,6 +12,7 @@ here, except SCut's held-out scores and their positives (:meth:`BlockRows.positi
 
 from __future__ import annotations
 
+import copy
 import math
 from types import SimpleNamespace
 
@@ -66,7 +67,8 @@ class BlockRows:
             self.sums = self._sums(norms=False)
             check_weighted(self.sums)
         self._norm_sums = None
-        self.held_out = None  # (start, stop): rows whose weights are 0, for a fold's model
+        self.held_out = None  # (fold, n_folds): the documents weighted 0, for a fold's model
+        self._operator = None  # the product that scores SCut's folds, made on first use
 
     @property
     def n_docs(self) -> int:
@@ -192,18 +194,14 @@ class BlockRows:
         )
         return np.concatenate(parts)
 
-    def out_of_fold_scores(self, n_folds, solve) -> np.ndarray:
-        """SCut's held-out scores on the cluster: each fold's model is ``solve(A, rows)`` with the
-        held-out documents' weights zero (the same least-squares problem as on the training rows
-        alone, without slicing the blocks), scored by one product."""
+    def held_out_scores(self, fold, n_folds, coef, intercept) -> np.ndarray:
+        """The scores of fold ``fold``'s documents by the model ``(coef, intercept)``: one product
+        on the cluster, each block answering where it lives."""
         from .operator import BlockOperator
 
-        operator = BlockOperator(self.A)
-        scores = np.empty((self.n_docs, self.n_columns))
-        for fold in range(n_folds):  # the folds of memory's dealt_folds
-            coef, intercept, _ = solve(self.A, self.holding_out(fold, n_folds))
-            scores[fold::n_folds] = (operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[fold::n_folds]
-        return scores
+        if self._operator is None:
+            self._operator = BlockOperator(self.A)
+        return (self._operator.matvec(np.ascontiguousarray(coef.T)) + intercept)[fold::n_folds]
 
     def release(self):
         """Release the labels and weights placed on the workers, and the blocks when the matrix was
@@ -212,13 +210,14 @@ class BlockRows:
         if self.owned:
             self.A.release()
 
-    def holding_out(self, fold, n_folds) -> BlockRows:
-        """These rows with the documents of ``fold`` (every ``n_folds``-th from document ``fold``:
-        :func:`textsel._rows.dealt_folds`) weighted 0: a fold's model."""
-        rows = object.__new__(BlockRows)
-        rows.__dict__.update(self.__dict__)
+    def holding_out(self, fold, n_folds):
+        """The training problem of SCut's fold ``fold`` (:func:`textsel._rows.out_of_fold_scores`):
+        the whole matrix, with these rows' documents of the fold (every ``n_folds``-th from
+        document ``fold``) weighted 0, the same least-squares problem as on the training rows
+        alone, without slicing the blocks."""
+        rows = copy.copy(self)  # the labels placed on the workers are shared, not placed again
         rows.held_out = (int(fold), int(n_folds))
-        return rows
+        return self.A, rows
 
     def lsqr(self, A, delta, *, damp, fit_intercept, atol, btol, iter_lim, n_jobs=None):
         """LSQR of ``A`` against the targets, row weights ``delta`` on each column's positives (None:
