@@ -482,6 +482,74 @@ static void test_row_groups_operator(void)
     free_problem(&P);
 }
 
+/* The row groups' operator (lanes 1) reads v and writes A'D u in the solver's lane blocks: on
+ * 11 columns (two lane blocks, five lanes past the columns), 9 (a last block of one column, run
+ * unpacked) and 1, it gives the bits of the row-major group step (blocks_step on the same group),
+ * u, norms and A'D u alike, whatever v's lanes past the columns hold (0, or NaN: other columns'
+ * values in the solver). */
+static void test_row_groups_read_the_solver_lanes(void)
+{
+    problem P = make_problem(60, 25, 11, 0.2, 41);
+    const int64_t n1 = P.n + 1, one[1] = {0}, widths[3] = {11, 9, 1};
+    const int64_t cols[11] = {10, 3, 0, 7, 5, 1, 9, 2, 8, 4, 6};
+    double *bT = malloc(sizeof(double) * (size_t)(P.m * P.K)), *u0 = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double *u = malloc(sizeof(double) * (size_t)(P.m * P.K)), *uref = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double v[26 * 11], vr[26 * 11], vl[2 * 26 * 8], gl[2 * 26 * 8], g[26 * 11], vcoef[11], ucoef[11];
+    double unorm[11], scale[11], ssq[11];
+    int64_t i, p, w;
+    int fill;
+    for (i = 0; i < P.m * P.K; i++) {
+        bT[i] = uniform() - 0.5;
+        u0[i] = uniform() - 0.5;
+    }
+    for (i = 0; i < 26 * 11; i++)
+        v[i] = uniform() - 0.5;
+    for (p = 0; p < 11; p++) {
+        vcoef[p] = 0.5 + uniform();
+        ucoef[p] = -uniform();
+    }
+    for (w = 0; w < 3; w++)
+        for (fill = 0; fill < 2; fill++) {
+            const int64_t nv = widths[w];
+            ts_row_groups G;
+            ts_rowop A;
+            cut C, R;
+            memcpy(uref, u0, sizeof(double) * (size_t)(P.m * P.K));
+            memcpy(u, u0, sizeof(double) * (size_t)(P.m * P.K));
+            R = cut_rows(&P, one, 1, NULL, uref);
+            R.blocks[0].col_stride = P.m;
+            for (i = 0; i < n1; i++)
+                for (p = 0; p < nv; p++)
+                    vr[i * nv + p] = v[i * 11 + p]; /* row-major with nv columns */
+            CHECK(blocks_step(R.blocks, 1, P.n, 1, P.K, nv, cols, vr, vcoef, ucoef, scale, ssq, g) == TS_OK);
+            for (i = 0; i < 2 * 26 * 8; i++)
+                vl[i] = fill ? NAN : 0.0;
+            for (i = 0; i < n1; i++)
+                for (p = 0; p < nv; p++)
+                    vl[(p / 8 * n1 + i) * 8 + p % 8] = vr[i * nv + p];
+            C = cut_rows(&P, one, 1, NULL, u);
+            C.blocks[0].col_stride = P.m;
+            CHECK(ts_row_groups_init(&G, C.blocks, 1, P.m, P.n, 1, P.K, bT, NULL, u) == TS_OK);
+            A = ts_row_groups_op(&G);
+            CHECK(A.lanes == 1 && A.n_rows == P.m && A.n_cols == P.n && A.fit_intercept == 1);
+            CHECK(A.step(A.ctx, nv, cols, vl, vcoef, ucoef, unorm, gl) == TS_OK);
+            CHECK(memcmp(u, uref, sizeof(double) * (size_t)(P.m * P.K)) == 0);
+            for (p = 0; p < nv; p++) {
+                CHECK(unorm[p] == scale[p] * sqrt(ssq[p]));
+                for (i = 0; i < n1; i++)
+                    CHECK(gl[(p / 8 * n1 + i) * 8 + p % 8] == g[i * nv + p]);
+            }
+            ts_row_groups_free(&G);
+            free_cut(&C);
+            free_cut(&R);
+        }
+    free(bT);
+    free(u0);
+    free(u);
+    free(uref);
+    free_problem(&P);
+}
+
 /* ts_row_groups refuses what it cannot run: no groups, negative sizes, no right-hand sides,
  * missing arrays, a column out of range. */
 static void test_row_groups_bad_arguments(void)
@@ -520,6 +588,7 @@ int main(void)
     RUN(test_group_step_bad_arguments, passed, failed);
     RUN(test_row_groups_operator, passed, failed);
     RUN(test_row_groups_bad_arguments, passed, failed);
+    RUN(test_row_groups_read_the_solver_lanes, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }
