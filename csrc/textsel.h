@@ -159,7 +159,8 @@ typedef struct {
  *                                                        a NaN ssq
  *   gb = A'D u
  *
- * in one pass over the stored values per eight columns, sums in row order.  The in-memory solve
+ * in two passes over the stored values per eight columns (u and its norm gathering from v, then
+ * A'D u scattering into gb; one pass for a column alone), sums in row order.  The in-memory solve
  * runs one call per group on its threads and adds the groups' parts in a fixed order, so that its
  * answer does not depend on the number of threads; a worker of a distributed solve runs the same
  * call on each of its blocks.
