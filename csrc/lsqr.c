@@ -67,11 +67,11 @@ static void sym_ortho(double a, double b, double *c, double *s, double *r)
 
 typedef struct {
     const ts_rowop *rop;     /* the operator, which keeps u (and b and the weights) itself */
-    double *in, *out;        /* the callbacks' row-major vectors, n x K each */
+    double *in, *out;        /* v row-major for an operator without lanes (else NULL); its product */
     int64_t *ids;            /* the column of each running position */
     int *exps;               /* each position's bexp, as the operator is told it */
     int fit_intercept;
-    int64_t m, n, active; /* n counts the intercept unknown */
+    int64_t n, active;    /* n counts the intercept unknown */
     int64_t n_rhs;        /* the caller's right-hand sides: x has n_rhs columns */
     int64_t K;            /* positions stored: n_rhs rounded up to a multiple of BLOCK */
     column *cols;
@@ -440,7 +440,6 @@ int ts_lsqr_rowop(const ts_rowop *A, int64_t n_rhs, const double *damp, const ts
     memset(&S, 0, sizeof S);
     S.rop = A;
     S.fit_intercept = A->fit_intercept != 0;
-    S.m = A->n_rows;
     S.n = A->n_cols + S.fit_intercept;
     S.n_rhs = K;
     S.K = (K + BLOCK - 1) / BLOCK * BLOCK;
