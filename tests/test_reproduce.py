@@ -131,7 +131,8 @@ def _indicator_corpus(seed, n=240, d=300, n_classes=3):
 def test_every_kolcz_claim_has_a_row_and_table_1_matches_the_records(tmp_path):
     """Kolcz & Chowdhury on two small corpora, both losses: one row per claim, each verdict with
     its reason, Table 1's means equal to the best-over-sizes of evaluate_subsets' own records; a
-    mean over six categories gets Student's t interval, three categories are too few to judge."""
+    mean over six categories gets Student's t interval (the masking row's median its sign-test
+    interval), three categories are too few to judge."""
     pytest.importorskip("matplotlib")
     from textsel.reproduce import kolcz
     from textsel.reproduce.claims import KOLCZ
@@ -142,7 +143,8 @@ def test_every_kolcz_claim_has_a_row_and_table_1_matches_the_records(tmp_path):
     for row in report.rows:
         assert row.word in VERDICTS and len(row.verdict) > len(row.word) + 5
         if not row.timed:
-            assert all(part in row.interval for part in ("95% t-interval", "over 6 categories", "first"))
+            method = "sign-test interval of the median" if "median" in row.measure else "95% t-interval"
+            assert all(part in row.interval for part in (method, "over 6 categories", "first"))
             assert "not judged (3 categories, fewer than the 5" in row.interval
     page = (tmp_path / "kolcz.md").read_text()
     assert "| interval | verdict |" in page and "What differs from the paper's setup" in page
@@ -679,7 +681,8 @@ def test_a_kolcz_claim_inside_the_noise_is_within_noise():
 
 
 def test_three_way_verdicts_against_intervals_by_hand():
-    from textsel.reproduce.verdicts import Interval, at_least, at_most, bootstrap, combine, equivalent
+    from textsel.reproduce.intervals import Interval, bootstrap
+    from textsel.reproduce.verdicts import at_least, at_most, combine, equivalent
 
     def iv(lo, hi):
         return Interval((lo + hi) / 2, lo, hi, "x")
@@ -872,7 +875,7 @@ def _dasgupta_relative(value, noise=0.004, seed=0, macro=None):
     ``macro(method, terms)`` where given, else alike), its bootstrap draws that value plus
     independent noise."""
     from textsel.reproduce.dasgupta_relative import Relative
-    from textsel.reproduce.verdicts import RESAMPLES
+    from textsel.reproduce.intervals import RESAMPLES
 
     rng = np.random.default_rng(seed)
     keys = [(m, b) for m in _DASGUPTA_METHODS for b in _DASGUPTA_BUDGETS]
@@ -1195,16 +1198,16 @@ def test_the_run_seed_reaches_every_resample():
     """Inside a run seeded N, the bootstrap, a family's resamples and the F1 draws over test
     documents are drawn from N: the same N gives the same intervals, another N other ones; outside
     a run they are drawn from 0, the published pages' seed."""
-    from textsel.reproduce import verdicts
+    from textsel.reproduce import intervals
     from textsel.reproduce.documents import f1_draws
 
     values = np.random.default_rng(1).normal(size=40)
     counts = [sp.csr_matrix(np.random.default_rng(2).integers(0, 2, (60, 6)))]
 
-    @verdicts.seeded
+    @intervals.seeded
     def run(seed=0):
-        family = verdicts.family(lambda rows: values[rows].mean(axis=-1)[:, None], 40, ["m"], "units")
-        return verdicts.bootstrap(values, "units"), family[0].simultaneous, f1_draws(counts)[1]["micro"]
+        family = intervals.family(lambda rows: values[rows].mean(axis=-1)[:, None], 40, ["m"], "units")
+        return intervals.bootstrap(values, "units"), family[0].simultaneous, f1_draws(counts)[1]["micro"]
 
     def same(a, b):
         return a[:2] == b[:2] and np.array_equal(a[2], b[2])
@@ -1212,7 +1215,7 @@ def test_the_run_seed_reaches_every_resample():
     assert same(run(seed=3), run(seed=3)) and same(run(), run(seed=0))
     a, b = run(seed=3), run(seed=4)
     assert a[0] != b[0] and a[1] != b[1] and not np.array_equal(a[2], b[2])  # each moved
-    assert verdicts.bootstrap(values, "units") == run(seed=0)[0] and verdicts.current_seed() == 0
+    assert intervals.bootstrap(values, "units") == run(seed=0)[0] and intervals.current_seed() == 0
 
 
 def test_the_cutoff_row_selects_one_number_of_features_and_names_identical_runs():
@@ -1341,7 +1344,8 @@ def test_a_row_with_nothing_to_test_says_not_tested_and_a_quick_page_says_it_is_
     tested", counted as such in the tally, its interval naming why; a quick run's page says it is
     a quick check, not the paper's test."""
     from textsel.reproduce.claims import ZHUANG
-    from textsel.reproduce.verdicts import Interval, not_tested, simultaneous
+    from textsel.reproduce.intervals import Interval, simultaneous
+    from textsel.reproduce.verdicts import not_tested
 
     report = Report(key="zhuang", title="t", citation="c", corpus="x", claims=ZHUANG, quick=True)
     fine = ("all", Interval(0.1, 0.05, 0.15, "9 categories"), ("reproduces", "above 0"))

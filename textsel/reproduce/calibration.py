@@ -114,13 +114,13 @@ def _units(rng, n, m):
 def _family(rng, how, n, m):
     """One cell's comparisons, every one's quantity exactly at its margin (0), made ``how``."""
     from .dasgupta_relative import draw_mean
-    from .verdicts import RESAMPLES, band, clustered_t_family
+    from .intervals import RESAMPLES, band, clustered_t_family
 
     labels = [str(j) for j in range(m)]
     if how == "welch":  # two bands' means, the second band 45 categories (Zhuang's unbalanced)
         from scipy.stats import ttest_ind
 
-        from .verdicts import Comparison, Interval, level
+        from .intervals import Comparison, Interval, level
 
         a, b = _units(rng, n, 1)[:, 0], _units(rng, 45, 1)[:, 0]
         low, high = ttest_ind(a, b, equal_var=False).confidence_interval(level())
@@ -146,7 +146,8 @@ def mechanism_rates(keys=None, worlds=200, seed=0) -> dict:
     """{(paper, row): (the share of ``worlds`` in which it says "differs", its :data:`ROWS` entry)}:
     each row's family made as the row makes it, at its number of units, comparisons and cells,
     in worlds where every comparison sits exactly at its margin."""
-    from .verdicts import DIFFERS, every, simultaneous
+    from .intervals import simultaneous
+    from .verdicts import DIFFERS, every
 
     rng = np.random.default_rng(seed)
     out = {}

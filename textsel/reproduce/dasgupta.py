@@ -26,18 +26,9 @@ from ..progress import Progress
 from .claims import DASGUPTA as CLAIMS
 from .dasgupta_relative import MEASURES, relative, shared_keys
 from .documents import f1_draws
+from .intervals import band, current_seed, seeded, simultaneous, t_interval
 from .report import Report
-from .verdicts import (
-    at_margins,
-    at_most,
-    band,
-    cell,
-    current_seed,
-    seeded,
-    simultaneous,
-    t_interval,
-    too_few,
-)
+from .verdicts import at_margins, at_most, cell, too_few
 
 __all__ = ["run"]
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from .documents import f1_draws
-from .verdicts import RESAMPLES, band, cell, current_seed
+from .intervals import RESAMPLES, band, current_seed
+from .verdicts import cell
 
 __all__ = ["MEASURES", "Relative", "draw_mean", "relative"]
 

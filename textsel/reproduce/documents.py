@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .verdicts import BATCH, RESAMPLES, current_seed
+from .intervals import BATCH, RESAMPLES, current_seed
 
 __all__ = ["class_f1", "f1_draws", "f1_from_sums"]
 

@@ -25,8 +25,8 @@ from .claims import FORMAN as CLAIMS
 from .forman_judge import FIGURE_7, HIGH_SKEW, judge
 from .forman_tables import f1_markdown, macro_table, nearest_k, table_ks, task_table
 from .forman_tolerance import tolerance_sections
+from .intervals import MIN_CLUSTERS_BOOTSTRAP, MIN_UNITS, seeded
 from .report import Report
-from .verdicts import MIN_CLUSTERS_BOOTSTRAP, MIN_UNITS, seeded
 
 __all__ = ["run"]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .forman_tables import paper_name
-from .verdicts import MIN_CLUSTERS_BOOTSTRAP, TOO_FEW, clustered_t_family, family, too_few
+from .intervals import MIN_CLUSTERS_BOOTSTRAP, clustered_t_family, family
+from .verdicts import TOO_FEW, too_few
 from .verdicts import cell as judged  # this module's cell() builds the family first
 
 __all__ = ["ABOVE", "BELOW", "HIGH_SKEW", "TOO_FEW", "at", "cell", "datasets", "differences", "group",

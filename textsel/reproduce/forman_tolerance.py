@@ -12,7 +12,8 @@ from ..metrics import METRICS
 from .claims import FORMAN_PAIRS
 from .forman_compare import ABOVE, BELOW, cell, datasets, differences, leads, ranked
 from .forman_tables import pair_name, paper_name
-from .verdicts import bootstrap, equivalent, simultaneous
+from .intervals import bootstrap, simultaneous
+from .verdicts import equivalent
 
 __all__ = ["goals", "pairs", "precision_tolerance", "residual", "tolerance", "tolerance_sections"]
 

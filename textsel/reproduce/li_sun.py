@@ -16,8 +16,9 @@ import numpy as np
 
 from ..progress import Progress
 from .claims import LI_SUN as CLAIMS
+from .intervals import bootstrap, seeded, simultaneous
 from .report import Report
-from .verdicts import at_least, at_most, bootstrap, equivalent, seeded, simultaneous
+from .verdicts import at_least, at_most, equivalent
 
 __all__ = ["run"]
 

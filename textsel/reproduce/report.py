@@ -8,19 +8,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .verdicts import (
-    DIFFERS,
-    LEVEL,
-    MIN_UNITS,
-    NOT_TESTED,
-    REPRODUCES,
-    TOO_FEW,
-    WITHIN_NOISE,
-    cells_now,
-    combine,
-    current_seed,
-    grouped,
-)
+from .claims import SIZES
+from .intervals import LEVEL, MIN_UNITS, cells_now, current_seed
+from .power import judged_design
+from .verdicts import DIFFERS, NOT_TESTED, REPRODUCES, TOO_FEW, WITHIN_NOISE, combine, grouped
 
 __all__ = ["Report", "Row", "verdict"]
 
@@ -44,6 +35,9 @@ class Row:
     #: the row judges seconds or bytes measured on the machine that ran it: it moves between runs
     #: with the machine's load, whatever the seed
     timed: bool = False
+    #: how often the row's design finds the claim (:mod:`textsel.reproduce.power`), where judged
+    design: str = ""
+    power: float | None = None
 
     @property
     def word(self) -> str:
@@ -93,8 +87,13 @@ class Report:
         if not timed and len(cells) > 1 and cells_now() != len(cells):
             # a row differs where any cell does: its intervals must hold together over its cells
             raise RuntimeError(f"the row {key!r} judges {len(cells)} cells: make their intervals and judge "
-                               f"it inside verdicts.simultaneous({len(cells)})")  # fmt: skip
-        word, reason = combine(cells)
+                               f"it inside intervals.simultaneous({len(cells)})")  # fmt: skip
+        word, reason = judged = combine(cells)
+        power, design = (None, "")
+        if not timed and word not in (TOO_FEW, NOT_TESTED):
+            size, unit = SIZES.get(self.key, {}).get(key, (None, ""))
+            more, design, power = judged_design(judged.tests, word, size, unit)
+            reason += more
         shown = [
             (label, interval) for label, interval, judged in cells if judged[0] not in (TOO_FEW, NOT_TESTED)
         ]
@@ -105,7 +104,9 @@ class Report:
         unjudged = grouped((label, f"{'not judged' if w == TOO_FEW else 'not tested'} ({why})")
                            for label, _, (w, why) in cells if w in (TOO_FEW, NOT_TESTED))  # fmt: skip
         text = "; ".join([text] * bool(shown) + [unjudged] * bool(unjudged))
-        self.rows.append(Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed))
+        self.rows.append(
+            Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed, design, power)
+        )
 
     def figure_folder(self, out, figures=True) -> Path | None:
         """Where to draw the figures: ``<out>/<key>/`` (``out`` is the run's private staging
@@ -185,11 +186,12 @@ class Report:
                 )
                 + ".",
                 "",
-                "| where | the paper | measured as | textsel | interval | verdict |",
-                "|---|---|---|---|---|---|",
+                "| where | the paper | measured as | textsel | interval | verdict | power |",
+                "|---|---|---|---|---|---|---|",
             ]
             lines += [
-                f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.interval or '-'} | {r.verdict} |"
+                f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.interval or '-'} | {r.verdict} "
+                f"| {r.design or '-'} |"
                 for r in self.rows
             ]
         else:

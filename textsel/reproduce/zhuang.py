@@ -28,8 +28,9 @@ from ..study.experiments import document_counts
 from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2
 from .documents import class_f1, f1_draws
+from .intervals import MIN_UNITS, band, clustered_t_family, seeded
 from .report import Report
-from .verdicts import MIN_UNITS, at_margins, band, cell, clustered_t_family, not_tested, seeded, too_few
+from .verdicts import at_margins, cell, not_tested, too_few
 from .zhuang_scaling import scaling
 
 __all__ = ["run"]
@@ -235,7 +236,8 @@ def _falls_cell(f1, bands):
     difference of two bands' means of d = PSVM - SVM light per category, Welch's t interval."""
     from scipy.stats import ttest_ind
 
-    from .verdicts import Interval, at_least, level
+    from .intervals import Interval, level
+    from .verdicts import at_least
 
     label = "PSVM's fall - SVM light's"
     sizes = {name: int(bands[name].sum()) for name in ("balanced", "unbalanced")}

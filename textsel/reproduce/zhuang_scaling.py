@@ -11,7 +11,8 @@ import warnings
 import numpy as np
 
 from .claims import ZHUANG_TABLE4
-from .verdicts import DIFFERS, Interval, at_least, at_most, combine, current_seed
+from .intervals import Interval, current_seed
+from .verdicts import DIFFERS, at_least, at_most, combine
 
 __all__ = ["scaling"]
 

@@ -1,0 +1,220 @@
+"""A reproduction row's power: how often its design would say "reproduces" were the claim true by a
+given size, checked against the verdict functions themselves run on simulated units."""
+
+import numpy as np
+import pytest
+
+from textsel.reproduce import intervals, verdicts
+from textsel.reproduce.intervals import Interval, t_interval
+from textsel.reproduce.power import chance, design, detectable, power
+from textsel.reproduce.report import Report
+from textsel.reproduce.verdicts import Bound, at_least, equivalent
+
+#: simulated worlds per check: the Monte Carlo share's standard error is at most 0.5 / sqrt(N)
+WORLDS = 4000
+#: the Monte Carlo share and the formula agree within this: over 4 standard errors at WORLDS
+AGREE = 0.035
+
+
+def _simulated_t_power(n, size, sd, rng, cells):
+    """The share of worlds in which ``at_least(t_interval(units), 0)`` reproduces, the units
+    normal with mean ``size``, the interval one of ``cells``: the real verdict path, run."""
+    found = 0
+    with intervals.simultaneous(cells):
+        for _ in range(WORLDS):
+            units = size + sd * rng.standard_normal(n)
+            found += at_least(t_interval(units, f"{n} units"), 0.0)[0] == verdicts.REPRODUCES
+    return found / WORLDS
+
+
+@pytest.mark.parametrize("n, size, cells", [(5, 0.6, 1), (10, 0.5, 1), (30, 0.25, 1), (10, 0.9, 4)])
+def test_a_t_rows_power_is_the_share_of_simulated_worlds_that_reproduce(n, size, cells):
+    """The power read back from one interval of the design (its half-width at the true standard
+    error, its degrees of freedom and coverage) is the share of worlds in which the row's own
+    verdict path says "reproduces", a row's cell among 4 (each at 98.75%) included; and the
+    verdict path's intervals carry the coverage and degrees of freedom the power reads."""
+    from scipy.stats import t as student
+
+    rng = np.random.default_rng(n + cells)
+    sd = 1.0
+    se = sd / np.sqrt(n)
+    coverage = 1 - 0.05 / cells
+    c = student.isf((1 - coverage) / 2, n - 1)
+    shaped = Interval(size, size - c * se, size + c * se, f"{n} units", level=coverage, df=n - 1)
+    formula = chance(Bound(shaped, +1, 0.0), size)
+    simulated = _simulated_t_power(n, size, sd, rng, cells)
+    assert abs(formula - simulated) < AGREE, (formula, simulated)
+    with intervals.simultaneous(cells):
+        made = t_interval(size + sd * rng.standard_normal(n), f"{n} units")
+    assert made.level == pytest.approx(coverage) and made.df == pytest.approx(n - 1)
+
+
+def test_a_bootstrap_rows_power_and_an_equivalences_are_the_simulated_shares():
+    """For an interval with a normal quantile (a bootstrap over many units) the estimate scatters
+    normally: the one-sided power and the equivalence's chance at its centre, against worlds."""
+    rng = np.random.default_rng(3)
+    se, size, margin = 0.01, 0.025, 0.03
+    z = 1.959963984540054
+    shaped = Interval(size, size - z * se, size + z * se, "3000 documents")
+    estimates = size + se * rng.standard_normal(WORLDS)
+    above = np.mean(estimates - z * se > 0)
+    assert abs(chance(Bound(shaped, +1, 0.0), size) - above) < AGREE
+    centred = Interval(0.0, -z * se, z * se, "3000 documents")
+    estimates = se * rng.standard_normal(WORLDS)
+    inside = np.mean([
+        equivalent(Interval(e, e - z * se, e + z * se, "3000 documents"), margin)[0] == verdicts.REPRODUCES
+        for e in estimates
+    ])  # fmt: skip
+    assert abs(chance(Bound(centred, 0, margin), 0.0) - inside) < AGREE
+    # an equivalence whose interval is wider than its margin can never reproduce
+    assert chance(Bound(Interval(0.0, -0.05, 0.05, "x"), 0, 0.03), 0.0) == 0.0
+
+
+def test_a_rows_tests_reproduce_together_and_the_detectable_size_is_where_half_do():
+    """A row reproduces only when every test does; the size :func:`detectable` returns is where the
+    row's chance is one half, and 80% lies further out."""
+    se = 0.01
+    z = 1.959963984540054
+    tests = [Bound(Interval(0.0, -z * se * w, z * se * w, "x"), +1, 0.0) for w in (1.0, 2.0)]
+    assert power(tests, 0.05) == pytest.approx(chance(tests[0], 0.05) * chance(tests[1], 0.05))
+    half, usual = detectable(tests, 0.5), detectable(tests, 0.8)
+    assert usual > half > z
+    one = [chance(t, half * se * w) for t, w in zip(tests, (1.0, 2.0), strict=True)]
+    assert np.prod(one) == pytest.approx(0.5, abs=1e-6)
+    # no size makes an over-wide equivalence reproduce
+    assert detectable([Bound(Interval(0.0, -0.05, 0.05, "x"), 0, 0.03), tests[0]]) is None
+
+
+def test_the_page_gives_each_judged_row_its_power_and_says_when_it_is_under_half():
+    """A judged row carries its design: the paper's size where the paper gives one (the chance at
+    it, and "finds the claim N% of the time" in a within-noise verdict under one half), the
+    detectable size where it gives none, nothing on a row too few to judge."""
+    claims = {"tolerance": ("Fig. 9a", "words"), "acc2": ("Fig. 4", "words"), "t_test": ("Fig. 4", "words")}
+    report = Report(key="forman", title="t", citation="c", corpus="x", claims=claims)
+    weak = t_interval(np.array([0.3, -0.4, 0.25, 0.1, -0.3, 0.2]), "6 datasets")
+    report.judge("tolerance", "m", "o", [("BNS - IG", weak, at_least(weak, 0.0))])
+    row = report.rows[0]
+    assert row.word == verdicts.WITHIN_NOISE and row.power is not None and row.power < 0.5
+    assert f"this design finds the claim {row.power:.0%} of the time" in row.verdict
+    assert "at the paper's +0.25" in row.design
+    report.judge("acc2", "m", "o", [("Acc2 - Acc", weak, at_least(weak, 0.0))])
+    assert report.rows[1].power is None and "the paper gives no size" in report.rows[1].design
+    assert "finds the claim" not in report.rows[1].verdict
+    report.judge("t_test", "m", "o", [verdicts.too_few("x", 3, "datasets")])
+    assert report.rows[2].design == "" and report.rows[2].power is None
+    assert "| power |" in report.markdown()
+
+
+def test_design_reads_the_sizes_the_paper_gives():
+    """With a size, the power; an equivalence-only row without one is taken at a difference of 0."""
+    z = 1.959963984540054
+    t = Bound(Interval(0.01, 0.01 - z * 0.01, 0.01 + z * 0.01, "x"), +1, 0.0)
+    p, text = design([t], 0.03, " points")
+    assert p == pytest.approx(chance(t, 0.03)) and text.endswith("at the paper's +0.03 points")
+    e = Bound(Interval(0.0, -0.01, 0.01, "x"), 0, 0.03)
+    p, text = design([e])
+    assert p == pytest.approx(chance(e, 0.0)) and "were the difference 0" in text
+
+
+def test_verdicts_keep_their_tests_and_unpack_as_before():
+    """The verdict functions still give ``(word, reason)``; the tests ride along, through
+    :func:`combine` and pickling."""
+    import pickle
+
+    i = Interval(0.1, 0.05, 0.15, "x")
+    word, reason = judged = at_least(i, 0.0)
+    assert word == verdicts.REPRODUCES and judged.tests == (Bound(i, +1, 0.0),)
+    both = verdicts.combine([("a", i, judged), ("b", i, equivalent(i, 0.2))])
+    assert [t.side for t in both.tests] == [1, 0]
+    again = pickle.loads(pickle.dumps(both))
+    assert tuple(again) == tuple(both) and again.tests == both.tests
+
+
+def test_worlds_from_the_units_catch_a_mean_one_unit_decides_and_the_median_holds():
+    """Ten categories of which one lies far from the rest (Kolcz's masking AUC differences have
+    this shape): remade from them with the mean at 0, a t-interval says "differs" whenever a
+    resample misses the far one (about (9/10)^10 = 35% of worlds); the median's sign-test interval,
+    remade with the median at 0, stays near its one tail.  Normal units keep the t-interval fair."""
+    from textsel.reproduce.intervals import median_interval
+    from textsel.reproduce.worlds import rates
+
+    skewed = np.array([1.6, -0.4, 0.5, 15.1, 0.1, 0.6, -1.8, -0.3, 1.6, 0.1]) * 1e-4
+    t_row = at_least(t_interval(skewed, "10 categories"), 0.0)
+    false, _ = rates(t_row.tests, worlds=400)
+    assert false > 0.25, false
+    median_row = at_least(median_interval(skewed, "10 categories"), 0.0)
+    false, _ = rates(median_row.tests, worlds=400)
+    assert false <= 0.07, false
+    normal = np.random.default_rng(5).standard_normal(30)
+    false, found = rates(at_least(t_interval(normal, "30 units"), 0.0).tests, size=0.5, worlds=400)
+    assert false <= 0.07, false
+    # the claim world's share and the formula's power agree on normal units
+    shaped = t_interval(normal, "30 units")
+    assert abs(found - chance(Bound(shaped, +1, 0.0), 0.5)) < 0.1, found
+
+
+def test_worlds_move_a_bands_twin_columns_together():
+    """A band judged as "above -m" on one copy of a column and "below +m" on its twin (as the
+    Zhuang rows judge "no big differences") is one quantity: its null world puts it at one margin,
+    so the row says "differs" in about one tail of worlds, not two; the claim world puts it at the
+    band's middle."""
+    from textsel.reproduce.intervals import clustered_t_family
+    from textsel.reproduce.worlds import rates
+
+    units = np.random.default_rng(7).standard_normal(40) * 0.02
+    family = clustered_t_family(np.column_stack([units, units]), None, ["a", "a"], "40 categories")
+    row = verdicts.cell(family, [(1, -0.05), (-1, 0.05)])
+    false, found = rates(row[2].tests, worlds=400)
+    assert false <= 0.07 and found > 0.9, (false, found)
+
+
+def test_the_page_shows_how_often_a_row_says_differs_in_worlds_from_its_own_units():
+    """Nine tight units and one far above them: the t-interval lies wholly below 0 ("differs"),
+    and the page says beside it that in worlds remade from these units with the mean at 0 the
+    design says "differs" whenever a resample misses the far one: far more than its one tail."""
+    import re
+
+    rng = np.random.default_rng(11)
+    values = np.append(-2 + 0.05 * rng.standard_normal(9), 3.0)
+    interval = t_interval(values, "10 categories")
+    report = Report(key="kolcz", title="t", citation="c", corpus="x", claims={"mask_auc": ("w", "c")})
+    report.judge("mask_auc", "m", "o", [("cell", interval, at_least(interval, 0.0))])
+    row = report.rows[0]
+    assert row.word == verdicts.DIFFERS
+    rate = float(re.search(r'says "differs" in ([0-9.]+)% of 400 worlds', row.design).group(1))
+    assert rate > 25, row.design
+
+
+def test_the_cluster_robust_error_and_its_degrees_of_freedom_match_their_matrix_definitions():
+    """CR2 (each cluster's residuals scaled by (I - H_gg)^(-1/2), H the hat matrix of the mean) and
+    Bell and McCaffrey's degrees of freedom ((tr M)^2 / tr(M^2) for the variance's quadratic form),
+    computed here from the matrices, against the closed forms the intervals use; equal clusters
+    give G - 1, units alone the one-sample t-interval."""
+    from scipy.linalg import sqrtm
+    from scipy.stats import t as student
+    from scipy.stats import ttest_1samp
+
+    from textsel.reproduce.intervals import _bell_mccaffrey, clustered_t_family
+
+    rng = np.random.default_rng(2)
+    sizes = np.array([17, 6, 6, 10, 10, 13, 25, 9, 8, 20])
+    ids = np.repeat(np.arange(len(sizes)), sizes)
+    n = ids.size
+    values = rng.standard_normal(n) + 0.3 * rng.standard_normal(len(sizes))[ids]
+    e = values - values.mean()
+    meat, P, W = 0.0, np.eye(n) - 1.0 / n, np.zeros((n, n))
+    for g, size in enumerate(sizes):
+        A = np.real(sqrtm(np.linalg.inv(np.eye(size) - np.full((size, size), 1.0 / n))))
+        meat += (np.ones(size) @ A @ e[ids == g]) ** 2
+        u = (ids == g).astype(float)
+        W += np.outer(u, u) / (1 - size / n)
+    M = P @ W @ P
+    df = np.trace(M) ** 2 / np.trace(M @ M)
+    assert _bell_mccaffrey(sizes) == pytest.approx(df, rel=1e-10)
+    comparison = clustered_t_family(values, ids, ["m"], "124 tasks")[0].interval
+    half = student.isf(0.025, df) * np.sqrt(meat) / n
+    assert comparison.high - comparison.estimate == pytest.approx(half, rel=1e-9)
+    assert _bell_mccaffrey([7] * 8) == pytest.approx(7.0) and _bell_mccaffrey([1] * 12) == pytest.approx(11.0)
+    alone = clustered_t_family(values[:12], None, ["m"], "12 units")[0].interval
+    reference = ttest_1samp(values[:12], 0.0).confidence_interval()
+    assert (alone.low, alone.high) == pytest.approx((reference.low, reference.high), rel=1e-12)

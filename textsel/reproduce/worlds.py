@@ -1,0 +1,139 @@
+"""Worlds built from a row's own units: how often its design says "differs" with the claim's
+quantity exactly at its margin, and how often "reproduces" with the claim true.
+
+A row judged by Student's t or by a median's sign-test interval over few units (categories,
+datasets) keeps its units (:class:`~textsel.reproduce.intervals.Units`).  Each world moves every
+comparison's units so that their mean (median) sits where the world puts it (the deviations
+kept: the data's own spread, skew and heavy tails), draws as many units (or clusters, each with
+all its units) with replacement, remakes the family by the row's own method and judges it by the
+row's own rule:
+
+- a **null world** puts each comparison at its margin (the one nearer its estimate, where it has
+  two): a fair row says "differs" in about 2.5% of them, one tail of its interval;
+- a **claim world** puts each comparison at the paper's size beyond its margin (an equivalence at
+  the paper's size from 0, at 0 where the paper gives none; a claim bounded on both sides at the
+  middle of its band): the share that reproduces is the row's power.
+
+Rows judged over thousands of test documents are not remade here (a world would cost a bootstrap
+of thousands per resample): their means are as normal as the central limit theorem makes them,
+and :mod:`textsel.reproduce.power` reads their power from their intervals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .intervals import Comparison, clustered_t_family, current_seed, median_interval, simultaneous
+from .verdicts import DIFFERS, REPRODUCES
+
+__all__ = ["WORLDS", "rates"]
+
+#: worlds a row is remade in: a share's standard error is at most 2.5 points (1.1 at 2.5%)
+WORLDS = 400
+
+
+def _margins(test) -> list[float]:
+    return [-test.threshold, test.threshold] if test.side == 0 else [test.threshold]
+
+
+def _same(units) -> list[int]:
+    """Each column's first twin: a family may judge one quantity twice (a band: above its lower
+    end, below its upper), and a world moves the twins together."""
+    values = units.values
+    return [
+        next(k for k in range(j + 1) if np.array_equal(values[:, k], values[:, j]))
+        for j in range(values.shape[1])
+    ]
+
+
+def _targets(units, tests, size):
+    """Where the null and the claim worlds put each column of ``units`` that ``tests`` judge:
+    ({column: null value}, {column: claim value} or None where the claim world is not defined)."""
+    twin = _same(units)
+    null, claim = {}, {}
+    for j in sorted({twin[t.interval.column] for t in tests}):
+        mine = [t for t in tests if twin[t.interval.column] == j]
+        estimate = float((np.median if units.method == "median" else np.mean)(units.values[:, j]))
+        null[j] = min((m for t in mine for m in _margins(t)), key=lambda m: abs(m - estimate))
+        sides = {t.side for t in mine}
+        if sides == {0}:
+            claim[j] = 0.0 if size is None else size
+        elif sides == {1, -1}:  # a band: its middle
+            low = max(t.threshold for t in mine if t.side > 0)
+            claim[j] = (low + min(t.threshold for t in mine if t.side < 0)) / 2
+        elif size is not None and 0 not in sides:
+            side = sides.pop()
+            claim[j] = (max if side > 0 else min)(t.threshold for t in mine) + side * size
+        else:
+            claim = None
+            break
+    return ({k: null[j] for k, j in enumerate(twin) if j in null},
+            None if claim is None else {k: claim[j] for k, j in enumerate(twin) if j in claim})  # fmt: skip
+
+
+def _judge(test, comparison) -> str:
+    """The row's own rule on one remade comparison: "reproduces" on its interval, "differs" on
+    its simultaneous one where it is one of a family judged together."""
+    i = comparison.interval
+    wrong = comparison.simultaneous if test.joint else i
+    if test.side == 0:
+        if -test.threshold <= i.low and i.high <= test.threshold:
+            return REPRODUCES
+        return DIFFERS if wrong.low > test.threshold or wrong.high < -test.threshold else ""
+    if (i.low > test.threshold) if test.side > 0 else (i.high < test.threshold):
+        return REPRODUCES
+    return (
+        DIFFERS if ((wrong.high < test.threshold) if test.side > 0 else (wrong.low > test.threshold)) else ""
+    )
+
+
+def _world(groups, placed, rng) -> tuple[bool, bool]:
+    """One world: (whether the row says "differs", whether it says "reproduces")."""
+    words = []
+    for units, tests in groups:
+        centre = np.median if units.method == "median" else np.mean
+        values = units.values - centre(units.values, axis=0)
+        for j, value in placed[id(units)].items():
+            values[:, j] += value
+        if units.clusters is None:
+            chosen = rng.integers(0, len(values), size=len(values))
+            drawn, ids = values[chosen], None
+        else:
+            G = int(units.clusters.max()) + 1
+            members = [np.flatnonzero(units.clusters == g) for g in range(G)]
+            picks = rng.integers(0, G, size=G)
+            drawn = np.concatenate([values[members[g]] for g in picks])
+            ids = np.concatenate([np.full(len(members[g]), k) for k, g in enumerate(picks)])
+        with simultaneous(units.cells):
+            if units.method == "median":
+                intervals = [median_interval(drawn[:, j], units.over) for j in range(drawn.shape[1])]
+                pairs = zip(units.labels, intervals, strict=True)
+                family = None if None in intervals else [Comparison(label, i, i) for label, i in pairs]
+            else:
+                family = clustered_t_family(drawn, ids, list(units.labels), units.over)
+        if family is None:
+            return False, False
+        words += [_judge(t, family[t.interval.column]) for t in tests]
+    return DIFFERS in words, all(w == REPRODUCES for w in words)
+
+
+def rates(tests, size=None, worlds=WORLDS) -> tuple[float | None, float | None]:
+    """(the share of null worlds in which the row says "differs", the share of claim worlds in
+    which it reproduces), remade from the units of the row's ``tests`` at the paper's ``size``;
+    None where the row's intervals did not keep their units (or, for the second, where the paper
+    gives no size for a one-sided claim)."""
+    tests = list(tests)
+    if not tests or any(t.interval.units is None for t in tests):
+        return None, None
+    groups = {}
+    for t in tests:
+        groups.setdefault(id(t.interval.units), (t.interval.units, []))[1].append(t)
+    groups = list(groups.values())
+    targets = {id(u): _targets(u, ts, size) for u, ts in groups}
+    rng = np.random.default_rng(current_seed())
+    null = {key: n for key, (n, _) in targets.items()}
+    false = sum(_world(groups, null, rng)[0] for _ in range(worlds)) / worlds
+    if any(claim is None for _, claim in targets.values()):
+        return false, None
+    claim = {key: c for key, (_, c) in targets.items()}
+    return false, sum(_world(groups, claim, rng)[1] for _ in range(worlds)) / worlds
