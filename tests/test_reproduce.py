@@ -948,6 +948,27 @@ def test_dasgupta_rows_reproduce_in_the_papers_world_and_differ_where_each_claim
         assert _dasgupta_verdicts(_dasgupta_relative(broken))[key] == "differs", key
 
 
+def test_dasgupta_ss1500_row_shows_its_verdict_at_the_neighbouring_margins():
+    """ "Marginally better" has no number: the row judges 0.03 and shows the verdict at 0.015 and
+    0.06.  Planted: SS k=1500 0.04 over WS and DF (beyond noise) differs at 0.03 and 0.015 and
+    reproduces at 0.06, and the row's measure says so."""
+    from textsel.reproduce import dasgupta
+    from textsel.reproduce.claims import DASGUPTA
+
+    def world(m, b):
+        if m in ("ws", "dfreq") and b >= 1000:
+            return _paper_world("ss k=1500", b) - 0.04
+        return _paper_world(m, b)
+
+    report = Report(key="dasgupta", title="", citation="", corpus="", claims=DASGUPTA)
+    dasgupta._newsgroups_claims(
+        report, _dasgupta_relative(world, noise=0.002), ["ss k=1500", "ss k=100", "ws", "us"]
+    )
+    row = next(r for r in report.rows if r.claim == DASGUPTA["ss1500"][1])
+    assert row.word == "differs", row.verdict
+    assert "at 0.015: differs; at 0.06: reproduces" in row.measure, row.measure
+
+
 def test_dasgupta_lambda_and_hellinger_rows_can_fail():
     from textsel.reproduce import dasgupta
     from textsel.reproduce.claims import DASGUPTA

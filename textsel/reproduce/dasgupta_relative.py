@@ -35,13 +35,16 @@ class Relative:
     def column(self, method, budget):
         return self.keys.index((method, budget))
 
-    def judge(self, measure, statistics, labels, sides):
-        """The cell "every statistic on its side": ``statistics`` maps relative F1 of shape
-        (..., keys) to (..., members)."""
-        comparisons = band(
+    def comparisons(self, measure, statistics, labels):
+        """The family of ``statistics``, which maps relative F1 of shape (..., keys) to (...,
+        members), with its intervals over the documents and the draws."""
+        return band(
             statistics(self.estimate[measure][None, :])[0], statistics(self.draws[measure]), labels, self.over
         )
-        return cell(comparisons, sides)
+
+    def judge(self, measure, statistics, labels, sides):
+        """The cell "every statistic on its side" (:meth:`comparisons`)."""
+        return cell(self.comparisons(measure, statistics, labels), sides)
 
     def at(self, measure, method, budget) -> float:
         return float(self.estimate[measure][self.column(method, budget)])
