@@ -1,0 +1,89 @@
+"""The figures the docs quote agree with the tables their commands print.
+
+`docs/which_tool.md` quotes Forman's reproduction (its macro-F1 table, printed by ``textsel
+reproduce forman``) and the classifiers' table of `docs/benchmarks.md` (printed by
+``benchmarks/bench_linear.py``); `docs/linear_models.md` quotes the same classifiers' table.  A
+table regenerated without the pages that quote it fails here: a stale number is caught.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def _table(text: str, header: str) -> dict:
+    """{(row name, column name): cell} of the markdown table whose header row starts ``header``
+    (a repeated column name gets ", second")."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    columns = []
+    for name in (c.strip() for c in lines[start].strip("|").split("|")):
+        columns.append(name if name not in columns else f"{name}, second")  # 20 Newsgroups' after Reuters'
+    cells = {}
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        row = [c.strip().strip("*") for c in line.strip("|").split("|")]
+        for column, value in zip(columns[1:], row[1:], strict=True):
+            cells[(row[0], column)] = value
+    return cells
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+def test_which_tool_quotes_the_forman_pages_macro_f1_table():
+    """Every macro-F1 the "Which term-selection metric" table gives, and each runner-up, is the
+    Forman page's mean at that k (the runner-up at 100 terms and more: the best metric but BNS)."""
+    page = _table((DOCS / "reproductions" / "forman.md").read_text(), "| metric | 10 | 20 |")
+    table = _section((DOCS / "which_tool.md").read_text(), "## Which term-selection metric")
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines() if line.startswith("| ")}
+
+    def at(metric, k):
+        return page[(metric, str(k))]
+
+    assert at("IG", 10) in rows["10 terms"] and f"`chi2` {at('Chi', 10)}" in rows["10 terms"]
+    for k in (20, 50):
+        assert f"{at('Acc2', k)} / {at('IG', k)} (k = {k})" in rows["20-50 terms"]
+        assert at("OddN", k) in rows["20-50 terms"]
+    others = sorted({metric for metric, _ in page} - {"BNS", "Rand"})
+    for k in (100, 200, 500, 1000):
+        assert f"{at('BNS', k)} ({k})" in rows["100 terms and more"], k
+        runner_up = max(float(at(m, k)) for m in others)
+        assert f"{runner_up:.3f}" in rows["100 terms and more"].split("at most", 1)[1], k
+    assert f"{at('DFreq', 500)} at 500" in rows["a reference that ignores the labels"]
+
+
+@pytest.mark.parametrize("page", ["which_tool.md", "linear_models.md"])
+def test_the_classifier_figures_quoted_match_the_benchmarks_table(page):
+    """The micro- and macro-F1 quoted for WeightedProximalSVC and the LinearSVCs on Reuters-21578
+    and 20 Newsgroups are the benchmarks page's classifiers' table, to three decimals."""
+    table = _table((DOCS / "benchmarks.md").read_text(), "| model | Reuters train s |")
+    text = (DOCS / page).read_text()
+
+    def f1(model, column):
+        return f"{float(table[(model, column)]):.3f}"
+
+    wpsvm, balanced = "WeightedProximalSVC", "LinearSVC, balanced"
+    if page == "which_tool.md":
+        rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| `")}
+        expected = {
+            "`WeightedProximalSVC`": (wpsvm, "LinearSVC (one-vs-rest)"),
+            '`LinearSVC(class_weight="balanced")`': (balanced, None),
+        }
+        for name, (model, _) in expected.items():
+            micro = f"{f1(model, 'micro-F1')}, "
+            assert micro in rows[name], (name, micro)
+            assert re.search(rf"\b{f1(model, 'macro-F1')}, ", rows[name]), name
+        scut = f"{float(table[('WeightedProximalSVC + SCut', 'macro-F1')]):.3f}"
+        assert f"best macro-F1 ({scut})" in rows["`WeightedProximalSVC`"]
+    else:
+        said = f"micro/macro-F1 {f1(wpsvm, 'micro-F1')}/{f1(wpsvm, 'macro-F1')} against the balanced"
+        assert said in " ".join(text.split())
+        assert f"LinearSVC's {f1(balanced, 'micro-F1')}/{f1(balanced, 'macro-F1')}" in " ".join(text.split())
+        scut = f"{float(table[('WeightedProximalSVC + SCut', 'macro-F1')]):.3f} macro-F1 with SCut"
+        assert scut in " ".join(text.split())
