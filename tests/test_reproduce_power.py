@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from textsel.reproduce import intervals, verdicts
+from textsel.reproduce import report as report_module
 from textsel.reproduce.intervals import Interval, t_interval
 from textsel.reproduce.power import chance, design, detectable, power
 from textsel.reproduce.report import Report
@@ -96,13 +97,13 @@ def test_the_page_gives_each_judged_row_its_power_and_says_when_it_is_under_half
     row = report.rows[0]
     assert row.word == verdicts.WITHIN_NOISE and row.power is not None and row.power < 0.5
     assert f"this design finds the claim {row.power:.0%} of the time" in row.verdict
-    assert "at the paper's +0.25" in row.design
+    assert row.design.startswith(f"{row.power:.0%} at the paper's +0.25")
     report.judge("acc2", "m", "o", [("Acc2 - Acc", weak, at_least(weak, 0.0))])
-    assert report.rows[1].power is None and "the paper gives no size" in report.rows[1].design
+    assert report.rows[1].power is None and report.rows[1].design.startswith("no size given; 50% at ")
     assert "finds the claim" not in report.rows[1].verdict
     report.judge("t_test", "m", "o", [verdicts.too_few("x", 3, "datasets")])
     assert report.rows[2].design == "" and report.rows[2].power is None
-    assert "| power |" in report.markdown()
+    assert "| power |" in report.markdown() and report_module.POWER_NOTE in report.markdown()
 
 
 def test_design_reads_the_sizes_the_paper_gives():
@@ -110,10 +111,10 @@ def test_design_reads_the_sizes_the_paper_gives():
     z = 1.959963984540054
     t = Bound(Interval(0.01, 0.01 - z * 0.01, 0.01 + z * 0.01, "x"), +1, 0.0)
     p, text = design([t], 0.03, " points")
-    assert p == pytest.approx(chance(t, 0.03)) and text.endswith("at the paper's +0.03 points")
+    assert p == pytest.approx(chance(t, 0.03)) and text == f"{p:.0%} at the paper's +0.03 points"
     e = Bound(Interval(0.0, -0.01, 0.01, "x"), 0, 0.03)
     p, text = design([e])
-    assert p == pytest.approx(chance(e, 0.0)) and "were the difference 0" in text
+    assert p == pytest.approx(chance(e, 0.0)) and text == f"{p:.0%} at a difference of 0"
 
 
 def test_verdicts_keep_their_tests_and_unpack_as_before():
@@ -181,7 +182,7 @@ def test_the_page_shows_how_often_a_row_says_differs_in_worlds_from_its_own_unit
     report.judge("mask_auc", "m", "o", [("cell", interval, at_least(interval, 0.0))])
     row = report.rows[0]
     assert row.word == verdicts.DIFFERS
-    rate = float(re.search(r'says "differs" in ([0-9.]+)% of 400 worlds', row.design).group(1))
+    rate = float(re.search(r"false “differs” ([0-9.]+)%", row.design).group(1))
     assert rate > 25, row.design
 
 

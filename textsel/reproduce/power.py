@@ -130,8 +130,9 @@ def design(tests, size=None, unit: str = "", simulated=None) -> tuple[float | No
 
     With the paper's ``size`` (its words in ``unit``), the chance the design finds the claim at
     it.  Without one, an equivalence-only row's chance at the claim's best (a difference of 0);
-    any other row gives the sizes it finds half the time and 80% of the time, as its first test's
-    quantity (the one shown), with no power: the paper gives none to judge by.
+    any other row gives the sizes it finds half the time and 80% of the time (a single
+    comparison's in its own units; several comparisons' in standard errors, SE, each, with the
+    range that makes in their units), with no power: the paper gives none to judge by.
     """
     tests = folded(tests)
     if not tests:
@@ -139,25 +140,27 @@ def design(tests, size=None, unit: str = "", simulated=None) -> tuple[float | No
     one_sided = [t for t in tests if t.side != 0]
     if size is not None or not one_sided:
         p = power(tests, size) if simulated is None else simulated
-        at = f"at the paper's {size:+g}{unit}" if size is not None else "were the difference 0"
-        return p, f"finds the claim {p:.0%} of the time {at}"
-    sizes = [detectable(tests, target) for target in (HALF, USUAL)]
-    if sizes[0] is None:
-        return None, "cannot find the claim at any size: its intervals are wider than its margin"
+        return (
+            p,
+            f"{p:.0%} at the paper's {size:+g}{unit}"
+            if size is not None
+            else f"{p:.0%} at a difference of 0",
+        )
+    sizes = [k for k in (detectable(tests, target) for target in (HALF, USUAL)) if k is not None]
+    if not sizes:
+        return None, "none at any size: the intervals are wider than the margin"
     if len(one_sided) == 1:
         below, above = _errors(one_sided[0])
         error = below if one_sided[0].side > 0 else above
-        said = [f"{k * error:.3g}" for k in sizes if k is not None]
+        said = [f"{k * error:.2g}" for k in sizes]
     else:
 
         def said_at(k):
             spread = [k * _errors(t)[0 if t.side > 0 else 1] for t in one_sided]
-            return f"{k:.1f} standard errors ({min(spread):.3g} to {max(spread):.3g})"
+            return f"{k:.1f} SE each ({min(spread):.2g} to {max(spread):.2g})"
 
-        said = [said_at(k) for k in sizes if k is not None]
-    each = " each comparison" if len(one_sided) > 1 else ""
-    return None, (f"the paper gives no size: finds the claim half the time where{each} it holds by "
-                  f"{said[0]}" + (f", 80% by {said[1]}" if len(said) > 1 else ""))  # fmt: skip
+        said = [said_at(k) for k in sizes]
+    return None, "no size given; 50% at " + said[0] + (f", 80% at {said[1]}" if len(said) > 1 else "")
 
 
 def judged_design(tests, word: str, size=None, unit: str = "") -> tuple[str, str, float | None]:
@@ -171,9 +174,7 @@ def judged_design(tests, word: str, size=None, unit: str = "") -> tuple[str, str
 
     false, found = worlds.rates(tests, size)
     power, text = design(tests, size, unit, simulated=found)
-    said = (
-        [] if false is None else [f'says "differs" in {false:.1%} of {worlds.WORLDS} worlds from its units']
-    )
+    said = [] if false is None else [f"false “differs” {false:.1%}"]
     weak = power is not None and power < HALF and word == WITHIN_NOISE
     more = f"; this design finds the claim {power:.0%} of the time" if weak else ""
-    return more, "; ".join(said + [text]), power
+    return more, "; ".join([text] + said), power

@@ -13,7 +13,17 @@ from .intervals import LEVEL, MIN_UNITS, cells_now, current_seed
 from .power import judged_design
 from .verdicts import DIFFERS, NOT_TESTED, REPRODUCES, TOO_FEW, WITHIN_NOISE, combine, grouped
 
-__all__ = ["Report", "Row", "verdict"]
+__all__ = ["POWER_NOTE", "Report", "Row", "verdict"]
+
+#: what the power column says, under every table of judged claims
+POWER_NOTE = (
+    "*power*: how often this design would say *reproduces* were the claim true at the paper's size (a claim "
+    "of equivalence at a difference of 0), measured in worlds remade from the row's own units where it "
+    "keeps them, else read from its intervals; where the paper gives no size, the size the design finds "
+    "half the time and 80% of the time (SE: each comparison's standard error).  *false “differs”*: how often "
+    "the row says *differs* in 400 worlds remade from its own units with the claim's quantity at its "
+    "margin (a fair row: about 2.5%).  How both are made: [How a claim is judged](judging.md)."
+)
 
 
 def verdict(holds: bool, why_not: str) -> str:
@@ -203,6 +213,8 @@ class Report:
                 "|---|---|---|---|---|",
             ]
             lines += [f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.verdict} |" for r in self.rows]
+        if judged:
+            lines += ["", POWER_NOTE]
         for heading, text in self.sections:
             lines += ["", f"## {heading}", "", text.strip()]
         if self.figures:
