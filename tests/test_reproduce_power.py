@@ -219,3 +219,15 @@ def test_the_cluster_robust_error_and_its_degrees_of_freedom_match_their_matrix_
     alone = clustered_t_family(values[:12], None, ["m"], "12 units")[0].interval
     reference = ttest_1samp(values[:12], 0.0).confidence_interval()
     assert (alone.low, alone.high) == pytest.approx((reference.low, reference.high), rel=1e-12)
+
+
+def test_a_point_interval_does_not_hide_the_detectable_size_of_the_others():
+    """A comparison whose units are all alike has a point for an interval: any size beyond its
+    threshold clears it, so the row's detectable size is the other comparisons' (before, a point
+    read as never clearing made the row's size "none")."""
+    point = Bound(Interval(0.0, 0.0, 0.0, "x"), -1, 0.0)
+    z = 1.959963984540054
+    other = Bound(Interval(0.0, -z * 0.01, z * 0.01, "x"), +1, 0.0)
+    assert detectable([point, other]) == pytest.approx(detectable([other]))
+    p, text = design([point, other])
+    assert text.startswith("no size given; 50% at "), text

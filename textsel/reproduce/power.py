@@ -83,7 +83,11 @@ def _in_errors(tests, k: float) -> float:
     chances = []
     for t in tests:
         below, above = _errors(t)
-        chances.append(chance(t, 0.0 if t.side == 0 else k * (below if t.side > 0 else above)))
+        error = below if t.side > 0 else above
+        if t.side != 0 and error == 0:  # a point (every unit alike): any size beyond clears it
+            chances.append(1.0 if k > 0 else 0.0)
+        else:
+            chances.append(chance(t, 0.0 if t.side == 0 else k * error))
     return float(np.prod(chances))
 
 
