@@ -229,5 +229,7 @@ def test_a_point_interval_does_not_hide_the_detectable_size_of_the_others():
     z = 1.959963984540054
     other = Bound(Interval(0.0, -z * 0.01, z * 0.01, "x"), +1, 0.0)
     assert detectable([point, other]) == pytest.approx(detectable([other]))
-    p, text = design([point, other])
-    assert text.startswith("no size given; 50% at "), text
+    wider = Bound(Interval(0.0, -z * 0.02, z * 0.02, "x"), +1, 0.0)
+    _, text = design([point, other, wider])
+    k = detectable([point, other, wider])
+    assert text.startswith(f"no size given; 50% at {k:.1f} SE each ({k * 0.01:.2g} to {k * 0.02:.2g})"), text

@@ -160,7 +160,9 @@ def design(tests, size=None, unit: str = "", simulated=None) -> tuple[float | No
     else:
 
         def said_at(k):
-            spread = [k * _errors(t)[0 if t.side > 0 else 1] for t in one_sided]
+            spread = [k * e for e in (_errors(t)[0 if t.side > 0 else 1] for t in one_sided) if e > 0] or [
+                0.0
+            ]
             return f"{k:.1f} SE each ({min(spread):.2g} to {max(spread):.2g})"
 
         said = [said_at(k) for k in sizes]
