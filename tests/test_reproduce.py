@@ -1414,10 +1414,14 @@ def test_seed_moves_names_the_rows_another_seed_moves(tmp_path):
 
     def page(seed, verdicts):
         table = "\n".join(
-            f'| Sec. {i} | "claim {i}"; reading: r | m | o | i | {v}: why |' for i, v in enumerate(verdicts)
-        )
+            f'| Sec. {i} | "claim {i}"; reading: r | m | o | i | {v}: why | {seed + i}0% at 0 |'
+            for i, v in enumerate(verdicts)
+        )  # the power column after the verdict moves with the seed too: only the verdict counts
         command = "textsel reproduce x --data-home DATA" + (f" --seed {seed}" if seed else "")
-        head = "| where | the paper | measured as | textsel | interval | verdict |\n|---|---|---|---|---|---|"
+        head = (
+            "| where | the paper | measured as | textsel | interval | verdict | power |\n"
+            "|---|---|---|---|---|---|---|"
+        )
         return f"# T\n\n```\n{command}\n```\n\n{head}\n{table}\n\n## Figures\n"
 
     first, other = tmp_path / "p.md", tmp_path / "q.md"

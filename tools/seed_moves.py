@@ -21,15 +21,15 @@ OUTER = {"reproduces", "differs"}
 
 def rows(page: str) -> dict:
     """{(where, claim): verdict word} of the page's table of claims."""
-    out, inside = {}, False
+    out, column = {}, None
     for line in page.splitlines():
         if line.startswith("| where | the paper |"):
-            inside = True
-        elif inside and not line.startswith("|"):
+            column = [c.strip() for c in line.strip("|").split(" | ")].index("verdict")
+        elif column is not None and not line.startswith("|"):
             break  # the table of claims ends at its first line that is not a row
-        elif inside and not line.startswith("|---"):
+        elif column is not None and not line.startswith("|---"):
             cells = line.strip("|").split(" | ")
-            out[(cells[0].strip(), cells[1].strip())] = cells[-1].split(":")[0].strip()
+            out[(cells[0].strip(), cells[1].strip())] = cells[column].split(":")[0].strip()
     return out
 
 
