@@ -55,7 +55,7 @@ def false_differs(keys, worlds=200, seed=0, **world) -> dict:
     differs, unjudged, how = dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), {}
     for _ in range(worlds):
         tasks = null_tasks(rng, **world)
-        report = Report(key="forman", title="", citation="", corpus="", claims=FORMAN)
+        report = Report(key="forman", title="", citation="", corpus="", claims=FORMAN, designs=False)
         judge(report, tasks, keys=list(keys))
         for key, row in zip(keys, report.rows, strict=True):
             differs[key] += row.word == "differs"

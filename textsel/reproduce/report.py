@@ -73,6 +73,9 @@ class Report:
     stand_ins: list[tuple[str, str]] = field(default_factory=list)
     #: the seed of every random choice of the run (its splits, folds, samples and resamples)
     seed: int = field(default_factory=current_seed)
+    #: whether each judged row measures its design (its power and false "differs", remade in
+    #: hundreds of worlds): off where the report is itself one of many worlds (the null worlds)
+    designs: bool = True
 
     @property
     def command(self) -> str:
@@ -100,7 +103,7 @@ class Report:
                                f"it inside intervals.simultaneous({len(cells)})")  # fmt: skip
         word, reason = judged = combine(cells)
         power, design = (None, "")
-        if not timed and word not in (TOO_FEW, NOT_TESTED):
+        if self.designs and not timed and word not in (TOO_FEW, NOT_TESTED):
             size, unit = SIZES.get(self.key, {}).get(key, (None, ""))
             more, design, power = judged_design(judged.tests, word, size, unit)
             reason += more
