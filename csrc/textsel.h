@@ -346,7 +346,10 @@ typedef struct {
     int kind;
 } ts_text;
 
-/* Terms (strings of code points) numbered in the order first added. */
+/* Terms (strings of code points) numbered in the order first added.  Word n-grams counted into
+ * a vocabulary are kept as pairs of ids, their code points written out when first asked for:
+ * the functions that read or look up terms by code points may allocate, and so take the
+ * vocabulary as non-const; none of them may run on one vocabulary from two threads at once. */
 typedef struct ts_vocab ts_vocab;
 
 ts_vocab *ts_vocab_new(void); /* NULL when out of memory */
@@ -354,18 +357,22 @@ void ts_vocab_free(ts_vocab *v);
 int64_t ts_vocab_size(const ts_vocab *v);
 /* A term's hash, as ts_vocab_find and ts_vocab_add take it. */
 uint64_t ts_term_hash(const uint32_t *cps, int64_t len);
-/* The id of the term (cps, len) of hash h, or -1. */
-int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h);
+/* *id: the id of the term (cps, len) of hash h, or -1. */
+int ts_vocab_find(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id);
 /* The id of the term, added (with the next id) if new. */
 int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id);
-/* Term `id`'s code points (owned by v, valid until the next add). */
-void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len);
+/* Term `id`'s code points (owned by v, valid until the vocabulary next changes or is asked for
+ * another term); TS_ERR_INDEX for an id that is no term. */
+int ts_vocab_term(ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len);
+/* Every term made findable by its code points (the n-grams counted as pairs written out), so
+ * that threads may share the vocabulary as ts_count_terms' fixed one or a stop list. */
+int ts_vocab_flatten(ts_vocab *v);
 /* Add `part`'s terms to `into` in part's order; map[t] is part's term t's id in `into`. */
-int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map);
+int ts_vocab_merge(ts_vocab *into, ts_vocab *part, int64_t *map);
 /* order[r] is the position in ids[0 .. n) of the term of rank r in Python's order of str (code
  * point by code point, a prefix first); ids NULL stands for 0 .. n-1.  TS_ERR_INDEX for an id
  * that is no term. */
-int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order);
+int ts_vocab_order(ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order);
 
 /* How ts_count_terms reads words: a token is a maximal run of two or more code points whose
  * bits are set in `word` (TS_CODE_POINTS bits, code point c at word[c / 8] bit c % 8: Python's
@@ -374,10 +381,11 @@ int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *or
  * scikit-learn's order (all n-grams of the smallest n by position, then the next n). */
 typedef struct {
     const uint8_t *word;
-    const ts_vocab *stop; /* NULL: none */
+    const ts_vocab *stop; /* NULL: none; else flattened (TS_ERR_ARG otherwise) */
     int64_t ngram_min;
     int64_t ngram_max;
-    int fixed;            /* 1: count only the terms already in the vocabulary (it is not changed) */
+    int fixed;            /* 1: count only the terms already in the vocabulary (it is not changed;
+                             flattened, TS_ERR_ARG otherwise) */
     ts_interrupt_check interrupted; /* NULL, or checked every 1024 documents */
     void *interrupt_ctx;
     const uint8_t *lower; /* NULL, or 256 bytes: the code points one-byte documents (kind 1) are

@@ -23,6 +23,24 @@
 
 /* ---- growable buffers ------------------------------------------------------------------ */
 
+/* On Linux, ask for the 2 MiB pages within [p, p + bytes) to be huge.  A hint: failure is fine.
+ * (Only the hash tables ask: for the arrays that grow, it measured slower.) */
+static void huge_pages(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t huge = (size_t)1 << 21;
+    if (bytes >= 2 * huge) {
+        uintptr_t from = ((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1);
+        uintptr_t to = ((uintptr_t)p + bytes) & ~(uintptr_t)(huge - 1);
+        if (to > from)
+            (void)madvise((void *)from, (size_t)(to - from), MADV_HUGEPAGE);
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /* Make room for `need` elements of `size` bytes in *p (capacity *cap, in elements), doubling; the
  * new room is not cleared.  (realloc: a large block grows where it is, or by remapping its pages,
  * rather than by a copy.) */
@@ -175,15 +193,41 @@ static inline void pack_word_bytes(feature *f, int64_t room)
     pack(f);
 }
 
+/* A slot of the n-gram table, a quarter of a cache line: an n-gram of n >= 2 tokens as the pair
+ * (its first n - 1 tokens' term, its last token's term), so that counting one compares two ids,
+ * never code points.  `key`: 0 where empty, else pair_key().  `entry`: while ts_count_terms
+ * runs, the offset of the n-gram's entry in the row of the document that last counted it, which
+ * is the current row's where that row holds the n-gram's id there (a row holds an id once). */
+typedef struct {
+    uint64_t key;
+    uint32_t id;
+    uint32_t entry;
+} pair_slot;
+
+/* Terms in two tables.  Terms given as code points (every word counted, every term added) are
+ * in `slots` by their code points.  N-grams counted into a vocabulary whose n-grams are all
+ * pairs (`whole`) are in `pairs` alone, their code points written out only when a caller asks
+ * for them (materialize()), and put in `slots` only when a lookup by code points needs them
+ * (ts_vocab_flatten()): a fit of word n-grams counts millions of terms and keeps a few hundred
+ * thousand.  parts[2 id], parts[2 id + 1]: an n-gram's pair, or -1 for a term of code points. */
 struct ts_vocab {
     int64_t n;          /* terms */
-    term *terms;
+    term *terms;        /* an n-gram's start is -1 until its code points are written out */
     int64_t terms_cap;
+    int64_t *parts;
+    int64_t parts_cap;  /* in pairs */
     uint32_t *cps;      /* the terms' code points, one after another */
     int64_t cps_cap;
     int64_t cps_len;
     slot *slots;
-    int64_t n_slots;    /* a power of two, at least twice n */
+    int64_t n_slots;    /* a power of two, at least twice n_in_slots */
+    int64_t n_in_slots;
+    pair_slot *pairs;   /* NULL until the first n-gram */
+    int64_t n_pair_slots; /* a power of two, at least 4/3 n_pairs */
+    int64_t n_pairs;
+    int64_t unslotted;  /* n-grams of `pairs` not (yet) in `slots` */
+    int64_t flat_to;    /* every n-gram of id below it is in `slots` */
+    int whole;          /* every term of two or more tokens is in `pairs` */
 };
 
 static inline uint64_t mix(uint64_t h)
@@ -234,7 +278,10 @@ ts_vocab *ts_vocab_new(void)
     v->slots = ts_calloc((size_t)v->n_slots, sizeof(slot));
     v->terms_cap = 16;
     v->terms = ts_calloc((size_t)v->terms_cap, sizeof(term));
-    if (v->slots == NULL || v->terms == NULL) {
+    v->parts_cap = 16;
+    v->parts = ts_calloc((size_t)v->parts_cap, 2 * sizeof(int64_t));
+    v->whole = 1;
+    if (v->slots == NULL || v->terms == NULL || v->parts == NULL) {
         ts_vocab_free(v);
         return NULL;
     }
@@ -246,17 +293,66 @@ void ts_vocab_free(ts_vocab *v)
     if (v == NULL)
         return;
     free(v->terms);
+    free(v->parts);
     free(v->cps);
     free(v->slots);
+    free(v->pairs);
     free(v);
 }
 
 int64_t ts_vocab_size(const ts_vocab *v) { return v->n; }
 
-void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
+/* A new term numbered v->n (not yet in a table): `start` its code points' (-1 for an n-gram's,
+ * not written out), its pair (prefix, last) or -1, -1. */
+static int new_term(ts_vocab *v, int64_t start, int64_t len, uint64_t h, int64_t prefix, int64_t last)
 {
+    int status;
+    if ((uint64_t)v->n + 1 >= ID_MASK)
+        return TS_ERR_NOMEM;
+    if ((status = grow((void **)&v->terms, &v->terms_cap, v->n + 1, sizeof(term))) != TS_OK ||
+        (status = grow((void **)&v->parts, &v->parts_cap, v->n + 1, 2 * sizeof(int64_t))) != TS_OK)
+        return status;
+    v->terms[v->n].start = start;
+    v->terms[v->n].len = len;
+    v->terms[v->n].hash = h;
+    v->parts[2 * v->n] = prefix;
+    v->parts[2 * v->n + 1] = last;
+    return TS_OK;
+}
+
+/* Term id's code points written out (an n-gram's: its prefix's, a space, its last token's). */
+static int materialize(ts_vocab *v, int64_t id)
+{
+    int64_t prefix = v->parts[2 * id], last = v->parts[2 * id + 1], end, n;
+    int status;
+    if (v->terms[id].start >= 0)
+        return TS_OK;
+    if ((status = materialize(v, prefix)) != TS_OK) /* depth: at most the largest n */
+        return status;
+    end = v->cps_len;
+    if (v->terms[id].len > INT64_MAX - end)
+        return TS_ERR_NOMEM;
+    if ((status = grow((void **)&v->cps, &v->cps_cap, end + v->terms[id].len, sizeof(uint32_t))) != TS_OK)
+        return status;
+    n = v->terms[prefix].len;
+    memcpy(v->cps + end, v->cps + v->terms[prefix].start, (size_t)n * sizeof(uint32_t));
+    v->cps[end + n] = ' ';
+    memcpy(v->cps + end + n + 1, v->cps + v->terms[last].start, (size_t)v->terms[last].len * sizeof(uint32_t));
+    v->cps_len = end + v->terms[id].len;
+    v->terms[id].start = end;
+    return TS_OK;
+}
+
+int ts_vocab_term(ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
+{
+    int status;
+    if (id < 0 || id >= v->n)
+        return TS_ERR_INDEX;
+    if ((status = materialize(v, id)) != TS_OK)
+        return status;
     *cps = v->cps + v->terms[id].start;
     *len = v->terms[id].len;
+    return TS_OK;
 }
 
 /* Whether the stored code points a are f's (of the same length). */
@@ -308,20 +404,13 @@ static inline int64_t probe(const ts_vocab *v, const feature *f)
     }
 }
 
-/* A zeroed table of n slots.  On Linux a large one asks for huge pages: a lookup lands anywhere in
- * it, and with 4 KiB pages most lookups in a table of megabytes also miss the TLB. */
-static slot *new_slots(int64_t n)
+/* A zeroed table of n slots, in huge pages where large (a lookup lands anywhere in it, and with
+ * 4 KiB pages most lookups in a table of megabytes also miss the TLB). */
+static void *new_table(int64_t n, size_t size)
 {
-    slot *slots = ts_calloc((size_t)n, sizeof(slot));
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    size_t huge = (size_t)1 << 21, bytes = (size_t)n * sizeof(slot);
-    if (slots != NULL && bytes >= 2 * huge) {
-        uintptr_t from = ((uintptr_t)slots + huge - 1) & ~(uintptr_t)(huge - 1);
-        uintptr_t to = ((uintptr_t)slots + bytes) & ~(uintptr_t)(huge - 1);
-        if (to > from)
-            (void)madvise((void *)from, (size_t)(to - from), MADV_HUGEPAGE); /* a hint: failure is fine */
-    }
-#endif
+    void *slots = ts_calloc((size_t)n, size);
+    if (slots != NULL)
+        huge_pages(slots, (size_t)n * size);
     return slots;
 }
 
@@ -331,7 +420,7 @@ static int rehash(ts_vocab *v)
     slot *slots;
     if (v->n_slots > INT64_MAX / 2 / (int64_t)sizeof(slot) || n_slots > (INT64_C(1) << ID_BITS))
         return TS_ERR_NOMEM;
-    slots = new_slots(n_slots);
+    slots = new_table(n_slots, sizeof(slot));
     if (slots == NULL)
         return TS_ERR_NOMEM;
     mask = n_slots - 1;
@@ -363,18 +452,21 @@ static feature hashed_cps(const uint32_t *cps, int64_t len, uint64_t h)
     return f;
 }
 
-int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
+/* Write the feature's term into empty slot `at` of `slots` as term id. */
+static int put_slot(ts_vocab *v, int64_t at, const feature *f, int64_t id)
 {
-    feature f = hashed_cps(cps, len, h);
-    uint64_t key;
-    key = v->slots[probe(v, &f)].key;
-    return key == 0 ? -1 : (int64_t)(key & ID_MASK) - 1;
+    v->slots[at].key = TAG(f->h) | (uint64_t)(id + 1);
+    v->slots[at].lo = f->lo;
+    v->slots[at].hi = f->hi;
+    v->slots[at].seen = 0;
+    v->n_in_slots++;
+    return 2 * v->n_in_slots > v->n_slots ? rehash(v) : TS_OK;
 }
 
 /* The feature's term id, added (with the next id) if new, and the slot holding it. */
 static inline int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where)
 {
-    int64_t at = probe(v, f), end = v->cps_len, k;
+    int64_t at = probe(v, f), end = v->cps_len, k, n_slots = v->n_slots;
     int status;
     if (v->slots[at].key != 0) {
         *id = (int64_t)(v->slots[at].key & ID_MASK) - 1;
@@ -383,37 +475,152 @@ static inline int add(ts_vocab *v, const feature *f, int64_t *id, int64_t *where
     }
     if (f->len < 0)
         return TS_ERR_ARG;
-    if ((uint64_t)v->n + 1 >= ID_MASK || f->len > INT64_MAX - end)
+    if (f->len > INT64_MAX - end)
         return TS_ERR_NOMEM;
-    if ((status = grow((void **)&v->terms, &v->terms_cap, v->n + 1, sizeof(term))) != TS_OK)
-        return status;
-    if ((status = grow((void **)&v->cps, &v->cps_cap, end + f->len, sizeof(uint32_t))) != TS_OK)
+    if ((status = new_term(v, end, f->len, f->h, -1, -1)) != TS_OK ||
+        (status = grow((void **)&v->cps, &v->cps_cap, end + f->len, sizeof(uint32_t))) != TS_OK)
         return status;
     for (k = 0; k < f->len; k++)
         v->cps[end + k] = feature_cp(f, k);
     v->cps_len = end + f->len;
-    v->terms[v->n].start = end;
-    v->terms[v->n].len = f->len;
-    v->terms[v->n].hash = f->h;
-    v->slots[at].key = TAG(f->h) | (uint64_t)(v->n + 1);
-    v->slots[at].lo = f->lo;
-    v->slots[at].hi = f->hi;
-    v->slots[at].seen = 0;
     *id = v->n++;
-    *where = at;
-    if (2 * v->n > v->n_slots) {
-        if ((status = rehash(v)) != TS_OK)
-            return status;
-        *where = probe(v, f);
+    if ((status = put_slot(v, at, f, *id)) != TS_OK)
+        return status;
+    *where = v->n_slots == n_slots ? at : probe(v, f);
+    return TS_OK;
+}
+
+/* ---- n-grams as pairs ---------------------------------------------------------------------- */
+
+static inline uint64_t pair_key(int64_t prefix, int64_t last)
+{
+    return ((uint64_t)(prefix + 1) << ID_BITS) | (uint64_t)last; /* ids < 2^32 - 1: never 0 */
+}
+
+#define PAIR_HOME(h, mask) ((int64_t)((h) & (uint64_t)(mask)))
+/* How far ahead of the n-gram being counted its table slot is asked for (see AHEAD). */
+#define PAIRS_AHEAD 16
+
+/* The slot holding the pair `key` (of hash h = mix(key)), or the empty slot where it would go. */
+static inline int64_t pair_probe(const ts_vocab *v, uint64_t key, uint64_t h)
+{
+    int64_t mask = v->n_pair_slots - 1, i = PAIR_HOME(h, mask);
+    while (v->pairs[i].key != 0 && v->pairs[i].key != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* The n-gram table made, or made twice as large. */
+static int pair_rehash(ts_vocab *v)
+{
+    int64_t n_slots = v->pairs == NULL ? 1024 : 2 * v->n_pair_slots, k, i, mask = n_slots - 1;
+    pair_slot *pairs;
+    if (v->n_pair_slots > INT64_MAX / 2 / (int64_t)sizeof(pair_slot))
+        return TS_ERR_NOMEM;
+    pairs = new_table(n_slots, sizeof(pair_slot));
+    if (pairs == NULL)
+        return TS_ERR_NOMEM;
+    for (k = 0; k < v->n_pair_slots; k++) {
+        const pair_slot *old = &v->pairs[k];
+        if (old->key == 0)
+            continue;
+        i = PAIR_HOME(mix(old->key), mask);
+        while (pairs[i].key != 0)
+            i = (i + 1) & mask;
+        pairs[i] = *old;
     }
+    free(v->pairs);
+    v->pairs = pairs;
+    v->n_pair_slots = n_slots;
+    return TS_OK;
+}
+
+/* The id of the n-gram (prefix, last) of `len` code points, key `key` and hash h, added (with
+ * the next id) if new, and the slot holding it. */
+static inline int pair_add(ts_vocab *v, uint64_t key, uint64_t h, int64_t len, int64_t *id, int64_t *where)
+{
+    int64_t at;
+    int status;
+    if (v->pairs == NULL && (status = pair_rehash(v)) != TS_OK)
+        return status;
+    at = pair_probe(v, key, h);
+    if (v->pairs[at].key != 0) {
+        *id = v->pairs[at].id;
+        *where = at;
+        return TS_OK;
+    }
+    if ((status = new_term(v, -1, len, 0, (int64_t)(key >> ID_BITS) - 1, (int64_t)(key & ID_MASK))) != TS_OK)
+        return status;
+    v->pairs[at].key = key;
+    v->pairs[at].id = (uint32_t)v->n; /* below ID_MASK */
+    v->pairs[at].entry = UINT32_MAX;
+    *id = v->n++;
+    v->n_pairs++;
+    v->unslotted++;
+    *where = at;
+    if (4 * v->n_pairs > 3 * v->n_pair_slots) { /* integer keys: a fuller table probes cheaply */
+        if ((status = pair_rehash(v)) != TS_OK)
+            return status;
+        *where = pair_probe(v, key, h);
+    }
+    return TS_OK;
+}
+
+int ts_vocab_flatten(ts_vocab *v)
+{
+    int status;
+    for (; v->unslotted > 0 && v->flat_to < v->n; v->flat_to++) {
+        int64_t id = v->flat_to;
+        feature f;
+        if (v->parts[2 * id] < 0)
+            continue;
+        if ((status = materialize(v, id)) != TS_OK)
+            return status;
+        f = of_cps(v->cps + v->terms[id].start, v->terms[id].len);
+        v->terms[id].hash = f.h;
+        v->unslotted--;
+        if ((status = put_slot(v, probe(v, &f), &f, id)) != TS_OK) {
+            v->flat_to++;
+            return status;
+        }
+    }
+    return TS_OK;
+}
+
+/* Whether code points cps[0 .. len) hold a space: only such a term can be an n-gram. */
+static int has_space(const uint32_t *cps, int64_t len)
+{
+    int64_t k;
+    for (k = 0; k < len; k++)
+        if (cps[k] == ' ')
+            return 1;
+    return 0;
+}
+
+int ts_vocab_find(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
+{
+    feature f = hashed_cps(cps, len, h);
+    uint64_t key;
+    int status;
+    *id = -1;
+    if (v->unslotted > 0 && has_space(cps, len) && (status = ts_vocab_flatten(v)) != TS_OK)
+        return status;
+    key = v->slots[probe(v, &f)].key;
+    *id = key == 0 ? -1 : (int64_t)(key & ID_MASK) - 1;
     return TS_OK;
 }
 
 int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
 {
     feature f = hashed_cps(cps, len, h);
-    int64_t where;
-    return add(v, &f, id, &where);
+    int64_t where, n = v->n;
+    int status, space = has_space(cps, len);
+    if (space && v->unslotted > 0 && (status = ts_vocab_flatten(v)) != TS_OK)
+        return status;
+    status = add(v, &f, id, &where);
+    if (space && v->n > n)
+        v->whole = 0; /* an n-gram only in `slots`: counting by pairs would not find it */
+    return status;
 }
 
 /* ---- words ------------------------------------------------------------------------------ */
@@ -627,6 +834,8 @@ typedef struct {
     int width;           /* 1 or 4 */
     int64_t *tok;        /* token k is code points tok[k] .. tok[k + 1] of cps */
     int64_t tok_cap;
+    uint64_t *packed;    /* token k's packed form (lo, hi) and, where split() told stop words, its hash */
+    int64_t packed_cap;
     seen *seen;          /* per term: the last document counting it, and its entry in that row */
     int64_t seen_cap;
     int64_t *fresh;      /* a row's new terms' counts, by id from the first new one */
@@ -635,6 +844,10 @@ typedef struct {
     int ascii;           /* whether its ASCII word characters are Python's (see ascii_words) */
     pending ring[AHEAD]; /* features found, waiting to be counted while their slots are fetched */
     int64_t pushed, counted;
+    int64_t *gram[3];    /* n-grams by pairs: the tokens' ids, then each n's n-grams' by position */
+    int64_t gram_cap[3];
+    int64_t *record;     /* NULL, or where the ids of the features counted from record_base go */
+    int64_t record_base;
     const ts_vocab *stop; /* the stop words the pending features are checked against, or NULL */
 } scratch;
 
@@ -661,8 +874,11 @@ static void scratch_free(scratch *s)
     int k;
     free(s->cps);
     free(s->tok);
+    free(s->packed);
     free(s->seen);
     free(s->fresh);
+    for (k = 0; k < 3; k++)
+        free(s->gram[k]);
     for (k = 0; k < AHEAD; k++)
         free(s->ring[k].own);
 }
@@ -742,8 +958,12 @@ static int split(const ts_text *doc, const ts_count_options *opt, scratch *s, in
             if (opt->stop->slots[probe(opt->stop, &f)].key != 0)
                 continue; /* a stop word: not kept, not in any n-gram */
         }
-        if ((status = grow((void **)&s->tok, &s->tok_cap, n + 2, sizeof(int64_t))) != TS_OK)
+        if ((status = grow((void **)&s->tok, &s->tok_cap, n + 2, sizeof(int64_t))) != TS_OK ||
+            (status = grow((void **)&s->packed, &s->packed_cap, 3 * (n + 1), sizeof(uint64_t))) != TS_OK)
             return status;
+        s->packed[3 * n] = f.lo;
+        s->packed[3 * n + 1] = f.hi;
+        s->packed[3 * n + 2] = opt->stop != NULL ? f.h : 0;
         s->tok[++n] = at + len;
     }
     *n_tokens = n;
@@ -800,7 +1020,7 @@ static int ngram_feature(scratch *s, int64_t i, int64_t n, pending *e)
  * built notes each term's entry in its own slot; a fixed one, shared by the threads, is only
  * read, and the entries are noted per term in the thread's scratch. */
 static inline int count_feature(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, const feature *f,
-                         int64_t row_start, rows *out)
+                         int64_t row_start, rows *out, int64_t *found)
 {
     int64_t id, at;
     int status;
@@ -808,6 +1028,7 @@ static inline int count_feature(ts_vocab *vocab, const ts_count_options *opt, sc
         slot *noted;
         if ((status = add(vocab, f, &id, &at)) != TS_OK)
             return status;
+        *found = id;
         noted = &vocab->slots[at];
         if (noted->seen > row_start) {
             out->counts[noted->seen - 1]++;
@@ -817,9 +1038,10 @@ static inline int count_feature(ts_vocab *vocab, const ts_count_options *opt, sc
         return new_entry(out, id, 1);
     }
     at = probe(vocab, f);
+    *found = -1;
     if (vocab->slots[at].key == 0)
         return TS_OK;
-    id = (int64_t)(vocab->slots[at].key & ID_MASK) - 1;
+    id = *found = (int64_t)(vocab->slots[at].key & ID_MASK) - 1;
     if (id >= s->seen_cap) {
         int64_t old = s->seen_cap, k;
         if ((status = grow((void **)&s->seen, &s->seen_cap, id + 1, sizeof(seen))) != TS_OK)
@@ -847,21 +1069,33 @@ static inline int count_feature(ts_vocab *vocab, const ts_count_options *opt, sc
 static inline int count_oldest(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
                         rows *out)
 {
-    const feature *f = &s->ring[s->counted++ % AHEAD].f;
+    int64_t seq = s->counted++, id = -1;
+    const feature *f = &s->ring[seq % AHEAD].f;
+    int status;
     if (s->stop != NULL && s->stop->slots[probe(s->stop, f)].key != 0)
         return TS_OK;
-    return count_feature(vocab, opt, s, d, f, row_start, out);
+    status = count_feature(vocab, opt, s, d, f, row_start, out, &id);
+    if (s->record != NULL)
+        s->record[seq - s->record_base] = id;
+    return status;
 }
 
-/* The feature just written into the newest pending entry: hashed, its slot asked for, and the
- * oldest entry counted once AHEAD are waiting. */
+/* The feature just written (and hashed) into the newest pending entry: its slot asked for, and
+ * the oldest entry counted once AHEAD are waiting. */
+static inline int push_hashed(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start,
+                              rows *out)
+{
+    PREFETCH_SLOT(vocab, s->ring[s->pushed % AHEAD].f.h);
+    s->pushed++;
+    return s->pushed - s->counted == AHEAD ? count_oldest(vocab, opt, s, d, row_start, out) : TS_OK;
+}
+
+/* push_hashed() of a feature not yet hashed. */
 static inline int push(ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d, int64_t row_start, rows *out)
 {
     feature *f = &s->ring[s->pushed % AHEAD].f;
     f->h = feature_hash(f);
-    PREFETCH_SLOT(vocab, f->h);
-    s->pushed++;
-    return s->pushed - s->counted == AHEAD ? count_oldest(vocab, opt, s, d, row_start, out) : TS_OK;
+    return push_hashed(vocab, opt, s, d, row_start, out);
 }
 
 /* Count every feature still pending, in order. */
@@ -913,6 +1147,71 @@ static int count_ngrams(const ts_text *doc, ts_vocab *vocab, const ts_count_opti
         }
     }
     return drain(vocab, opt, s, d, row_start, out);
+}
+
+/* Count the n-grams of document d as count_ngrams() does, into a vocabulary whose n-grams are
+ * pairs (ngram_min 1): each token by its code points, then each n-gram of n >= 2 tokens as the
+ * pair of its first n - 1 tokens' id and its last token's, AHEAD of them in flight. */
+static int count_by_pairs(const ts_text *doc, ts_vocab *vocab, const ts_count_options *opt, scratch *s, int64_t d,
+                          int64_t row_start, rows *out)
+{
+    int64_t n, i, m, n_tokens, id, at, k;
+    const int64_t *tokens, *prefix;
+    int64_t *grams;
+    int status;
+    if ((status = split(doc, opt, s, &n_tokens)) != TS_OK)
+        return status;
+    for (k = 0; k < 3; k++)
+        if ((status = grow((void **)&s->gram[k], &s->gram_cap[k], n_tokens + 1, sizeof(int64_t))) != TS_OK)
+            return status;
+    s->stop = NULL;
+    s->record = s->gram[0];
+    s->record_base = s->pushed;
+    for (i = 0; i < n_tokens; i++) { /* each token as split() packed (and hashed) it */
+        feature *f = &s->ring[s->pushed % AHEAD].f;
+        f->data = (const uint8_t *)s->cps + s->tok[i] * s->width;
+        f->len = s->tok[i + 1] - s->tok[i];
+        f->kind = s->width;
+        f->lower = NULL;
+        f->lo = s->packed[3 * i];
+        f->hi = s->packed[3 * i + 1];
+        f->h = opt->stop != NULL ? s->packed[3 * i + 2] : feature_hash(f);
+        if ((status = push_hashed(vocab, opt, s, d, row_start, out)) != TS_OK)
+            break;
+    }
+    if (status == TS_OK)
+        status = drain(vocab, opt, s, d, row_start, out);
+    s->record = NULL;
+    if (status != TS_OK)
+        return status;
+    tokens = prefix = s->gram[0];
+    for (n = 2; n <= opt->ngram_max && n <= n_tokens; n++) {
+        m = n_tokens - n + 1;
+        grams = s->gram[n % 2 == 0 ? 1 : 2];
+        for (i = 0; i < m; i++) {
+            uint64_t key = pair_key(prefix[i], tokens[i + n - 1]), h = mix(key);
+            pair_slot *noted;
+#if defined(__GNUC__) || defined(__clang__)
+            if (i + PAIRS_AHEAD < m && vocab->pairs != NULL) {
+                uint64_t ahead = mix(pair_key(prefix[i + PAIRS_AHEAD], tokens[i + PAIRS_AHEAD + n - 1]));
+                __builtin_prefetch(&vocab->pairs[PAIR_HOME(ahead, vocab->n_pair_slots - 1)]);
+            }
+#endif
+            if ((status = pair_add(vocab, key, h, s->tok[i + n] - s->tok[i] + n - 1, &id, &at)) != TS_OK)
+                return status;
+            grams[i] = id;
+            noted = &vocab->pairs[at];
+            if (noted->entry < out->nnz - row_start && out->ids[row_start + noted->entry] == id) {
+                out->counts[row_start + noted->entry]++;
+                continue;
+            }
+            noted->entry = (uint32_t)(out->nnz - row_start); /* a row's entries: distinct ids */
+            if ((status = new_entry(out, id, 1)) != TS_OK)
+                return status;
+        }
+        prefix = grams;
+    }
+    return TS_OK;
 }
 
 /* Sort a row's entries by id; counts follow (the general case, for any id and count). */
@@ -1062,18 +1361,30 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
     scratch s;
     rows out;
     int64_t d, k;
-    int status = TS_OK;
+    int status = TS_OK, by_pairs;
     *ids = NULL;
     *counts = NULL;
     *nnz = 0;
     if (docs == NULL || vocab == NULL || opt == NULL || opt->word == NULL || indptr == NULL || n_docs < 0 ||
         opt->ngram_min < 1 || opt->ngram_max < opt->ngram_min)
         return TS_ERR_ARG;
+    if (opt->stop != NULL && opt->stop->unslotted > 0)
+        return TS_ERR_ARG;
+    by_pairs = !opt->fixed && opt->ngram_min == 1 && opt->ngram_max >= 2 && vocab->whole;
+    if (!by_pairs && vocab->unslotted > 0) { /* counted by code points: every term in `slots` */
+        if (opt->fixed)
+            return TS_ERR_ARG; /* shared by threads: the caller flattens it first */
+        if ((status = ts_vocab_flatten(vocab)) != TS_OK)
+            return status;
+    }
+    if (!by_pairs && !opt->fixed && opt->ngram_max >= 2)
+        vocab->whole = 0;
     scratch_start(&s, opt);
     memset(&out, 0, sizeof(out));
-    if (!opt->fixed) /* entries noted by an earlier call are of other rows */
+    if (!opt->fixed) { /* entries noted by an earlier call are of other rows */
         for (k = 0; k < vocab->n_slots; k++)
             vocab->slots[k].seen = 0;
+    }
     indptr[0] = 0;
     for (d = 0; d < n_docs; d++) {
         int64_t row_start = out.nnz, first_new = vocab->n;
@@ -1081,6 +1392,8 @@ int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const t
             goto done;
         if (opt->ngram_max == 1)
             status = count_words(&docs[d], vocab, opt, &s, d, row_start, &out);
+        else if (by_pairs)
+            status = count_by_pairs(&docs[d], vocab, opt, &s, d, row_start, &out);
         else
             status = count_ngrams(&docs[d], vocab, opt, &s, d, row_start, &out);
         if (status != TS_OK)
@@ -1108,13 +1421,24 @@ done:
 
 /* ---- merging the threads' vocabularies, and the terms' order ---------------------------------- */
 
-int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
+int ts_vocab_merge(ts_vocab *into, ts_vocab *part, int64_t *map)
 {
-    int64_t t;
+    int64_t t, where;
     int status;
+    int by_pairs = into->whole && part->whole;
+    if (!by_pairs && (status = ts_vocab_flatten(into)) != TS_OK)
+        return status;
     for (t = 0; t < part->n; t++) {
         const term *p = &part->terms[t];
-        if ((status = ts_vocab_add(into, part->cps + p->start, p->len, p->hash, &map[t])) != TS_OK)
+        int64_t prefix = part->parts[2 * t], last = part->parts[2 * t + 1];
+        if (by_pairs && prefix >= 0) { /* its pair's terms were merged before it */
+            uint64_t key = pair_key(map[prefix], map[last]);
+            status = pair_add(into, key, mix(key), p->len, &map[t], &where);
+        } else if ((status = materialize(part, t)) == TS_OK) {
+            status = ts_vocab_add(into, part->cps + p->start, p->len, of_cps(part->cps + p->start, p->len).h,
+                                  &map[t]);
+        }
+        if (status != TS_OK)
             return status;
     }
     return TS_OK;
@@ -1240,16 +1564,19 @@ static void radix_sort(sort_item **items, sort_item **tmp, int64_t n)
     }
 }
 
-int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
+int ts_vocab_order(ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
 {
     int64_t i, j, k;
-    int narrow = 1;
+    int narrow = 1, status;
     sort_item *items, *tmp, *alloc_items, *alloc_tmp;
     if (ids == NULL && n > v->n)
         return TS_ERR_INDEX;
     for (i = 0; ids != NULL && i < n; i++)
         if (ids[i] < 0 || ids[i] >= v->n)
             return TS_ERR_INDEX;
+    for (i = 0; i < n; i++) /* the terms' code points, read while sorting */
+        if ((status = materialize(v, ids != NULL ? ids[i] : i)) != TS_OK)
+            return status;
     alloc_items = items = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
     alloc_tmp = tmp = ts_calloc((size_t)(n > 0 ? n : 1), sizeof(sort_item));
     if (items == NULL || tmp == NULL) {

@@ -3,7 +3,9 @@
 The vectorizers' tests (tests/test_text_vectorizers.py) prove the whole calls equal to
 scikit-learn's; these reach the cases a corpus rarely holds: terms sharing long prefixes (past
 the keys most comparisons are told by), Latin-1 and wider code points in one call, a term that
-is a prefix of another, code point 0, a subset of the terms in any order.
+is a prefix of another, code point 0, a subset of the terms in any order; and a vocabulary whose
+word n-grams were counted as pairs of ids, read, sorted, pickled, extended and used as a fixed
+one as if they had been counted by their code points.
 """
 
 import numpy as np
@@ -70,3 +72,30 @@ def test_rows_remapped_in_runs_equal_the_rows_remapped_at_once():
         assert np.all(np.diff(ids[indptr[row] : indptr[row + 1]]) > 0)
     with pytest.raises(IndexError):
         remap_rows(indptr, ids, counts, mapping, 5, 21)
+
+
+def test_n_grams_counted_as_pairs_behave_as_terms_of_code_points():
+    import pickle
+
+    from textsel._ext.ccore import Interrupt
+    from textsel._ext.tokens import count_terms
+
+    docs = ["the cat sat on the mat", "Ωmega cat_1 the cat", "", "mat on the cat sat the Ωmega"] * 3
+    by_pairs = Vocabulary()  # fresh: its n-grams (ngram_min 1) are kept as pairs
+    by_code_points = Vocabulary()
+    by_code_points.add(["x y"])  # holds an n-gram of code points: counts by them
+    rows = count_terms(docs, by_pairs, None, 1, 3, False, Interrupt())
+    rows_cp = count_terms(docs, by_code_points, None, 1, 3, False, Interrupt())
+    terms = by_pairs.terms()
+    assert terms == by_code_points.terms()[1:] and "the cat sat" in terms and "ωmega cat_1" not in terms
+    np.testing.assert_array_equal(rows[1], rows_cp[1])
+    np.testing.assert_array_equal(rows[2] + 1, rows_cp[2])
+    np.testing.assert_array_equal(rows[3], rows_cp[3])
+    assert [terms[i] for i in by_pairs.order()] == sorted(terms)
+    assert pickle.loads(pickle.dumps(by_pairs)).terms() == terms
+    # an n-gram given as a string is the one counted; a new one is added after it
+    n = len(terms)
+    np.testing.assert_array_equal(by_pairs.add(["on the mat", "cat on"]), [terms.index("on the mat"), n])
+    # counted again through it as a fixed vocabulary: the same rows
+    fixed = count_terms(docs, by_pairs, None, 1, 3, True, Interrupt())
+    np.testing.assert_array_equal(fixed[2], rows[2])

@@ -185,7 +185,7 @@ def test_the_kernel_tokens_are_re_findall_of_the_default_pattern():
 def test_the_result_does_not_depend_on_the_threads(sms, monkeypatch, many_cores, n_jobs):
     monkeypatch.setattr(words, "_MIN_CHARS_PER_THREAD", 1)
     train, test = sms
-    for settings in ({}, {"ngram_range": (1, 2), "min_df": 2}):
+    for settings in ({}, {"ngram_range": (1, 2), "min_df": 2}, {"ngram_range": (1, 3)}):
         assert_same("CountVectorizer", settings, train, test, n_jobs=n_jobs)
     assert_same_hashing({"ngram_range": (1, 2)}, train, n_jobs=n_jobs)
 

@@ -129,7 +129,9 @@ int main(int argc, char **argv)
                 double t;
                 if (!vocab)
                     return 2;
-                if (what == 1 && run(&T, 0, ngram_max, vocab, indptr, &checksum) < 0)
+                /* a fixed vocabulary is shared by threads: its n-grams findable by code points first */
+                if (what == 1 &&
+                    (run(&T, 0, ngram_max, vocab, indptr, &checksum) < 0 || ts_vocab_flatten(vocab) != TS_OK))
                     return 1;
                 t = run(&T, what, ngram_max, vocab, indptr, &checksum);
                 if (t < 0)

@@ -66,21 +66,22 @@ static int64_t add_ascii(ts_vocab *v, const char *s)
     return id;
 }
 
-static int64_t find_ascii(const ts_vocab *v, const char *s)
+static int64_t find_ascii(ts_vocab *v, const char *s)
 {
     uint32_t cps[64];
-    int64_t n = (int64_t)strlen(s), i;
+    int64_t n = (int64_t)strlen(s), i, id = -2;
     for (i = 0; i < n; i++)
         cps[i] = (uint32_t)(unsigned char)s[i];
-    return ts_vocab_find(v, cps, n, ts_term_hash(cps, n));
+    if (ts_vocab_find(v, cps, n, ts_term_hash(cps, n), &id) != TS_OK)
+        return -2;
+    return id;
 }
 
-static int term_is(const ts_vocab *v, int64_t id, const char *s)
+static int term_is(ts_vocab *v, int64_t id, const char *s)
 {
     const uint32_t *cps;
     int64_t n, i;
-    ts_vocab_term(v, id, &cps, &n);
-    if (n != (int64_t)strlen(s))
+    if (ts_vocab_term(v, id, &cps, &n) != TS_OK || n != (int64_t)strlen(s))
         return 0;
     for (i = 0; i < n; i++)
         if (cps[i] != (uint32_t)(unsigned char)s[i])
@@ -173,8 +174,12 @@ static void test_stop_words_n_grams_and_a_fixed_vocabulary(void)
     CHECK(term_is(v, 4, "top the top") && counts[0] == 2 && counts[1] == 1);
     free(ids);
     free(counts);
-    /* fixed: only the vocabulary's terms are counted, and it is not changed */
+    /* fixed: only the vocabulary's terms are counted, and it is not changed; its n-grams,
+     * counted as pairs, must first be made findable by their code points */
     opt.fixed = 1;
+    opt.ngram_min = 2;
+    CHECK(ts_count_terms(&d.text, 1, v, &opt, indptr, &ids, &counts, &nnz) == TS_ERR_ARG);
+    CHECK(ts_vocab_flatten(v) == TS_OK);
     opt.ngram_min = 2;
     opt.ngram_max = 2;
     make_doc(&d, "the top new words the top", 1);
@@ -207,6 +212,125 @@ static void test_merge_and_remap_number_a_second_part_after_the_first(void)
     free(cb);
     ts_vocab_free(first);
     ts_vocab_free(second);
+}
+
+/* Whether vocabularies a and b hold the same terms, a's term k being b's term k + shift. */
+static int same_terms(ts_vocab *a, ts_vocab *b, int64_t shift)
+{
+    int64_t k, i, na, nb;
+    const uint32_t *x, *y;
+    if (ts_vocab_size(a) + shift != ts_vocab_size(b))
+        return 0;
+    for (k = 0; k < ts_vocab_size(a); k++) {
+        if (ts_vocab_term(a, k, &x, &na) != TS_OK || ts_vocab_term(b, k + shift, &y, &nb) != TS_OK || na != nb)
+            return 0;
+        for (i = 0; i < na; i++)
+            if (x[i] != y[i])
+                return 0;
+    }
+    return 1;
+}
+
+static void test_n_grams_counted_as_pairs_are_those_counted_by_code_points(void)
+{
+    /* a fresh vocabulary counts n-grams (ngram_min 1) as pairs of ids; one holding an n-gram
+     * added as code points counts them by their code points: the same terms in the same order,
+     * the same rows, in every width, with tokens past the 15 code points a slot packs */
+    static const char *texts[3] = {"the cat sat on the mat the cat", "a@ longwordbeyondfifteen the cat x@@ mat",
+                                   "mat on the cat sat on the mat"};
+    doc d[3];
+    ts_text t[3];
+    ts_count_options opt = {word, NULL, 1, 3, 0, NULL, NULL, NULL};
+    ts_vocab *pairs = ts_vocab_new(), *cps = ts_vocab_new(), *part = ts_vocab_new(), *whole = ts_vocab_new();
+    int64_t pa[4], pb[4], pc[4], *ia, *ca, *ib, *cb, *ic, *cc, na, nb, nc, k, map[64], n_first;
+    for (k = 0; k < 3; k++) {
+        make_doc(&d[k], texts[k], (int)k + 2 > 3 ? 4 : (int)k + 1);
+        t[k] = d[k].text;
+    }
+    CHECK(add_ascii(cps, "x y") == 0); /* an n-gram by code points: this one counts by them */
+    CHECK(ts_count_terms(t, 3, pairs, &opt, pa, &ia, &ca, &na) == TS_OK);
+    CHECK(ts_count_terms(t, 3, cps, &opt, pb, &ib, &cb, &nb) == TS_OK);
+    CHECK(na == nb && same_terms(pairs, cps, 1));
+    for (k = 0; k < 4; k++)
+        CHECK(pa[k] == pb[k]);
+    for (k = 0; k < na; k++)
+        CHECK(ia[k] + 1 == ib[k] && ca[k] == cb[k]);
+    CHECK(term_is(pairs, 3, "on") && find_ascii(pairs, "the cat sat") >= 0 && find_ascii(pairs, "cat the") == -1);
+    /* an n-gram added by its code points is found, not added again; a new one is added */
+    k = ts_vocab_size(pairs);
+    CHECK(add_ascii(pairs, "the cat") == find_ascii(pairs, "the cat") && ts_vocab_size(pairs) == k);
+    CHECK(add_ascii(pairs, "cat the") == k && ts_vocab_size(pairs) == k + 1);
+    /* counted after it (by code points now), the terms so far keep their ids */
+    CHECK(ts_count_terms(t, 1, pairs, &opt, pc, &ic, &cc, &nc) == TS_OK);
+    CHECK(ts_vocab_size(pairs) == k + 1 && nc == pa[1]);
+    for (k = 0; k < nc; k++)
+        CHECK(ic[k] == ia[k] && cc[k] == ca[k]);
+    free(ia), free(ca), free(ib), free(cb), free(ic), free(cc);
+    /* two parts merged by pairs: the terms of counting both in one */
+    CHECK(ts_count_terms(t, 1, whole, &opt, pa, &ia, &ca, &na) == TS_OK);
+    n_first = ts_vocab_size(whole);
+    CHECK(ts_count_terms(t + 1, 2, part, &opt, pb, &ib, &cb, &nb) == TS_OK);
+    CHECK(ts_vocab_size(part) <= 64 && ts_vocab_merge(whole, part, map) == TS_OK);
+    ts_vocab_free(pairs);
+    pairs = ts_vocab_new();
+    CHECK(ts_count_terms(t, 3, pairs, &opt, pc, &ic, &cc, &nc) == TS_OK);
+    CHECK(same_terms(pairs, whole, 0) && n_first < ts_vocab_size(whole));
+    for (k = 0; k < ts_vocab_size(part); k++) {
+        const uint32_t *x, *y;
+        int64_t nx, ny;
+        CHECK(ts_vocab_term(part, k, &x, &nx) == TS_OK && ts_vocab_term(whole, map[k], &y, &ny) == TS_OK);
+        CHECK(nx == ny && memcmp(x, y, (size_t)nx * sizeof *x) == 0);
+    }
+    /* and into a vocabulary that counts by code points */
+    ts_vocab_free(cps);
+    cps = ts_vocab_new();
+    add_ascii(cps, "x y");
+    CHECK(ts_vocab_merge(cps, whole, map) == TS_OK && same_terms(whole, cps, 1));
+    free(ia), free(ca), free(ib), free(cb), free(ic), free(cc);
+    ts_vocab_free(pairs);
+    ts_vocab_free(cps);
+    ts_vocab_free(part);
+    ts_vocab_free(whole);
+}
+
+static void test_every_allocation_failure_while_n_grams_are_written_out(void)
+{
+    /* merging, sorting, writing out and flattening a vocabulary of n-grams counted as pairs,
+     * the k-th allocation failing for each k: TS_ERR_NOMEM, nothing leaked */
+    doc d;
+    ts_count_options opt = {word, NULL, 1, 3, 0, NULL, NULL, NULL};
+    int64_t indptr[2], *ids, *counts, nnz, k, map[64], order[64];
+    int step, status;
+    const uint32_t *cps;
+    make_doc(&d, "one two three four one two three five six seven", 2);
+    for (step = 0; step < 4; step++) {
+        for (k = 1;; k++) {
+            ts_vocab *a = ts_vocab_new(), *b = ts_vocab_new();
+            CHECK(a != NULL && b != NULL);
+            if (step == 3)
+                add_ascii(a, "x y");
+            CHECK(ts_count_terms(&d.text, 1, b, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+            free(ids);
+            free(counts);
+            ts_debug_fail_alloc_at(k);
+            if (step == 0)
+                status = ts_vocab_order(b, NULL, ts_vocab_size(b), order);
+            else if (step == 1)
+                status = ts_vocab_flatten(b);
+            else if (step == 2)
+                status = ts_vocab_term(b, ts_vocab_size(b) - 1, &cps, &nnz);
+            else
+                status = ts_vocab_merge(a, b, map);
+            ts_debug_fail_alloc_at(0);
+            ts_vocab_free(a);
+            ts_vocab_free(b);
+            if (status == TS_OK)
+                break;
+            CHECK(status == TS_ERR_NOMEM);
+        }
+        printf("  step %d: %d allocations failed in turn\n", step, (int)k - 1);
+        CHECK(k > 1);
+    }
 }
 
 static int stop_at_second(void *ctx)
@@ -242,8 +366,9 @@ static void test_bad_arguments_interrupts_and_every_allocation_failure(void)
     opt.interrupted = NULL;
     ts_vocab_free(v);
     /* the k-th allocation fails, for every k the call makes: TS_ERR_NOMEM, nothing leaked; words
-     * counted as found (ngram_max 1) and from the token list (2) */
-    for (opt.ngram_max = 1; opt.ngram_max <= 2; opt.ngram_max++) {
+     * counted as found (ngram_max 1), n-grams as pairs (1, 2) and by code points (2, 3) */
+    for (opt.ngram_max = 1; opt.ngram_max <= 3; opt.ngram_max++) {
+        opt.ngram_min = opt.ngram_max == 3 ? 2 : 1;
         for (k = 1;; k++) {
             v = ts_vocab_new();
             if (v == NULL) {
@@ -393,7 +518,8 @@ static void test_one_byte_documents_lowercased_through_the_map(void)
     {
         const uint32_t *cps;
         int64_t len;
-        ts_vocab_term(v, 1, &cps, &len);
+        CHECK(ts_vocab_term(v, 1, &cps, &len) == TS_OK && ts_vocab_term(v, 3, &cps, &len) == TS_ERR_INDEX);
+        CHECK(ts_vocab_term(v, 1, &cps, &len) == TS_OK);
         CHECK(len == 3 && cps[0] == 0xE9 && cps[1] == 't' && cps[2] == 0xE9);
     }
     free(ids);
@@ -521,6 +647,8 @@ int main(void)
     RUN(test_tokens_are_runs_of_two_or_more_word_characters_in_every_width, passed, failed);
     RUN(test_stop_words_n_grams_and_a_fixed_vocabulary, passed, failed);
     RUN(test_merge_and_remap_number_a_second_part_after_the_first, passed, failed);
+    RUN(test_n_grams_counted_as_pairs_are_those_counted_by_code_points, passed, failed);
+    RUN(test_every_allocation_failure_while_n_grams_are_written_out, passed, failed);
     RUN(test_bad_arguments_interrupts_and_every_allocation_failure, passed, failed);
     RUN(test_hashed_columns_are_murmurhash3_of_the_utf8_bytes, passed, failed);
     RUN(test_hashed_rows_with_many_columns_and_latin1_words, passed, failed);

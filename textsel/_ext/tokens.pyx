@@ -27,6 +27,10 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object text)
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch) nogil
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    # a dict of n entries made at its final size (CPython's, used by Cython itself; every
+    # version textsel supports has it): vocabulary_ holds up to millions of terms
+    dict _PyDict_NewPresized(Py_ssize_t minused)
+    int PyDict_SetItem(object d, object key, object value) except -1
 
 cdef extern from "textsel.h" nogil:
     unsigned int TS_CODE_POINTS
@@ -54,10 +58,10 @@ cdef extern from "textsel.h" nogil:
     int64_t ts_vocab_size(const ts_vocab *v)
     uint64_t ts_term_hash(const uint32_t *cps, int64_t len)
     int ts_vocab_add(ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h, int64_t *id)
-    int64_t ts_vocab_find(const ts_vocab *v, const uint32_t *cps, int64_t len, uint64_t h)
-    void ts_vocab_term(const ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
-    int ts_vocab_merge(ts_vocab *into, const ts_vocab *part, int64_t *map)
-    int ts_vocab_order(const ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
+    int ts_vocab_term(ts_vocab *v, int64_t id, const uint32_t **cps, int64_t *len)
+    int ts_vocab_flatten(ts_vocab *v)
+    int ts_vocab_merge(ts_vocab *into, ts_vocab *part, int64_t *map)
+    int ts_vocab_order(ts_vocab *v, const int64_t *ids, int64_t n, int64_t *order)
     int ts_count_terms(const ts_text *docs, int64_t n_docs, ts_vocab *vocab, const ts_count_options *opt,
                        int64_t *indptr, int64_t **ids, int64_t **counts, int64_t *nnz)
     void ts_remap_rows(const int64_t *indptr, int64_t n_rows, int64_t *ids, int64_t *counts,
@@ -172,7 +176,7 @@ cdef class Vocabulary:
             i = ids[k]
             if not 0 <= i < size:
                 raise IndexError(f"no term {i}")
-            ts_vocab_term(self.v, i, &cps, &length)
+            check_status(ts_vocab_term(self.v, i, &cps, &length), "the vocabulary's terms")
             out[k] = PyUnicode_FromKindAndData(4, cps, length)
         return out
 
@@ -188,11 +192,11 @@ cdef class Vocabulary:
             if not 0 <= i < size:
                 raise IndexError(f"no term {i}")
             at[i] = k
-        out = {}
+        cdef dict out = _PyDict_NewPresized(columns.shape[0])
         for i in range(size):
             if at[i] >= 0:
-                ts_vocab_term(self.v, i, &cps, &length)
-                out[PyUnicode_FromKindAndData(4, cps, length)] = at[i]
+                check_status(ts_vocab_term(self.v, i, &cps, &length), "the vocabulary's terms")
+                PyDict_SetItem(out, PyUnicode_FromKindAndData(4, cps, length), at[i])
         return out
 
     def order(self, ids=None):
@@ -272,6 +276,12 @@ def _rows(list texts, Vocabulary vocabulary, Vocabulary stop, int64_t ngram_min,
     cdef int64_t[::1] ptr = indptr
     if interrupt is None:
         raise TypeError("counting words needs the call's Interrupt")
+    # shared by the threads, which only read them: their n-grams findable by code points first
+    # (under the GIL, so that one thread does it and the others find it done)
+    if stop is not None:
+        check_status(ts_vocab_flatten(stop.v), "the stop words")
+    if vocabulary is not None and fixed:
+        check_status(ts_vocab_flatten(vocabulary.v), "the vocabulary")
     options.word = &word[0]
     options.stop = stop.v if stop is not None else NULL
     options.ngram_min = ngram_min
