@@ -33,7 +33,7 @@ from textsel import TermSelector
 from textsel.datasets import load_texts
 corpus = load_texts(sys.argv[1])
 vectorizer = CountVectorizer()
-selector = TermSelector("bns", k=1000).fit(vectorizer.fit_transform(corpus.texts), corpus.y)
+selector = TermSelector("bns", k=1000).fit(vectorizer.fit_transform(corpus.data), corpus.target)
 sys.stdout.write("\\n".join(vectorizer.get_feature_names_out()[selector.ranking_]) + "\\n")
 """
 
