@@ -354,6 +354,48 @@ def test_block_runs_are_consecutive_and_even():
             assert len(groups) == min(n_blocks, n_groups) and max(sizes) - min(sizes) <= 1
 
 
+class _Holders:
+    """A client as the placement asks it: which workers hold each block, which workers run."""
+
+    def __init__(self, holders, workers):
+        self.holders, self.workers = holders, workers
+
+    def who_has(self, futures):
+        return {f.key: self.holders[f.key] for f in futures}
+
+    def nthreads(self):
+        return dict.fromkeys(self.workers, 1)
+
+
+class _Key:
+    def __init__(self, key):
+        self.key = key
+
+
+def test_one_placement_policy_serves_groups_blocks_and_the_solve_runs():
+    """``place``: a group on the worker holding most of its blocks, the least loaded among equals
+    (a group held nowhere too); with ``workers``, one group a worker, the pairs holding most
+    matched first; single blocks gathered by worker in the order of their first block."""
+    from textsel.distributed._blocks import contiguous_groups, place, place_blocks
+
+    futures = [_Key(k) for k in "abcdef"]
+    holders = {"a": ["w1"], "b": ["w1"], "c": ["w2"], "d": ["w1", "w2"], "e": [], "f": ["w2"]}
+    client = _Holders(holders, ["w1", "w2", "w3"])
+    # every block not held: every running worker is a candidate; "e" goes where the least work is
+    assert place(client, futures, [[0, 1], [2, 3], [4], [5]]) == [
+        ("w1", [0, 1]), ("w2", [2, 3]), ("w3", [4]), ("w2", [5])
+    ]  # fmt: skip
+    # one group a worker: run [3, 4, 5] is held most by w2 (d, f), run [0, 1, 2] by w1 (a, b)
+    runs = contiguous_groups(6, 2)
+    assert place(client, futures, runs, workers=["w1", "w2", "w3"]) == [("w1", [0, 1, 2]), ("w2", [3, 4, 5])]
+    # both runs held most by w1: the first run takes it, the second the next best it can have
+    holders.update(d=["w1"], f=["w1"])
+    assert place(client, futures, runs, workers=["w1", "w2", "w3"]) == [("w1", [0, 1, 2]), ("w2", [3, 4, 5])]
+    # every block held: only the holders are candidates; ties to the least loaded, then by name
+    holders.update(d=["w1", "w2"], e=["w2"])  # d held by both: w2 has placed less by then
+    assert place_blocks(client, futures) == [("w1", [0, 1, 5]), ("w2", [2, 3, 4])]
+
+
 def slow_blocks(block, block_info=None):
     time.sleep(2.0)  # a block that takes long to build or count on its worker
     return block

@@ -17,10 +17,10 @@ __all__ = [
     "row_blocks",
     "as_label_array",
     "persisted_futures",
+    "place",
     "place_blocks",
     "contiguous_groups",
     "initial_groups",
-    "place_groups",
     "label_blocks",
     "matrix_blocks",
 ]
@@ -106,22 +106,49 @@ def persisted_futures(blocks, client=None):
     return client, [Future(k, client) for k in keys]
 
 
+def place(client, futures, groups, workers=None) -> list[tuple[str, list[int]]]:
+    """The one placement policy: (worker, block indices) for each of ``groups`` (lists of block
+    indices into ``futures``), in their order.  A group goes to the worker holding most of its
+    blocks, the least loaded one (in blocks placed) among equals, so that a group held nowhere
+    (its blocks being recomputed after a lost worker) goes where the least work is.  With
+    ``workers`` given (as many as the groups, or more), each group has a worker of its own: the
+    (group, worker) pairs holding the most blocks are matched first."""
+    listed = [futures[i] for g in groups for i in g]
+    who_has = client.who_has(listed)
+
+    def held(idx) -> dict:
+        count: dict[str, int] = {}
+        for i in idx:
+            for w in who_has.get(futures[i].key, ()):
+                count[w] = count.get(w, 0) + 1
+        return count
+
+    if workers is not None:
+        counts = [held(idx) for idx in groups]
+        worker_of: dict[int, str] = {}
+        for _, g, w in sorted((-counts[g].get(w, 0), g, w) for g in range(len(groups)) for w in workers):
+            if g not in worker_of and w not in worker_of.values():
+                worker_of[g] = w
+        return [(worker_of[g], idx) for g, idx in enumerate(groups)]
+    workers = _workers(client, who_has, listed)
+    load = dict.fromkeys(workers, 0)
+    placed = []
+    for idx in groups:
+        count = held(idx)
+        worker = max(workers, key=lambda w: (count.get(w, 0), -load[w]))
+        load[worker] += len(idx)
+        placed.append((worker, idx))
+    return placed
+
+
 def place_blocks(client, futures) -> list[tuple[str, list[int]]]:
-    """(worker, block indices) pairs: each block with a worker holding it (the least loaded of its
-    holders), a block held nowhere (being recomputed) with the least loaded worker; ordered by
-    each worker's first block, so that results added in this order are added in a fixed order."""
-    who_has = client.who_has(futures)
-    groups: dict[str, list[int]] = {w: [] for w in _workers(client, who_has, futures)}
-    homeless = []
-    for i, future in enumerate(futures):
-        holders = [w for w in who_has.get(future.key, ()) if w in groups]
-        if holders:
-            groups[min(holders, key=lambda w: len(groups[w]))].append(i)
-        else:
-            homeless.append(i)
-    for i in homeless:
-        groups[min(groups, key=lambda w: len(groups[w]))].append(i)
-    return sorted(((w, idx) for w, idx in groups.items() if idx), key=lambda g: g[1][0])
+    """Each block placed on its own (:func:`place`), the blocks of each worker gathered: (worker,
+    block indices) pairs ordered by each worker's first block, so that results added in this order
+    are added in a fixed order."""
+    by_worker: dict[str, list[int]] = {}
+    for worker, (i,) in place(client, futures, [[i] for i in range(len(futures))]):
+        by_worker.setdefault(worker, []).append(i)
+    return sorted(by_worker.items(), key=lambda g: g[1][0])
 
 
 def _workers(client, who_has, futures) -> list[str]:
@@ -155,27 +182,6 @@ def contiguous_groups(n_blocks: int, n_groups: int) -> list[list[int]]:
     for i in range(n_blocks):
         groups[i * n_groups // n_blocks].append(i)
     return groups
-
-
-def place_groups(client, futures, groups) -> list[tuple[str, list[int]]]:
-    """(worker, block indices) for each of the fixed ``groups``, in their order: the worker holding
-    most of the group's blocks (the least loaded one when none holds any, e.g. while they are
-    recomputed after a worker was lost)."""
-    listed = [futures[i] for g in groups for i in g]
-    who_has = client.who_has(listed)
-    workers = _workers(client, who_has, listed)
-    load = dict.fromkeys(workers, 0)
-    placed = []
-    for idx in groups:
-        held = dict.fromkeys(workers, 0)
-        for i in idx:
-            for w in who_has.get(futures[i].key, ()):
-                if w in held:
-                    held[w] += 1
-        worker = max(workers, key=lambda w: (held[w], -load[w]))
-        load[worker] += len(idx)
-        placed.append((worker, idx))
-    return placed
 
 
 def initial_groups(client, blocks) -> list[tuple[str | None, list[int]]]:

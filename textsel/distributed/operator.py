@@ -7,7 +7,7 @@ import asyncio
 
 import numpy as np
 
-from ._blocks import place_groups
+from ._blocks import place
 from ._faults import restarting, result_within
 from ._worker import block_matvec
 
@@ -30,7 +30,7 @@ class BlockOperator:
         self._workers = []  # the workers the last product placed its tasks on
 
     def _placement(self) -> list[tuple[str, list[int]]]:
-        return place_groups(self.client, self.A.futures, self.A.groups)
+        return place(self.client, self.A.futures, self.A.groups)
 
     def _run(self, product, *args):
         """Run ``product``, again after a lost worker (``_faults``' one policy; a task's own error

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._checks import check_lsqr_options
 from .._rows import check_weighted, merge_summaries, resolve
-from ._blocks import as_label_array, label_blocks, place_groups
+from ._blocks import as_label_array, label_blocks, place
 from ._faults import releasing, restarting, result_within
 from ._rows_worker import group_sums, label_summary, positive
 from ._worker import kept
@@ -125,7 +125,7 @@ class BlockRows:
         """Place the pieces (again, after a lost worker took some of those scattered from here, on
         the workers holding the blocks now, the blocks the cluster dropped computed again first)."""
         self.A.mend()
-        self._placed["placement"] = place_groups(self.client, self.A.futures, self.A.groups)
+        self._placed["placement"] = place(self.client, self.A.futures, self.A.groups)
         self._placed["y"] = self._place(self._y_pieces)
         self._placed["s"] = self._place(self._s_pieces)
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
-from ._blocks import contiguous_groups
+from ._blocks import contiguous_groups, place
 from ._faults import restarting, result_within, scatter_within, workers_now
 from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group, unpack_part
 
@@ -169,18 +169,9 @@ class ClusterRowOperator:
         present = sorted(self.client.nthreads())
         if not present:
             raise CancelledError("lsqr: no worker is running")  # the solve starts once one is
-        who_has = self.client.who_has(futures)
         runs = contiguous_groups(len(futures), len(present))
-        held = {
-            (run, w): sum(w in who_has.get(futures[i].key, ()) for i in blocks)
-            for run, blocks in enumerate(runs)
-            for w in present
-        }
-        worker_of = {}
-        for run, w in sorted(held, key=lambda pair: (-held[pair], pair)):
-            if run not in worker_of and w not in worker_of.values():
-                worker_of[run] = w
-        owners = [worker_of[run] for run, blocks in enumerate(runs) for _ in blocks]
+        owners = [w for w, blocks in place(self.client, futures, runs, workers=present) for _ in blocks]
+        who_has = self.client.who_has(futures)
         fetch = [owner not in who_has.get(f.key, ()) for owner, f in zip(owners, futures, strict=True)]
         return owners, fetch
 
