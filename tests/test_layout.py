@@ -32,6 +32,17 @@ def test_the_only_way_from_the_library_into_the_dask_layer_is_the_seam():
     assert {a for a, _ in into_dask} <= {"textsel._dispatch"}
 
 
+def test_only_the_seam_tells_memory_from_a_cluster():
+    """One decision point: no module but ``textsel/_dispatch.py`` asks whether a matrix is
+    distributed; the public modules carry its decorator instead."""
+    asking = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "textsel").rglob("*.py")
+        if "is_distributed(" in path.read_text(encoding="utf-8") and path.name != "_dispatch.py"
+    ]
+    assert asking == []
+
+
 def test_no_application_imports_a_private_name_of_the_library():
     """The command line, the study and the reproductions use only the library's public names (the
     applications' shared writer, textsel._lab, is theirs)."""

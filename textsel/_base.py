@@ -18,7 +18,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import check_positive_int, check_sparse_structure, plain
-from ._dispatch import distributed_method, is_distributed
+from ._dispatch import dispatched
 from ._errors import warn
 
 __all__ = [
@@ -36,7 +36,7 @@ class CheckedSelectorMixin:
     malformed sparse ``X`` (see :func:`textsel._checks.check_sparse_structure`) before
     scikit-learn slices it."""
 
-    @distributed_method("map_row_blocks")
+    @dispatched("map_row_blocks", x_at=1)
     def transform(self, X):
         """Keep the selected columns of ``X`` (scikit-learn's ``SelectorMixin.transform``); a Dask
         array of CSR row blocks gives a lazy Dask array of the selected columns' blocks."""
@@ -50,7 +50,7 @@ class CheckedSelectorMixin:
 class LinearScoresMixin:
     """``decision_function`` for estimators with ``coef_`` (n_problems x n_features) and ``intercept_``."""
 
-    @distributed_method("map_row_blocks")
+    @dispatched("map_row_blocks", x_at=1)
     def decision_function(self, X):
         """Signed distances: (n_samples,) for a single problem, else (n_samples, n_problems);
         for a Dask array of CSR row blocks, a lazy Dask array computed block by block."""
@@ -114,20 +114,14 @@ def _all_or_nothing(fit):
     return wrapper
 
 
+@dispatched("input_as_is", x_at=1)
 def fit_input(est, X, y, **validate):
     """``X`` and ``y`` as a ``fit`` reads them: in memory, checked by scikit-learn's
     ``validate_data`` (with ``validate``) after textsel's own check of a sparse matrix's structure;
     a Dask array of row blocks (or a :class:`textsel.distributed.BlockMatrix`) as it is, its width
-    recorded as ``validate_data`` records it, for the calls that accept it to read on the cluster."""
-    if not is_distributed(X):
-        return validate_data(est, check_sparse_structure(X), y, **validate)
-    width = X.shape[1]
-    if not isinstance(width, (int, np.integer)):
-        raise ValueError("X has an unknown number of columns; give the Dask array its shape")
-    est.n_features_in_ = int(width)
-    if hasattr(est, "feature_names_in_"):
-        del est.feature_names_in_
-    return X, y
+    recorded as ``validate_data`` records it, for the calls that accept it to read on the cluster
+    (``textsel.distributed.handlers.input_as_is``)."""
+    return validate_data(est, check_sparse_structure(X), y, **validate)
 
 
 def fit_statistics(est, stats) -> None:

@@ -1,8 +1,9 @@
 """The one seam between the in-memory API and textsel.distributed.
 
-Public entry points that accept a document-term matrix check here whether it is a Dask array (or a
-:class:`textsel.distributed.BlockMatrix`) and, if so, hand the call to the matching function of
-``textsel.distributed.handlers``.  Nothing here imports Dask: a matrix is recognised by the
+Public entry points that accept a document-term matrix are decorated here (:func:`dispatched`):
+where the matrix is a Dask array (or a :class:`textsel.distributed.BlockMatrix`) the call goes to
+the matching function of ``textsel.distributed.handlers``, else to the in-memory code.  No other
+module asks which one it has.  Nothing here imports Dask: a matrix is recognised by the
 module its type comes from, so ``import textsel`` stays free of it.
 """
 
@@ -25,16 +26,18 @@ def handler(name: str):
     return getattr(importlib.import_module("textsel.distributed.handlers"), name)
 
 
-def distributed_method(name: str):
-    """Decorate a method ``f(self, X, ...)``: a distributed ``X`` goes to ``handlers.<name>(self,
-    f, X, ...)``, which receives the in-memory method to reuse on each block."""
+def dispatched(name: str, x_at: int = 0):
+    """Decorate a function (or method) whose argument ``x_at`` is the matrix: where it is
+    distributed, the call goes to ``handlers.<name>(f, *args, **kwargs)``, which receives the
+    in-memory function to reuse, else to ``f`` itself.  The one place textsel decides between
+    memory and a cluster."""
 
-    def wrap(method):
-        @functools.wraps(method)
-        def dispatch(self, X, *args, **kwargs):
-            if is_distributed(X):
-                return handler(name)(self, method, X, *args, **kwargs)
-            return method(self, X, *args, **kwargs)
+    def wrap(function):
+        @functools.wraps(function)
+        def dispatch(*args, **kwargs):
+            if is_distributed(args[x_at] if len(args) > x_at else kwargs["X"]):
+                return handler(name)(function, *args, **kwargs)
+            return function(*args, **kwargs)
 
         return dispatch
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._checks import as_csr, check_lsqr_options
-from ._dispatch import handler, is_distributed
+from ._dispatch import dispatched
 from ._ext.ccore import Interrupt, lsqr_rowop
 from ._parallel import effective_n_jobs
 from ._row_groups import RowGroups
@@ -100,24 +100,26 @@ def lsqr(
     -----
     scipy's lsqr also returns ``var`` (only meaningful with ``calc_var``); it is not computed here.
     """
-    if is_distributed(X):
-        # the cluster's solver checks the arguments once it knows the number of rows (a Dask
-        # array's row chunks may be unknown until its blocks are persisted)
-        def inputs(m):
-            return prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
 
-        x, report = handler("lsqr")(X, inputs, bool(fit_intercept))
-        return result(x, report, np.ndim(b))
+    def inputs(m):  # checked once the number of rows is known (a Dask array's may be unknown)
+        return prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
+
+    x, report = _solve(X, inputs, bool(fit_intercept), n_jobs)
+    return result(x, report, np.ndim(b))
+
+
+@dispatched("lsqr")
+def _solve(X, inputs, fit_intercept: bool, n_jobs):
+    """The solver's ``(x, report)`` for ``X`` in memory, ``inputs(m)`` the checked arguments."""
     X = as_csr(X, "X", check_structure=False, float64=True)  # each row group checks its rows, once
     m, n = X.shape
-    B, damps, weights, tolerances, limit = prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim)
+    B, damps, weights, tolerances, limit = inputs(m)
     interrupt = Interrupt()  # Ctrl-C stops every thread's groups within one iteration
     K = B.shape[1]
-    groups = RowGroups(X, B, weights, bool(fit_intercept), effective_n_jobs(n_jobs), interrupt)
+    groups = RowGroups(X, B, weights, fit_intercept, effective_n_jobs(n_jobs), interrupt)
     del B, weights  # the groups keep them laid out column by column, a copy where K > 1
     operator = groups.operator()  # on one thread, the groups as one operator in C
-    x, report = lsqr_rowop(operator, m, n, bool(fit_intercept), K, damps, *tolerances, limit, interrupt)
-    return result(x, report, np.ndim(b))
+    return lsqr_rowop(operator, m, n, fit_intercept, K, damps, *tolerances, limit, interrupt)
 
 
 def prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim):

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from . import least_squares
 from ._base import Estimator, LinearScoresMixin, fit_input
 from ._checks import check_positive_int, check_real, plain
-from ._dispatch import distributed_method, handler, is_distributed
+from ._dispatch import dispatched
 from ._errors import warn
 from ._products import row_norms as _row_norms
 from ._rows import DocumentRows, delta_from_counts, out_of_fold_scores
@@ -109,13 +109,12 @@ def scut_thresholds(scores: np.ndarray, positive: np.ndarray, fbr: float = 0.3) 
     return thresholds
 
 
+@dispatched("document_rows", x_at=1)
 def _document_rows(est, X, y, sample_weight):
     """The documents' side of ``est``'s fit on ``X`` (checked by :func:`textsel._base.fit_input`):
     :class:`textsel._rows.DocumentRows` in memory, or its cluster counterpart for a Dask array,
     built on the workers (``textsel.distributed.rows.BlockRows``, over the checked blocks)."""
     owner = type(est).__name__
-    if is_distributed(X):
-        return handler("document_rows")(X, y, sample_weight, est.class_weight, owner)
     return DocumentRows(y, sample_weight, est.class_weight, owner, lambda: _row_norms(X, est.n_jobs),
                         least_squares.lsqr, X)  # fmt: skip
 
@@ -208,7 +207,7 @@ class _LSQRLinearClassifier(LinearScoresMixin, ClassifierMixin, Estimator):
         self.damp_ = damp
         return coef, intercept, result.itn
 
-    @distributed_method("map_row_blocks")
+    @dispatched("map_row_blocks", x_at=1)
     def predict(self, X):
         """Class labels; for multi-label ``y``, a 0/1 indicator matrix (lazily, block by block,
         for a Dask array).

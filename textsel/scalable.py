@@ -11,7 +11,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import CheckedSelectorMixin, Estimator, fit_input, fit_statistics, terms_to_keep
 from ._checks import check_positive_int, check_real, plain
-from ._dispatch import is_distributed
 from .selection import top_k
 from .termstats import TermStats, term_stats
 
@@ -140,9 +139,7 @@ class ScalableTermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         """
         X, y = fit_input(self, X, y, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
                          multi_output=True)  # fmt: skip
-        # on a cluster the workers are the parallelism: each block is counted on one thread
-        threads = None if is_distributed(X) else self.n_jobs
-        return self._fit_stats(term_stats(X, y, n_jobs=threads))
+        return self._fit_stats(term_stats(X, y, n_jobs=self.n_jobs))
 
     def fit_stats(self, stats: TermStats):
         """Search lam on statistics counted elsewhere (:func:`textsel.term_stats`,

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import CheckedSelectorMixin, Estimator, fit_input, fit_statistics, terms_to_keep
 from ._checks import check_sparse_structure, plain
-from ._dispatch import is_distributed
+from ._dispatch import dispatched
 from ._labels import label_list, unique_labels
 from ._ranking import (
     _positive_row,
@@ -199,9 +199,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         with warnings.catch_warnings():  # k is checked here early; its warning comes once, below
             warnings.simplefilter("ignore", UserWarning)
             self._n_selected(X.shape[1])
-        # on a cluster the workers are the parallelism: each block is counted on one thread
-        threads = None if is_distributed(X) else self.n_jobs
-        return self._choose(term_stats(X, y, n_jobs=threads))
+        return self._choose(term_stats(X, y, n_jobs=self.n_jobs))
 
     def fit_stats(self, stats: TermStats):
         """Choose the terms from statistics counted elsewhere: by :func:`textsel.term_stats` on
@@ -222,6 +220,7 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
         fit_statistics(self, stats)
         return self._choose(stats)
 
+    @dispatched("refuse_partial_fit", x_at=1)
     def partial_fit(self, X, y, classes=None):
         """Add one chunk of documents and choose the terms again from every chunk seen so far.
 
@@ -246,11 +245,6 @@ class TermSelector(CheckedSelectorMixin, SelectorMixin, Estimator):
 
         A call that raises leaves the selector as it was, so a chunk is never counted twice.
         """
-        if is_distributed(X):
-            raise TypeError(
-                "partial_fit takes in-memory chunks; a Dask array is counted on its cluster by fit(X, y), "
-                "which gives the same selection as partial_fit over its blocks"
-            )
         self._check_params()
         first = not hasattr(self, "stats_")
         X, y = validate_data(self, check_sparse_structure(X), y, accept_sparse=("csr", "csc", "coo"),

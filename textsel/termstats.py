@@ -6,12 +6,13 @@ the table it returns and the block counting it runs live in ``textsel._stats``.
 
 from __future__ import annotations
 
-from ._dispatch import handler, is_distributed
+from ._dispatch import dispatched
 from ._stats import BlockValueError, TermStats, count_blocks
 
 __all__ = ["BlockValueError", "TermStats", "count_blocks", "term_stats"]
 
 
+@dispatched("term_stats")
 def term_stats(X, y, *, classes=None, n_jobs=None) -> TermStats:
     """Count, for every term, the documents containing it overall and per class.
 
@@ -43,7 +44,8 @@ def term_stats(X, y, *, classes=None, n_jobs=None) -> TermStats:
         The number of threads for the class pass.  ``None`` or ``-1`` means every core this process may
         use, within the limits of threadpoolctl's ``threadpool_limits`` and ``OMP_NUM_THREADS`` (as for
         scikit-learn's OpenMP estimators, not joblib's ``None`` = 1; see "Threads: n_jobs" in the scaling
-        page). The result does not depend on it.
+        page). The result does not depend on it.  On a Dask array it has no say: each block is
+        counted on one thread of the worker holding it, the workers being the parallelism.
 
     Returns
     -------
@@ -60,6 +62,4 @@ def term_stats(X, y, *, classes=None, n_jobs=None) -> TermStats:
     >>> s.df
     array([2, 1, 2])
     """
-    if is_distributed(X):
-        return handler("term_stats")(X, y, classes=classes, n_jobs=n_jobs)
     return count_blocks([X], y, classes=classes, n_jobs=n_jobs)
