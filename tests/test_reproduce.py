@@ -49,7 +49,8 @@ def test_the_page_holds_the_command_the_table_and_its_figures(forman_report):
     report, out = forman_report
     page = (out / "forman.md").read_text()
     assert "textsel reproduce forman --data-home DATA --quick" in page
-    assert page.count('\n| Sec. "Empirical Results", Fig. 4 |') == 7 and "## Macro-F1 against k" in page
+    assert page.count(' | Sec. "Empirical Results", Fig. 4 |') == 7 and "## Macro-F1 against k" in page
+    assert page.count(".**  The paper: ") == len(report.rows)  # a note under the table for each row
     for name, _ in report.figures:
         assert (out / "forman" / name).is_file() and f"(forman/{name})" in page
     held = sum(row.word == "reproduces" for row in report.rows)
@@ -1414,15 +1415,13 @@ def test_seed_moves_names_the_rows_another_seed_moves(tmp_path):
 
     def page(seed, verdicts):
         table = "\n".join(
-            f'| Sec. {i} | "claim {i}"; reading: r | m | o | i | {v}: why | {seed + i}0% at 0 |'
+            f"| [{i}](#x-{i}) | Sec. {i} | o | i | {v}: why | {seed + i}0% at 0 |"
             for i, v in enumerate(verdicts)
         )  # the power column after the verdict moves with the seed too: only the verdict counts
         command = "textsel reproduce x --data-home DATA" + (f" --seed {seed}" if seed else "")
-        head = (
-            "| where | the paper | measured as | textsel | interval | verdict | power |\n"
-            "|---|---|---|---|---|---|---|"
-        )
-        return f"# T\n\n```\n{command}\n```\n\n{head}\n{table}\n\n## Figures\n"
+        head = "| # | where | textsel | interval | verdict | power |\n|---|---|---|---|---|---|"
+        notes = "\n\n".join(f"**{i}. Sec. {i}.** The paper: claim {i}." for i in range(len(verdicts)))
+        return f"# T\n\n```\n{command}\n```\n\n{head}\n{table}\n\n## The rows\n\n{notes}\n\n## Figures\n"
 
     first, other = tmp_path / "p.md", tmp_path / "q.md"
     first.write_text(page(0, ["reproduces", "within noise", "differs"]))
@@ -1431,9 +1430,38 @@ def test_seed_moves_names_the_rows_another_seed_moves(tmp_path):
     text = first.read_text()
     assert (
         "Of 3 rows, 2 keep their verdict; these move:" in text
-        and "reproduces at seed 0, within noise there" in text
+        and "- row 0 (Sec. 0): reproduces at seed 0, within noise there" in text
     )
-    assert text.index("## At another seed") < text.index("## Figures")
+    assert text.index("## The rows") < text.index("## At another seed") < text.index("## Figures")
     other.write_text(page(1, ["differs", "within noise", "differs"]))
     assert seed_moves.main([first, other]) == 1  # reproduces -> differs: flagged
     assert first.read_text().count("## At another seed") == 1
+
+
+def test_a_page_cell_holds_numbers_and_its_note_says_the_rest():
+    """A judged row's cells hold its numbers and interval; the paper's words, the measure, how
+    the interval is made and why the verdict is what it is go to the row's note under the table;
+    a row too few to judge says so once, with its count; a row judged in part names the cell it
+    did not judge."""
+    from textsel.reproduce.claims import ZHUANG
+    from textsel.reproduce.intervals import Interval, simultaneous
+    from textsel.reproduce.verdicts import too_few
+
+    report = Report(key="zhuang", title="t", citation="c", corpus="x", claims=ZHUANG, designs=False)
+    fine = ("all", Interval(0.1, 0.05, 0.15, "9 categories", how="95% t-interval"), ("reproduces", "above 0"))
+    with simultaneous(2):
+        report.judge("extreme", "the measure", "+0.1", [fine, too_few("the extreme band", 3, "categories")])
+    report.judge("balanced", "the measure", "+0.2", [too_few("all", 3, "categories")])
+    report.seconds = 1.0
+    page = report.markdown()
+    table = [line for line in page.splitlines() if line.startswith("| [")]
+    assert table[0] == (
+        "| [1](#zhuang-1) | " + ZHUANG["extreme"][0] + " | +0.1 | all: 0.1 [0.05, 0.15]; the extreme band: "
+        "not judged | too few to judge (3 categories, fewer than the 5 a verdict needs) | - |"
+    )
+    assert table[1].endswith("| - | too few to judge (3 categories, fewer than the 5 a verdict needs) | - |")
+    note = page[page.index('<a id="zhuang-1">') :].split("\n\n")[0]
+    assert ZHUANG["extreme"][1] in note and "*Measured as:* the measure" in note
+    said = "*Interval:* 95% t-interval over 9 categories.  *Verdict:* too few to judge: the extreme band: 3"
+    assert said in note
+    assert page.count("fewer than the 5 a verdict needs") == 4  # each row's verdict cell and its note

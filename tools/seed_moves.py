@@ -20,16 +20,16 @@ OUTER = {"reproduces", "differs"}
 
 
 def rows(page: str) -> dict:
-    """{(where, claim): verdict word} of the page's table of claims."""
+    """{(number, where) or (where, claim): verdict word} of the page's table of claims."""
     out, column = {}, None
     for line in page.splitlines():
-        if line.startswith("| where | the paper |"):
+        if line.startswith(("| # | where |", "| where | the paper |")):
             column = [c.strip() for c in line.strip("|").split(" | ")].index("verdict")
         elif column is not None and not line.startswith("|"):
             break  # the table of claims ends at its first line that is not a row
         elif column is not None and not line.startswith("|---"):
             cells = line.strip("|").split(" | ")
-            out[(cells[0].strip(), cells[1].strip())] = cells[column].split(":")[0].strip()
+            out[(cells[0].strip(), cells[1].strip())] = cells[column].split(":")[0].split(" (")[0].strip()
     return out
 
 
@@ -54,9 +54,7 @@ def section(page: str, other: str) -> tuple[str, list]:
         ),
     ]
     if moved:
-        lines += [""] + [
-            f"- {where}, {_short(claim)}: {a} at seed 0, {b} there" for (where, claim), a, b in moved
-        ]
+        lines += [""] + [f"- {_named(key)}: {a} at seed 0, {b} there" for key, a, b in moved]
     lines += [
         "",
         "No row moves between *reproduces* and *differs*."
@@ -64,6 +62,14 @@ def section(page: str, other: str) -> tuple[str, list]:
         else f"{len(crossed)} row(s) move between *reproduces* and *differs*: their verdict rests on noise.",
     ]
     return "\n".join(lines), crossed
+
+
+def _named(key) -> str:
+    """A row as the section names it: "row 3 (Sec. 4.1)" on a numbered table, else its place and
+    the claim's first words."""
+    first, second = key
+    number = re.fullmatch(r"\[(\d+)\]\(#[^)]*\)", first)
+    return f"row {number.group(1)} ({second})" if number else f"{first}, {_short(second)}"
 
 
 def _short(claim: str, words=12) -> str:
@@ -81,8 +87,9 @@ def main(argv=None) -> int:
         start = page.index(HEADING)
         end = page.find("\n## ", start + len(HEADING))
         page = page[:start] + text + ("\n\n" + page[end + 1 :] if end != -1 else "\n")
-    else:  # after the table of claims, before the page's first section
-        at = page.find("\n## ")
+    else:  # after the table of claims and its rows' notes, before the page's first other section
+        rows_at = page.find("\n## The rows")
+        at = page.find("\n## ", rows_at + 1 if rows_at != -1 else 0)
         page = (
             page[:at] + "\n\n" + text + "\n" + page[at:]
             if at != -1

@@ -48,6 +48,12 @@ class Row:
     #: how often the row's design finds the claim (:mod:`textsel.reproduce.power`), where judged
     design: str = ""
     power: float | None = None
+    #: the page's cells of a judged row: its intervals' numbers, and its verdict's word (with how
+    #: often its design finds the claim, where under one half); the rest goes to its note
+    numbers: str = ""
+    said: str = ""
+    #: how the row's intervals are made and over what (its note says it)
+    method: str = ""
 
     @property
     def word(self) -> str:
@@ -102,7 +108,7 @@ class Report:
             raise RuntimeError(f"the row {key!r} judges {len(cells)} cells: make their intervals and judge "
                                f"it inside intervals.simultaneous({len(cells)})")  # fmt: skip
         word, reason = judged = combine(cells)
-        power, design = (None, "")
+        power, design, more = (None, "", "")
         if self.designs and not timed and word not in (TOO_FEW, NOT_TESTED):
             size, unit = SIZES.get(self.key, {}).get(key, (None, ""))
             more, design, power = judged_design(judged.tests, word, size, unit)
@@ -110,16 +116,26 @@ class Report:
         shown = [
             (label, interval) for label, interval, judged in cells if judged[0] not in (TOO_FEW, NOT_TESTED)
         ]
-        text = "; ".join(f"{label}: {interval}" for label, interval in shown)
+        numbers = "; ".join(f"{label}: {interval}" for label, interval in shown)
+        method = ""
         if shown:
             hows = dict.fromkeys(interval.how or f"{LEVEL:.0%} bootstrap" for _, interval in shown)
-            text += f" ({', '.join(hows)} over {_units([interval.over for _, interval in shown])})"
+            method = f"{', '.join(hows)} over {_units([interval.over for _, interval in shown])}"
+        left = [(label, w, why) for label, _, (w, why) in cells if w in (TOO_FEW, NOT_TESTED)]
         unjudged = grouped((label, f"{'not judged' if w == TOO_FEW else 'not tested'} ({why})")
-                           for label, _, (w, why) in cells if w in (TOO_FEW, NOT_TESTED))  # fmt: skip
-        text = "; ".join([text] * bool(shown) + [unjudged] * bool(unjudged))
+                           for label, w, why in left)  # fmt: skip
+        text = "; ".join([f"{numbers} ({method})"] * bool(shown) + [unjudged] * bool(unjudged))
+        if shown and left:  # the cell names what was not judged; its note says why
+            numbers += "; " + grouped((label, "not judged" if w == TOO_FEW else "not tested")
+                                      for label, w, _ in left)  # fmt: skip
+        said = word + (f": {more[2:]}" if more else "")
+        if word in (TOO_FEW, NOT_TESTED):  # the verdict says why once, with the count
+            said = f"{word} ({'; '.join(dict.fromkeys(why for *_, why in left))})"
+        numbers = numbers or "-"
         self.rows.append(
-            Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed, design, power)
-        )
+            Row(*self.claims[key], measure, ours, f"{word}: {reason}", text, timed, design, power, numbers,
+                said, method or "none judged")
+        )  # fmt: skip
 
     def figure_folder(self, out, figures=True) -> Path | None:
         """Where to draw the figures: ``<out>/<key>/`` (``out`` is the run's private staging
@@ -199,13 +215,13 @@ class Report:
                 )
                 + ".",
                 "",
-                "| where | the paper | measured as | textsel | interval | verdict | power |",
-                "|---|---|---|---|---|---|---|",
+                "| # | where | textsel | interval | verdict | power |",
+                "|---|---|---|---|---|---|",
             ]
             lines += [
-                f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.interval or '-'} | {r.verdict} "
-                f"| {r.design or '-'} |"
-                for r in self.rows
+                f"| [{k}](#{self.key}-{k}) | {r.where} | {r.ours} | {r.numbers or r.interval or '-'} "
+                f"| {r.said or r.verdict} | {r.design or '-'} |"
+                for k, r in enumerate(self.rows, 1)
             ]
         else:
             lines += [
@@ -217,7 +233,9 @@ class Report:
             ]
             lines += [f"| {r.where} | {r.claim} | {r.measure} | {r.ours} | {r.verdict} |" for r in self.rows]
         if judged:
-            lines += ["", POWER_NOTE]
+            lines += ["", POWER_NOTE, "", "## The rows", ""]
+            lines += [self._note(k, r) + "\n" for k, r in enumerate(self.rows, 1)]
+            lines[-1] = lines[-1].rstrip("\n")
         for heading, text in self.sections:
             lines += ["", f"## {heading}", "", text.strip()]
         if self.figures:
@@ -225,6 +243,14 @@ class Report:
             for name, caption in self.figures:
                 lines += ["", f"![{caption}]({self.key}/{name})", "", f"*{caption}*"]
         return "\n".join(lines) + "\n"
+
+    def _note(self, k: int, r: Row) -> str:
+        """Row k said in full, under the table: the paper's words, the measure, how the interval
+        is made, the verdict with its reason."""
+        return (
+            f'<a id="{self.key}-{k}"></a>**{k}. {r.where}.**  The paper: {r.claim}.  *Measured as:* '
+            f"{r.measure}.  *Interval:* {r.method or r.interval or 'none'}.  *Verdict:* {r.verdict}."
+        )
 
     def write(self, folder) -> Path:
         """Write ``<folder>/<key>.md`` (the figures go to ``<folder>/<key>/``)."""
