@@ -68,8 +68,7 @@ def _named(key) -> str:
     """A row as the section names it: "row 3 (Sec. 4.1)" on a numbered table, else its place and
     the claim's first words."""
     first, second = key
-    number = re.fullmatch(r"\[(\d+)\]\(#[^)]*\)", first)
-    return f"row {number.group(1)} ({second})" if number else f"{first}, {_short(second)}"
+    return f"row {first} ({second})" if first.isdigit() else f"{first}, {_short(second)}"
 
 
 def _short(claim: str, words=12) -> str:

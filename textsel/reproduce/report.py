@@ -219,7 +219,7 @@ class Report:
                 "|---|---|---|---|---|---|",
             ]
             lines += [
-                f"| [{k}](#{self.key}-{k}) | {r.where} | {r.ours} | {r.numbers or r.interval or '-'} "
+                f"| {k} | {r.where} | {r.ours} | {r.numbers or r.interval or '-'} "
                 f"| {r.said or r.verdict} | {r.design or '-'} |"
                 for k, r in enumerate(self.rows, 1)
             ]
@@ -248,7 +248,7 @@ class Report:
         """Row k said in full, under the table: the paper's words, the measure, how the interval
         is made, the verdict with its reason."""
         return (
-            f'<a id="{self.key}-{k}"></a>**{k}. {r.where}.**  The paper: {r.claim}.  *Measured as:* '
+            f"**{k}. {r.where}.**  The paper: {r.claim}.  *Measured as:* "
             f"{r.measure}.  *Interval:* {r.method or r.interval or 'none'}.  *Verdict:* {r.verdict}."
         )
 
