@@ -1416,8 +1416,7 @@ def test_seed_moves_names_the_rows_another_seed_moves(tmp_path):
 
     def page(seed, verdicts):
         table = "\n".join(
-            f"| {i} | Sec. {i} | o | i | {v}: why | {seed + i}0% at 0 |"
-            for i, v in enumerate(verdicts)
+            f"| {i} | Sec. {i} | o | i | {v}: why | {seed + i}0% at 0 |" for i, v in enumerate(verdicts)
         )  # the power column after the verdict moves with the seed too: only the verdict counts
         command = "textsel reproduce x --data-home DATA" + (f" --seed {seed}" if seed else "")
         head = "| # | where | textsel | interval | verdict | power |\n|---|---|---|---|---|---|"
