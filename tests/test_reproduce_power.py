@@ -233,3 +233,54 @@ def test_a_point_interval_does_not_hide_the_detectable_size_of_the_others():
     _, text = design([point, other, wider])
     k = detectable([point, other, wider])
     assert text.startswith(f"no size given; 50% at {k:.1f} SE each ({k * 0.01:.2g} to {k * 0.02:.2g})"), text
+
+
+def test_a_family_of_medians_holds_where_one_dataset_decides_the_means():
+    """Eight comparisons over ten datasets, each with one dataset far from the rest (Forman's
+    comparison rows have this shape): judged by the means' Student's t family, remade from its
+    own units with every mean at its margin, the row says "differs" far beyond its one tail; the
+    medians' sign-test family stays within 7%.  Each interval is the order statistics the
+    binomial gives: ten units hold a median between the 2nd and 9th at 97.9% (each alone) and
+    between the extremes at 99.8% (eight together, Bonferroni)."""
+    from textsel.reproduce.intervals import clustered_t_family, median_family
+    from textsel.reproduce.worlds import rates
+
+    rng = np.random.default_rng(3)
+    values = rng.normal(0, 0.002, size=(10, 8))
+    values[rng.integers(0, 10, size=8), np.arange(8)] += 0.03  # one far dataset per comparison
+    sides = [(1, 0.0)] * 8
+    labels = [str(j) for j in range(8)]
+    means = verdicts.cell(clustered_t_family(values, None, labels, "10 datasets"), sides)
+    medians = verdicts.cell(median_family(values, labels, "10 datasets"), sides)
+    false_means, _ = rates(means[2].tests, worlds=400)
+    false_medians, _ = rates(medians[2].tests, worlds=400)
+    assert false_means > 0.15 and false_medians <= 0.07, (false_means, false_medians)
+    ordered = np.sort(values, axis=0)
+    family = median_family(values, labels, "10 datasets")
+    for j, comparison in enumerate(family):
+        assert comparison.interval.estimate == np.median(values[:, j])
+        assert (comparison.interval.low, comparison.interval.high) == (ordered[1, j], ordered[8, j])
+        assert (comparison.simultaneous.low, comparison.simultaneous.high) == (ordered[0, j], ordered[9, j])
+    assert median_family(values[:4], labels, "4 datasets") is None
+
+
+def test_forman_judges_the_median_dataset_where_one_dataset_carries_the_means():
+    """Forman's comparisons over ten datasets of tasks: where one dataset lies far from the rest in
+    every comparison, the means' t family says "differs" in the worlds from its datasets beyond
+    the 7% a design may (and beyond the worlds' noise), so the row is judged on the median
+    dataset, says why, and its own worlds stay within 7%; datasets spread alike keep the means."""
+    from textsel.reproduce.forman_compare import differences
+    from textsel.reproduce.worlds import rates
+
+    rng = np.random.default_rng(11)
+    clusters = np.repeat(np.arange(10), 6)  # ten datasets of six tasks
+    base = rng.normal(0, 0.002, size=(10, 4))
+    skewed = base.copy()
+    skewed[4] += 0.05  # one dataset carries every comparison
+    for per_dataset, median in ((skewed, True), (base + 0.0005, False)):
+        columns = [per_dataset[clusters, j] + rng.normal(0, 1e-4, size=60) for j in range(4)]
+        label, interval, judged = differences(columns, list("abcd"), "60 tasks", clusters=list(clusters))
+        assert ("median dataset" in judged[1]) is median, judged[1]
+        assert ("sign-test" in interval.how) is median, interval.how
+        false, _ = rates(judged.tests, worlds=400)
+        assert false <= 0.07, (median, false)

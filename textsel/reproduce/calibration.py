@@ -124,7 +124,7 @@ def _units(rng, n, m):
 def _family(rng, how, n, m):
     """One cell's comparisons, every one's quantity exactly at its margin (0), made ``how``."""
     from .dasgupta_relative import draw_mean
-    from .intervals import RESAMPLES, Comparison, band, clustered_t_family, median_interval
+    from .intervals import RESAMPLES, band, clustered_t_family, median_family
 
     labels = [str(j) for j in range(m)]
     if how == "welch":  # two bands' means, the second band 45 categories (Zhuang's unbalanced)
@@ -139,9 +139,7 @@ def _family(rng, how, n, m):
     if how == "t":
         return clustered_t_family(_units(rng, n, m), None, labels, f"{n} units")
     if how == "median":  # the units' median, not their mean, at the margin
-        values = _units(rng, n, m) - _median()
-        intervals = [median_interval(values[:, j], f"{n} units") for j in range(m)]
-        return [Comparison(label, i, i) for label, i in zip(labels, intervals, strict=True)]
+        return median_family(_units(rng, n, m) - _median(), labels, f"{n} units")
     values = _units(rng, n, m)
     rows = rng.integers(0, n, size=(RESAMPLES, n)) + (np.arange(RESAMPLES) * n)[:, None]
     weights = np.bincount(rows.ravel(), minlength=RESAMPLES * n).reshape(RESAMPLES, n).astype(np.float64)

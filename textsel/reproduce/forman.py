@@ -76,7 +76,9 @@ def run(
         "dataset's tasks (its classes, one vs the rest) share its documents and move together, so the "
         "datasets, not the tasks, are the independent units: a mean difference is judged by Student's t "
         "over the datasets (a cluster-robust standard error), corrected for the row's number of "
-        "comparisons (Bonferroni); a statistic that is not a mean (a best over k) is bootstrapped over "
+        'comparisons (Bonferroni), or, where that design says "differs" in more than 7% of the worlds '
+        "remade from the datasets themselves (one dataset carrying the means), on the median dataset by "
+        "the sign test's interval; a statistic that is not a mean (a best over k) is bootstrapped over "
         f"the datasets, which needs {MIN_CLUSTERS_BOOTSTRAP}; with fewer than {MIN_UNITS} datasets (or "
         f'{MIN_CLUSTERS_BOOTSTRAP}) a row is too few to judge.  Forman states no margin for "best" or '
         '"outperformed" and gives "wide" and "substantially" no number, so a row judges the sign of each '

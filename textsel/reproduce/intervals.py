@@ -3,8 +3,8 @@
 An interval is made over the paper's unit: a percentile bootstrap over test documents or tasks
 (:func:`bootstrap`, :func:`family` with :func:`band`), Student's t over few units or over a few
 clusters of them (:func:`clustered_t_family`, :func:`t_interval`), or the sign test's interval of
-a median where one unit would decide a mean (:func:`median_interval`).  Each keeps its coverage,
-and a t-interval its units, so that :mod:`textsel.reproduce.power` and
+a median where one unit would decide a mean (:func:`median_family`, :func:`median_interval`).
+Each keeps its coverage, and its units, so that :mod:`textsel.reproduce.power` and
 :mod:`textsel.reproduce.worlds` can say how often its row's design finds the claim.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["BATCH", "LEVEL", "MIN_CLUSTERS_BOOTSTRAP", "MIN_UNITS", "RESAMPLES", "Comparison", "Interval",
            "Units", "band", "bootstrap", "cells_now", "clustered_t_family", "current_seed", "family", "level",
-           "median_interval", "seeded", "simultaneous", "t_interval"]  # fmt: skip
+           "median_family", "median_interval", "seeded", "simultaneous", "t_interval"]  # fmt: skip
 
 #: the fewest independent units (clusters) a row is judged on: with fewer, Student's t with
 #: fewer than 4 degrees of freedom gives intervals no claim could leave, and a verdict would
@@ -261,27 +261,58 @@ def t_interval(values, over: str) -> Interval | None:
 
 def median_interval(values, over: str) -> Interval | None:
     """The median of ``values`` (one per independent unit) with its distribution-free interval
-    at LEVEL: the order statistics the sign test puts around it, which keep their coverage
-    however skewed the units are (where one far unit decides a mean's t-interval, and a sample
-    that misses it looks certain); None under :data:`MIN_UNITS` units."""
+    at LEVEL (:func:`median_family` of one column); None under :data:`MIN_UNITS` units."""
+    comparisons = median_family(np.asarray(values, dtype=np.float64)[:, None], ["median"], over)
+    return None if comparisons is None else comparisons[0].interval
+
+
+def _sign_test_rank(n: int, tail: float) -> tuple[int, float]:
+    """The k whose order statistics [x_(k), x_(n-k+1)] of n units hold a median at 1 - 2 tail
+    (the largest k with P(B <= k - 1) <= tail, B ~ Binomial(n, 1/2); 1, the extremes, where even
+    they cannot), and the coverage they have."""
     from scipy.stats import binom
 
-    values = np.sort(np.asarray(values, dtype=np.float64))
-    n = len(values)
+    k = max(1, int(binom.ppf(tail, n, 0.5)))
+    while k > 1 and binom.cdf(k - 1, n, 0.5) > tail:
+        k -= 1
+    return k, float(1 - 2 * binom.cdf(k - 1, n, 0.5))
+
+
+def median_family(values, labels, over: str) -> list[Comparison] | None:
+    """Intervals for the medians of a family of per-unit columns ``values`` (independent units x
+    comparisons): each the order statistics the sign test puts around the median, which keep
+    their coverage however skewed the units are (where one far unit decides a mean's t-interval,
+    and a sample that misses it looks certain); each comparison's interval at LEVEL and its
+    simultaneous one for the whole family (Bonferroni: 1 - LEVEL shared among the comparisons;
+    on few units the extremes, whose coverage the text says).  None under :data:`MIN_UNITS`
+    units."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim == 1:
+        values = values[:, None]
+    n, m = values.shape
     if n < MIN_UNITS:
         return None
     if not np.all(np.isfinite(values)):
         raise ValueError("values must be finite numbers")
-    # the largest k with P(B <= k - 1) <= (1 - level) / 2, B ~ Binomial(n, 1/2): [x_(k), x_(n-k+1)]
-    k = max(1, int(binom.ppf((1 - level()) / 2, n, 0.5)))
-    while k > 1 and binom.cdf(k - 1, n, 0.5) > (1 - level()) / 2:
-        k -= 1
-    coverage = 1 - 2 * binom.cdf(k - 1, n, 0.5)
-    estimate = float(np.median(values))
-    kept = Units(values[:, None], None, ("median",), over, _CELLS.get(), method="median")
-    return Interval(estimate, float(values[k - 1]), float(values[n - k]), over,
-                    how=_over_cells(f"sign-test interval of the median ({coverage:.1%} exact)"),
-                    level=level(), units=kept)  # fmt: skip
+    ordered = np.sort(values, axis=0)
+    tail = (1 - level()) / 2
+    (k, coverage), (k_joint, joint) = _sign_test_rank(n, tail), _sign_test_rank(n, tail / m)
+    how = _over_cells(f"sign-test interval of the median ({coverage:.1%} exact)")
+    how_joint = (
+        f"simultaneous sign-test interval of the median ({joint:.1%} exact each, {m} comparisons, "
+        f"Bonferroni; {LEVEL:.0%} asked)"
+    )
+    kept = Units(values, None, tuple(labels), over, _CELLS.get(), method="median")
+
+    def interval(j, rank, text, held):
+        low, high = ordered[rank - 1, j], ordered[n - rank, j]
+        return Interval(float(np.median(values[:, j])), float(low), float(high), over, how=text, level=held,
+                        units=kept, column=j)  # fmt: skip
+
+    return [
+        Comparison(label, interval(j, k, how, level()), interval(j, k_joint, how_joint, 1 - 2 * tail / m))
+        for j, label in enumerate(labels)
+    ]
 
 
 def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES, clusters=None):
