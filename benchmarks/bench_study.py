@@ -93,7 +93,7 @@ def main():
     data = {}
     for name in args.datasets.split(","):
         b = load_arff(Path(args.data_home) / "forman-arff" / f"{name}.wc.arff.gz")
-        data[name] = b.X, b.y
+        data[name] = b.data, b.target
     label = f"{len(metrics)} metric(s), {len(KS)} k, {args.trials} trial(s) x 4 folds"
     totals = {"ref": [0.0, 0]} | {j: [0.0, 0] for j in jobs}
     for name, (X, y) in data.items():

@@ -4,7 +4,7 @@ given size, checked against the verdict functions themselves run on simulated un
 import numpy as np
 import pytest
 
-from textsel.reproduce import intervals, verdicts
+from textsel.reproduce import intervals, verdicts, worlds
 from textsel.reproduce import report as report_module
 from textsel.reproduce.intervals import Interval, t_interval
 from textsel.reproduce.power import chance, design, detectable, power
@@ -282,5 +282,20 @@ def test_forman_judges_the_median_dataset_where_one_dataset_carries_the_means():
         label, interval, judged = differences(columns, list("abcd"), "60 tasks", clusters=list(clusters))
         assert ("median dataset" in judged[1]) is median, judged[1]
         assert ("sign-test" in interval.how) is median, interval.how
+        assert interval.over.startswith("10 datasets" if median else "60 tasks"), interval.over
         false, _ = rates(judged.tests, worlds=400)
         assert false <= 0.07, (median, false)
+    with worlds.remade(False):  # a calibration's world judges on the means without worlds inside
+        columns = [skewed[clusters, j] for j in range(4)]
+        _, interval, judged = differences(columns, list("abcd"), "60 tasks", clusters=list(clusters))
+        assert "median" not in judged[1] and "t-interval" in interval.how
+
+
+def test_a_design_is_said_to_say_differs_too_often_only_beyond_the_worlds_noise(monkeypatch):
+    """``too_often`` names a share of null worlds only where its one-sided 95% Wilson bound lies
+    above 7%: at 1000 worlds 8.3% (bound 6.98%) is within noise, 8.4% (bound 7.07%) beyond it."""
+    for share, fires in ((0.083, False), (0.084, True), (0.5, True), (0.02, False)):
+        monkeypatch.setattr(worlds, "rates", lambda tests, worlds=1000, share=share: (share, None))
+        assert (worlds.too_often(["a test"], worlds=1000) is not None) is fires, share
+    monkeypatch.setattr(worlds, "rates", lambda tests, worlds=1000: (None, None))
+    assert worlds.too_often(["a test"]) is None

@@ -34,6 +34,7 @@ from .forman_compare import (
 )
 from .forman_tables import Tasks, paper_name
 from .forman_tolerance import goals, pairs, precision_tolerance, residual, tolerance
+from .worlds import remade
 
 __all__ = ["FIGURE_7", "HIGH_SKEW", "JUDGES", "judge"]
 
@@ -435,7 +436,9 @@ def judge(report, tasks: Tasks, cutoffs=None, negative=None, keys=None, cutoff_k
           negative_datasets=None):  # fmt: skip
     """Add the rows of ``keys`` (every claim by default) to ``report``, judged on ``tasks``;
     ``cutoffs`` were run at ``cutoff_k`` features; ``negative_datasets`` names the dataset of each
-    task of ``negative``."""
-    for key in keys or JUDGES:
-        JUDGES[key](report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k,
-                    negative_datasets=negative_datasets)  # fmt: skip
+    task of ``negative``.  A report that measures no designs (one of a calibration's many worlds)
+    judges every mean difference on the means (see :func:`~textsel.reproduce.worlds.remade`)."""
+    with remade(report.designs):
+        for key in keys or JUDGES:
+            JUDGES[key](report, tasks, cutoffs=cutoffs, negative=negative, cutoff_k=cutoff_k,
+                        negative_datasets=negative_datasets)  # fmt: skip

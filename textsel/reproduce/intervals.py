@@ -97,7 +97,7 @@ def seeded(run):
 
 @dataclass(frozen=True, eq=False)
 class Units:
-    """The per-unit values a family of t-intervals was made from (units x comparisons), their
+    """The per-unit values a family of intervals was made from (units x comparisons), their
     clusters (None: each unit its own) and the row's cells then, so that
     :mod:`textsel.reproduce.worlds` can remake the family from resampled units."""
 
@@ -107,7 +107,7 @@ class Units:
     over: str
     cells: int
     #: how the intervals were made: "t" (:func:`clustered_t_family`) or "median"
-    #: (:func:`median_interval`)
+    #: (:func:`median_family`)
     method: str = "t"
 
 
@@ -268,14 +268,13 @@ def median_interval(values, over: str) -> Interval | None:
 
 def _sign_test_rank(n: int, tail: float) -> tuple[int, float]:
     """The k whose order statistics [x_(k), x_(n-k+1)] of n units hold a median at 1 - 2 tail
-    (the largest k with P(B <= k - 1) <= tail, B ~ Binomial(n, 1/2); 1, the extremes, where even
-    they cannot), and the coverage they have."""
+    (the largest k with P(B <= k - 1) <= tail, B ~ Binomial(n, 1/2), at most the middle; 1, the
+    extremes, where even they cannot), and the coverage they have."""
     from scipy.stats import binom
 
-    k = max(1, int(binom.ppf(tail, n, 0.5)))
-    while k > 1 and binom.cdf(k - 1, n, 0.5) > tail:
-        k -= 1
-    return k, float(1 - 2 * binom.cdf(k - 1, n, 0.5))
+    below = binom.cdf(np.arange(n + 1), n, 0.5)  # P(B <= j)
+    k = min(max(1, int(np.searchsorted(below, tail, side="right"))), (n + 1) // 2)
+    return k, float(1 - 2 * below[k - 1])
 
 
 def median_family(values, labels, over: str) -> list[Comparison] | None:
@@ -284,8 +283,8 @@ def median_family(values, labels, over: str) -> list[Comparison] | None:
     their coverage however skewed the units are (where one far unit decides a mean's t-interval,
     and a sample that misses it looks certain); each comparison's interval at LEVEL and its
     simultaneous one for the whole family (Bonferroni: 1 - LEVEL shared among the comparisons;
-    on few units the extremes, whose coverage the text says).  None under :data:`MIN_UNITS`
-    units."""
+    on few units the extremes, whose coverage, short of it, the text says).  Each interval
+    records the coverage it has.  None under :data:`MIN_UNITS` units."""
     values = np.asarray(values, dtype=np.float64)
     if values.ndim == 1:
         values = values[:, None]
@@ -299,8 +298,8 @@ def median_family(values, labels, over: str) -> list[Comparison] | None:
     (k, coverage), (k_joint, joint) = _sign_test_rank(n, tail), _sign_test_rank(n, tail / m)
     how = _over_cells(f"sign-test interval of the median ({coverage:.1%} exact)")
     how_joint = (
-        f"simultaneous sign-test interval of the median ({joint:.1%} exact each, {m} comparisons, "
-        f"Bonferroni; {LEVEL:.0%} asked)"
+        f"simultaneous sign-test interval of the median ({joint:.1%} exact each; {1 - 2 * tail / m:.2%} "
+        f"asked of each of {m} comparisons, Bonferroni)"
     )
     kept = Units(values, None, tuple(labels), over, _CELLS.get(), method="median")
 
@@ -310,7 +309,7 @@ def median_family(values, labels, over: str) -> list[Comparison] | None:
                         units=kept, column=j)  # fmt: skip
 
     return [
-        Comparison(label, interval(j, k, how, level()), interval(j, k_joint, how_joint, 1 - 2 * tail / m))
+        Comparison(label, interval(j, k, how, coverage), interval(j, k_joint, how_joint, joint))
         for j, label in enumerate(labels)
     ]
 

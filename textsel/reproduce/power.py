@@ -172,10 +172,11 @@ def design(tests, size=None, unit: str = "", simulated=None) -> tuple[float | No
 def judged_design(tests, word: str, size=None, unit: str = "") -> tuple[str, str, float | None]:
     """What a judged row says of its design: ``(what to add to its verdict's reason, the page's
     power column, its power)``.  Its false "differs" comes from worlds remade from its units
-    (:mod:`textsel.reproduce.worlds`), where it kept them: a stress test, shown beside the verdict,
-    that does not change it (on ten units the rate itself moves from 2% to 18% between samples
-    drawn alike).  A within-noise row whose power is under one half says how often its design
-    finds the claim."""
+    (:mod:`textsel.reproduce.worlds`), where it kept them: a stress test, shown beside the verdict
+    (on ten units the rate itself moves from 2% to 18% between samples drawn alike), that decides
+    only how Forman's mean differences are judged (on the median dataset where the means' rate is
+    beyond 7%: :func:`textsel.reproduce.forman_compare.differences`).  A within-noise row whose
+    power is under one half says how often its design finds the claim."""
     from . import worlds
 
     false, found = worlds.rates(tests, size)

@@ -12,6 +12,7 @@ from .claims import SIZES
 from .intervals import LEVEL, MIN_UNITS, cells_now, current_seed
 from .power import judged_design
 from .verdicts import DIFFERS, NOT_TESTED, REPRODUCES, TOO_FEW, WITHIN_NOISE, combine, grouped
+from .worlds import WORLDS
 
 __all__ = ["POWER_NOTE", "Report", "Row", "verdict"]
 
@@ -21,7 +22,7 @@ POWER_NOTE = (
     "of equivalence at a difference of 0), measured in worlds remade from the row's own units where it "
     "keeps them, else read from its intervals; where the paper gives no size, the size the design finds "
     "half the time and 80% of the time (SE: each comparison's standard error).  *false “differs”*: how often "
-    "the row says *differs* in 400 worlds remade from its own units with the claim's quantity at its "
+    f"the row says *differs* in {WORLDS:,} worlds remade from its own units with the claim's quantity at its "
     "margin (a fair row: about 2.5%).  How both are made: [How a claim is judged](judging.md)."
 )
 

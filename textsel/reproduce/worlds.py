@@ -21,12 +21,15 @@ and :mod:`textsel.reproduce.power` reads their power from their intervals.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 import numpy as np
 
 from .intervals import clustered_t_family, current_seed, median_family, simultaneous
 from .verdicts import DIFFERS, REPRODUCES
 
-__all__ = ["ALLOWED", "WORLDS", "rates", "too_often"]
+__all__ = ["ALLOWED", "WORLDS", "rates", "remade", "too_often"]
 
 #: worlds a row is remade in: a share's standard error is at most 1.6 points (0.8 at 7%, so that
 #: a row near :data:`ALLOWED` is told from it; 400 worlds put rows of 6.2% and 6.7% at 7.8% and 7.5%)
@@ -34,6 +37,21 @@ WORLDS = 1000
 #: the share of null worlds in which a row's design may say "differs" (its interval's one tail
 #: is 2.5%)
 ALLOWED = 0.07
+
+#: whether a row judged now may be remade in worlds (:func:`remade`)
+_REMADE = contextvars.ContextVar("textsel_reproduce_remade", default=True)
+
+
+@contextlib.contextmanager
+def remade(on: bool):
+    """Rows judged inside may (``on``) or may not be remade in worlds from their units to choose
+    their design (:func:`too_often`): off for a report that is itself one of many worlds (a
+    calibration), where worlds inside each world would cost a thousand times the page."""
+    token = _REMADE.set(on)
+    try:
+        yield
+    finally:
+        _REMADE.reset(token)
 
 
 def _margins(test) -> list[float]:
@@ -144,9 +162,12 @@ def rates(tests, size=None, worlds=WORLDS) -> tuple[float | None, float | None]:
 def too_often(tests, worlds=WORLDS) -> float | None:
     """The share of null worlds from their units in which the row of ``tests`` says "differs",
     where it lies beyond :data:`ALLOWED` by more than the worlds' own noise (the share's
-    one-sided 95% Wilson bound above it); None where it does not, or where the row kept no units."""
+    one-sided 95% Wilson bound above it); None where it does not, where the row kept no units, or
+    inside ``remade(False)``."""
     from scipy.stats import norm
 
+    if not _REMADE.get():
+        return None
     false, _ = rates(tests, worlds=worlds)
     if false is None:
         return None
