@@ -87,3 +87,32 @@ def test_the_classifier_figures_quoted_match_the_benchmarks_table(page):
         assert f"LinearSVC's {f1(balanced, 'micro-F1')}/{f1(balanced, 'macro-F1')}" in " ".join(text.split())
         scut = f"{float(table[('WeightedProximalSVC + SCut', 'macro-F1')]):.3f} macro-F1 with SCut"
         assert scut in " ".join(text.split())
+
+
+def _false_differs(paper: str, rows=None) -> list[float]:
+    """The false "differs" shares the page's power column gives (rows numbered ``rows``, or all)."""
+    found = []
+    for line in (DOCS / "reproductions" / f"{paper}.md").read_text().splitlines():
+        number = line.split("|")[1].strip() if line.startswith("| ") else ""
+        share = re.search(r"false “differs” ([0-9.]+)%", line)
+        if number.isdigit() and share and (rows is None or int(number) in rows):
+            found.append(float(share.group(1)))
+    return found
+
+
+def test_the_judging_page_quotes_the_pages_false_differs_and_power():
+    """The table "What the pages show" gives each paper's range of false "differs" as its page prints them,
+    and "How often a verdict could say yes" the power of Forman's Fig. 9a row as his page prints
+    it: a page regenerated without the judging page fails here."""
+    judging = (DOCS / "reproductions" / "judging.md").read_text()
+    table = _table(_section(judging, "## Worlds from a row's own units"), "| rows | judged by |")
+    column = "false “differs” in worlds from their units"
+    rows = {"kolcz": "Kolcz & Chowdhury's five", "zhuang": "Zhuang et al.'s band rows",
+            "forman": "Forman's fifteen judged rows"}  # fmt: skip
+    for paper, row in rows.items():
+        shares = _false_differs(paper)
+        assert table[(row, column)] == f"{min(shares):.1f}% to {max(shares):.1f}%", paper
+    forman = (DOCS / "reproductions" / "forman.md").read_text()
+    fig_9a = next(line for line in forman.splitlines() if "Fig. 9a |" in line)
+    power = re.search(r"\| (\d+)% at the paper's \+0.25", fig_9a).group(1)
+    assert f"Fig. 9a row finds his 25-point lead {power}% of the time" in " ".join(judging.split())
