@@ -1296,6 +1296,53 @@ static void sort_keys(int64_t *a, int64_t n)
 }
 
 #define COUNT_BITS 24
+/* Rows of at least this many entries are sorted by radix, fewer by comparisons. */
+#define RADIX_MIN 48
+#define RADIX_MAX_WIDTH 11
+
+/* Sort n keys by their bits from lo up to lo + bits (distinct there: the bits above are 0), least
+ * significant digit first, through tmp (n keys); returns the array the sorted keys lie in (a or
+ * tmp).  Each digit about as wide as n, so that a pass costs about twice n. */
+static int64_t *radix_keys(int64_t *a, int64_t *tmp, int64_t n, int lo, int bits)
+{
+    uint32_t count[1u << RADIX_MAX_WIDTH];
+    int width = 4, passes, p;
+    int64_t k;
+    while (width < RADIX_MAX_WIDTH && (INT64_C(1) << (width + 1)) <= n)
+        width++;
+    passes = (bits + width - 1) / width;
+    width = (bits + passes - 1) / passes; /* the same passes, narrower digits */
+    for (p = 0; p < passes; p++) {
+        int shift = lo + p * width;
+        uint32_t mask = (1u << width) - 1, total = 0, c;
+        int64_t *t;
+        memset(count, 0, ((size_t)1 << width) * sizeof(uint32_t));
+        for (k = 0; k < n; k++)
+            count[(a[k] >> shift) & mask]++;
+        for (c = 0; c <= mask; c++) {
+            uint32_t here = count[c];
+            count[c] = total;
+            total += here;
+        }
+        for (k = 0; k < n; k++)
+            tmp[count[(a[k] >> shift) & mask]++] = a[k];
+        t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
+}
+
+/* The number of bits below x's highest set bit, plus one (0 for 0). */
+static int bit_length(uint64_t x)
+{
+    int b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
 
 /* Sort a row's entries (distinct ids) by id; counts follow.  Where every id and count fits, each
  * entry is sorted as one key (id above the count's COUNT_BITS bits, offset by half their range
@@ -1317,10 +1364,19 @@ static void sort_row(int64_t *ids, int64_t *counts, int64_t n)
     }
     for (k = 0; k < n; k++)
         ids[k] = (ids[k] << COUNT_BITS) | (counts[k] + offset);
+    if (n >= RADIX_MIN) { /* counts, now in the keys, are the radix sort's room */
+        const int64_t *keys = radix_keys(ids, counts, n, COUNT_BITS, bit_length((uint64_t)top_id));
+        for (k = 0; k < n; k++) { /* keys may be counts: each read before it is written */
+            int64_t key = keys[k];
+            counts[k] = (key & ((INT64_C(1) << COUNT_BITS) - 1)) - offset;
+            ids[k] = key >> COUNT_BITS;
+        }
+        return;
+    }
     sort_keys(ids, n);
     for (k = 0; k < n; k++) {
         counts[k] = (ids[k] & ((INT64_C(1) << COUNT_BITS) - 1)) - offset;
-        ids[k] >>= COUNT_BITS;
+        ids[k] = ids[k] >> COUNT_BITS;
     }
 }
 

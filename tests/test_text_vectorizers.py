@@ -64,10 +64,13 @@ def assert_same(kind, settings, train, test, **extra):
     ours = getattr(ts, kind)(**settings, **extra)
     theirs = getattr(sk, kind)(**settings)
     assert_same_matrix(ours.fit_transform(train), theirs.fit_transform(train))
+    theirs_test = theirs.transform(test)
+    if not ours.fixed_vocabulary_:  # transform from the counted terms, vocabulary_ not yet read
+        assert_same_matrix(ours.transform(test), theirs_test)
     assert ours.vocabulary_ == theirs.vocabulary_ and type(ours.vocabulary_) is dict
     assert list(ours.vocabulary_) == list(theirs.vocabulary_)  # the terms in the same order
     np.testing.assert_array_equal(ours.get_feature_names_out(), theirs.get_feature_names_out())
-    assert_same_matrix(ours.transform(test), theirs.transform(test))
+    assert_same_matrix(ours.transform(test), theirs_test)  # from vocabulary_'s strings
     refit = getattr(ts, kind)(**settings, **extra).fit(train)
     assert refit.vocabulary_ == theirs.vocabulary_ and list(refit.vocabulary_) == list(theirs.vocabulary_)
     assert_same_matrix(refit.transform(test), theirs.transform(test))
@@ -235,6 +238,55 @@ def test_parameters_clone_pickle_and_a_grid_search(sms):
     np.testing.assert_array_equal(
         search.cv_results_["mean_test_score"], reference.cv_results_["mean_test_score"]
     )
+
+
+def test_vocabulary_is_filled_when_first_read_and_behaves_as_a_plain_attribute(sms):
+    """fit_transform leaves vocabulary_ to be filled from the counted terms when first read:
+    fitted as scikit-learn sees it (vars, check_is_fitted), transform counts without filling it,
+    and a read, a pickle, a copy, threads reading at once, an assignment or a deletion each see
+    scikit-learn's dict or the one assigned, never the empty one."""
+    import copy
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    train, test = sms
+    theirs = sk.CountVectorizer(min_df=2).fit(train)
+
+    def fitted():
+        vectorizer = ts.CountVectorizer(min_df=2)
+        vectorizer.fit_transform(train)
+        return vectorizer
+
+    ours = fitted()
+    check_is_fitted(ours)
+    assert "vocabulary_" in vars(ours) and len(vars(ours)["vocabulary_"]) == 0
+    assert_same_matrix(ours.transform(test), theirs.transform(test))
+    assert len(vars(ours)["vocabulary_"]) == 0  # counted by the kernel's terms, not the dict's
+    assert ours.vocabulary_ is vars(ours)["vocabulary_"] and list(ours.vocabulary_.items()) == list(
+        theirs.vocabulary_.items()
+    )
+    for again in (pickle.loads(pickle.dumps(fitted())), copy.deepcopy(fitted()), copy.copy(fitted())):
+        assert list(again.vocabulary_.items()) == list(theirs.vocabulary_.items())
+        assert_same_matrix(again.transform(test), theirs.transform(test))
+    shared = fitted()
+    with ThreadPoolExecutor(4) as pool:
+        seen = list(pool.map(lambda _: (shared.vocabulary_, len(shared.vocabulary_)), range(8)))
+    assert all(v is shared.vocabulary_ and n == len(theirs.vocabulary_) for v, n in seen)
+    assigned = fitted()
+    assigned.vocabulary_ = {"free": 0, "call": 1}
+    assert assigned.vocabulary_ == {"free": 0, "call": 1}
+    assert_same_matrix(
+        assigned.transform(test), sk.CountVectorizer(vocabulary=["free", "call"]).fit_transform(test)
+    )
+    deleted = fitted()
+    del deleted.vocabulary_
+    assert not hasattr(deleted, "vocabulary_")
+    with pytest.raises(NotFittedError):
+        deleted.transform(test)
+    with pytest.raises(AttributeError):
+        ts.CountVectorizer().vocabulary_  # noqa: B018
 
 
 def test_documents_that_are_not_text_or_do_not_decode_are_clear_errors():

@@ -639,6 +639,52 @@ static void test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly(void)
     ts_vocab_free(v);
 }
 
+static void test_long_rows_of_known_words_are_sorted_by_id_with_their_counts(void)
+{
+    /* a first document numbers 5000 words; the next ones hold some of them scrambled, the k-th
+     * (k % 3) + 1 times: 700 words (digits wider than 6 bits, an even number of radix passes)
+     * and 50 (an odd number: the sorted keys end in the count array), both above the size where
+     * rows are sorted by radix.  Each row comes back by increasing id, every count its own. */
+    static const int64_t sizes[2] = {700, 50};
+    int64_t n_words = 5000, k, r, c, at = 0, *ids, *counts, nnz, indptr[4], *seen;
+    char *text = malloc((size_t)(n_words * 6 + 3 * 750 * 6 + 1));
+    ts_text docs[3];
+    ts_vocab *v = ts_vocab_new();
+    ts_count_options opt = {word, NULL, 1, 1, 0, NULL, NULL, NULL};
+    seen = calloc((size_t)n_words, sizeof(int64_t));
+    CHECK(text != NULL && seen != NULL && v != NULL);
+    for (k = 0; k < n_words; k++)
+        at += sprintf(text + at, "w%04d ", (int)k);
+    docs[0].data = text;
+    docs[0].length = at;
+    docs[0].kind = 1;
+    for (r = 0; r < 2; r++) {
+        int64_t start = at;
+        for (k = 0; k < sizes[r]; k++)
+            for (c = 0; c <= k % 3; c++)
+                at += sprintf(text + at, "w%04d ", (int)((k * 7919 + r) % n_words));
+        docs[r + 1].data = text + start;
+        docs[r + 1].length = at - start;
+        docs[r + 1].kind = 1;
+    }
+    CHECK(ts_count_terms(docs, 3, v, &opt, indptr, &ids, &counts, &nnz) == TS_OK);
+    for (r = 0; r < 2; r++) {
+        for (k = 0; k < sizes[r]; k++)
+            seen[(k * 7919 + r) % n_words] = k % 3 + 1;
+        CHECK(indptr[r + 2] - indptr[r + 1] == sizes[r]);
+        for (k = indptr[r + 1]; k < indptr[r + 2]; k++) {
+            CHECK(k == indptr[r + 1] || ids[k] > ids[k - 1]);
+            CHECK(counts[k] == seen[ids[k]]);
+            seen[ids[k]] = 0;
+        }
+    }
+    free(ids);
+    free(counts);
+    free(seen);
+    free(text);
+    ts_vocab_free(v);
+}
+
 int main(void)
 {
     int passed = 0, failed = 0;
@@ -656,6 +702,7 @@ int main(void)
     RUN(test_words_counted_as_found_stop_long_words_and_a_vocabulary_used_again, passed, failed);
     RUN(test_counts_stay_right_while_the_table_grows_within_a_document, passed, failed);
     RUN(test_a_count_beyond_what_a_sort_key_holds_is_sorted_exactly, passed, failed);
+    RUN(test_long_rows_of_known_words_are_sorted_by_id_with_their_counts, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

@@ -199,6 +199,29 @@ cdef class Vocabulary:
                 PyDict_SetItem(out, PyUnicode_FromKindAndData(4, cps, length), at[i])
         return out
 
+    def subset(self, const int64_t[::1] ids):
+        """A new Vocabulary of the terms of ``ids``, numbered 0, 1, ... in that order, made from
+        the code points here without a Python string per term (a fitted vocabulary's columns, as
+        a fixed vocabulary counts by)."""
+        cdef int64_t size = ts_vocab_size(self.v), k, length, got
+        cdef const uint32_t *cps
+        cdef int status = TS_OK
+        for k in range(ids.shape[0]):
+            if not 0 <= ids[k] < size:
+                raise IndexError(f"no term {ids[k]}")
+        out = Vocabulary()
+        cdef ts_vocab *into = (<Vocabulary> out).v
+        # under the GIL: writing an n-gram's code points out changes this vocabulary
+        for k in range(ids.shape[0]):
+            status = ts_vocab_term(self.v, ids[k], &cps, &length)
+            if status == TS_OK:
+                status = ts_vocab_add(into, cps, length, ts_term_hash(cps, length), &got)
+            if status != TS_OK:
+                check_status(status, "the vocabulary's terms")
+            if got != k:
+                raise ValueError(f"term {ids[k]} is asked for twice (ids must be distinct)")
+        return out
+
     def order(self, ids=None):
         """The positions of ``ids`` (default: every term's id) sorted by their terms, as Python
         sorts strings (stable)."""

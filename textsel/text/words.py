@@ -91,8 +91,8 @@ class _FastCounting(_WordKernel):
 
         self.build_analyzer()  # scikit-learn's checks of the settings (stop words' consistency)
         texts = self._texts(raw_documents)
-        if fixed_vocab:
-            terms, vocabulary = self._fixed_vocabulary(), self.vocabulary_
+        if fixed_vocab:  # the dict as it stands: transform reads only its terms (_fixed_vocabulary)
+            terms, vocabulary = self._fixed_vocabulary(), self.__dict__["vocabulary_"]
         else:
             terms, vocabulary = Vocabulary(), {}
         counted = count_rows(texts, terms, self._stop_vocabulary(), self.ngram_range, fixed_vocab,
@@ -101,24 +101,75 @@ class _FastCounting(_WordKernel):
             if len(terms) == 0:
                 raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
             self._counted = (vocabulary, _Counts(terms, np.arange(len(terms), dtype=np.int64)))
-        X = _stack(counted, len(texts), len(vocabulary) if fixed_vocab else len(terms), self.dtype)
+        X = _stack(counted, len(texts), len(terms), self.dtype)
         return vocabulary, _align(X)
 
     def _fixed_vocabulary(self):
-        """The fitted (or given) vocabulary as the kernel looks terms up: term id = column."""
+        """The fitted (or given) vocabulary as the kernel looks terms up: term id = column.  From
+        the counted terms where ``vocabulary_`` is still to be filled, without filling it."""
         from .._ext.tokens import Vocabulary
 
+        vocabulary, unfilled = self.__dict__["vocabulary_"], self._unfilled()
+        size = len(unfilled[2]) if unfilled is not None else len(vocabulary)
         cached = self.__dict__.get("_kernel_vocabulary")
-        if cached is not None and cached[0] is self.vocabulary_ and len(cached[1]) == len(self.vocabulary_):
+        if cached is not None and cached[0] is vocabulary and len(cached[1]) == size:
             return cached[1]
-        by_column = [None] * len(self.vocabulary_)  # scikit-learn checked: the columns are 0 .. n-1
-        for term, column in self.vocabulary_.items():
-            by_column[column] = term
-        terms = Vocabulary()
-        if not np.array_equal(terms.add(by_column), np.arange(len(by_column))):
-            raise ValueError("vocabulary holds a term twice or leaves a column without a term")
-        self.__dict__["_kernel_vocabulary"] = (self.vocabulary_, terms)
+        if unfilled is not None:
+            terms = unfilled[1].subset(unfilled[2])
+        else:
+            by_column = [None] * size  # scikit-learn checked: the columns are 0 .. n-1
+            for term, column in vocabulary.items():
+                by_column[column] = term
+            terms = Vocabulary()
+            if not np.array_equal(terms.add(by_column), np.arange(size)):
+                raise ValueError("vocabulary holds a term twice or leaves a column without a term")
+        self.__dict__["_kernel_vocabulary"] = (vocabulary, terms)
         return terms
+
+    # -- vocabulary_, filled when first read ------------------------------------------------------
+    # fit_transform leaves the dict empty and keeps the counted terms beside it: a pipeline that
+    # never reads vocabulary_ (transform counts by the terms themselves) never builds its strings.
+
+    def _unfilled(self):
+        """``(dict, terms, columns)`` where ``vocabulary_`` is still to be filled from the counted
+        terms (column k holds term ``columns[k]``), else None."""
+        unfilled = self.__dict__.get("_unfilled_vocabulary")
+        if unfilled is not None and unfilled[0] is self.__dict__.get("vocabulary_"):
+            return unfilled
+        return None
+
+    @property
+    def vocabulary_(self) -> dict:
+        """A mapping of terms to column indices, as scikit-learn's."""
+        state = self.__dict__
+        unfilled = self._unfilled()
+        if unfilled is not None:
+            vocabulary, terms, columns = unfilled
+            if not vocabulary:  # one update, under the GIL: a concurrent reader sees it all or none
+                vocabulary.update(vocabulary_of(terms, columns))
+            state.pop("_unfilled_vocabulary", None)
+        try:
+            return state["vocabulary_"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'vocabulary_'") from None
+
+    @vocabulary_.setter
+    def vocabulary_(self, value) -> None:
+        self.__dict__["vocabulary_"] = value
+        if self.__dict__.get("_unfilled_vocabulary", (value,))[0] is not value:
+            del self.__dict__["_unfilled_vocabulary"]
+
+    @vocabulary_.deleter
+    def vocabulary_(self) -> None:
+        self.__dict__.pop("_unfilled_vocabulary", None)
+        try:
+            del self.__dict__["vocabulary_"]
+        except KeyError:
+            raise AttributeError("vocabulary_") from None
+
+    def _check_vocabulary(self):
+        if self._unfilled() is None:  # fitted with terms: fitted, and not empty
+            super()._check_vocabulary()
 
     # -- scikit-learn's fit_transform sorts and prunes what was counted ---------------------------
 
@@ -179,13 +230,16 @@ class _FastCounting(_WordKernel):
         return X
 
     def _finish(self, vocabulary: dict) -> None:
-        """Fill ``vocabulary`` (the dict ``fit_transform`` makes ``vocabulary_``) with the terms
-        of the columns."""
+        """Keep the terms of the columns beside ``vocabulary`` (the dict ``fit_transform`` makes
+        ``vocabulary_``), which is filled with them when first read."""
         state = self.__dict__.pop("_counted")[1]
-        vocabulary.update(vocabulary_of(state.terms, state.columns))
+        self.__dict__["_unfilled_vocabulary"] = (vocabulary, state.terms, state.columns)
 
     def __getstate__(self):
+        if self._unfilled() is not None:
+            self.vocabulary_  # noqa: B018 (filled: a pickle holds the dict, not the kernel's terms)
         state = super().__getstate__()
+        state.pop("_unfilled_vocabulary", None)
         state.pop("_kernel_vocabulary", None)
         state.pop("_counted", None)
         return state
