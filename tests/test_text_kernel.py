@@ -99,3 +99,45 @@ def test_n_grams_counted_as_pairs_behave_as_terms_of_code_points():
     # counted again through it as a fixed vocabulary: the same rows
     fixed = count_terms(docs, by_pairs, None, 1, 3, True, Interrupt())
     np.testing.assert_array_equal(fixed[2], rows[2])
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("value", [np.int64, np.float64, np.float32, np.int16])
+def test_columns_kept_renumbered_and_counted_are_numpys(index, value):
+    """The pruning's kernels against numpy: the entries a map keeps, renumbered, in their rows'
+    order with their values (8-byte values moved in the pass, others by a mask), and each
+    column's number of entries as bincount counts them; a column outside the range is an error."""
+    from textsel._ext.submatrix import column_counts, mapped_columns
+
+    rng = np.random.default_rng(3)
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 30, 200))]).astype(index)
+    indices = rng.integers(0, 500, indptr[-1]).astype(index)
+    data = rng.integers(-9, 9, indptr[-1]).astype(value)
+    mapping = np.where(rng.random(500) < 0.4, -1, rng.permutation(500)).astype(index)
+    out_data, out_indices, out_indptr = mapped_columns(data, indices, indptr, mapping)
+    kept = mapping[indices] >= 0
+    np.testing.assert_array_equal(out_indices, mapping[indices][kept])
+    assert out_data.dtype == value
+    np.testing.assert_array_equal(out_data, data[kept])
+    np.testing.assert_array_equal(out_indptr, np.concatenate([[0], np.cumsum(kept)])[indptr])
+    np.testing.assert_array_equal(column_counts(indices, 500), np.bincount(indices, minlength=500))
+    with pytest.raises(IndexError, match="column 500 of 500"):
+        column_counts(np.array([1, 500], dtype=index), 500)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])
+def test_counts_recast_in_their_own_memory_are_astypes(dtype):
+    """The kernel's int64 arrays rewritten as the matrix's dtype in place equal numpy's cast of
+    them (each value read before a narrower one lands on it); another dtype, or an array that
+    is read-only or not contiguous, is left to numpy (None)."""
+    from textsel._ext.tokens import recast
+
+    values = np.random.default_rng(5).integers(-(2**31), 2**31, 10_001)
+    expected = values.astype(dtype)
+    cast = recast(values.copy(), dtype)
+    assert cast.dtype == dtype and cast.shape == expected.shape
+    np.testing.assert_array_equal(cast, expected)
+    assert recast(values.copy(), np.int16) is None and recast(values[::2], dtype) is None
+    frozen = values.copy()
+    frozen.flags.writeable = False
+    assert recast(frozen, dtype) is None and recast(np.empty(0, dtype=np.int64), dtype).shape == (0,)

@@ -1,4 +1,5 @@
-"""Kernels of textsel._ranked: the top-k prefix of rows sorted by rank."""
+"""Kernels over CSR buffers: the top-k prefix of rows sorted by rank (textsel._ranked), the
+columns a map keeps and each column's entries (the vectorizers' pruning)."""
 
 from typing import Any
 
@@ -12,5 +13,9 @@ def prefix_columns(
     k: int,
 ) -> tuple[NDArray[np.floating[Any]], NDArray[np.integer[Any]], NDArray[np.integer[Any]]]: ...
 def mapped_columns(
-    indices: NDArray[np.integer[Any]], indptr: NDArray[np.integer[Any]], mapping: NDArray[np.integer[Any]]
-) -> tuple[NDArray[np.integer[Any]], NDArray[np.integer[Any]], NDArray[np.bool_]]: ...
+    data: NDArray[Any],
+    indices: NDArray[np.integer[Any]],
+    indptr: NDArray[np.integer[Any]],
+    mapping: NDArray[np.integer[Any]],
+) -> tuple[NDArray[Any], NDArray[np.integer[Any]], NDArray[np.integer[Any]]]: ...
+def column_counts(indices: NDArray[np.integer[Any]], n_columns: int) -> NDArray[np.int64]: ...

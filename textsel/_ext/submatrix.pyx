@@ -1,6 +1,6 @@
 # cython: language_level=3
-"""The first k columns of CSR buffers whose rows are sorted by column, by bisection per row,
-without the GIL."""
+"""Columns of CSR buffers without the GIL: the first k of rows sorted by column (by bisection per
+row), the columns a map keeps, renumbered, and each column's number of entries."""
 
 from libc.stdint cimport int32_t, int64_t
 
@@ -53,27 +53,50 @@ def prefix_columns(const floating[::1] data, const integral[::1] indices, const 
     return out_data, out_indices, out_indptr
 
 
-def mapped_columns(const integral[::1] indices, const integral[::1] indptr, const integral[::1] mapping):
+def mapped_columns(data, const integral[::1] indices, const integral[::1] indptr,
+                   const integral[::1] mapping):
     """The entries of CSR buffers whose column ``mapping`` sends to a column (not -1), renumbered,
-    in their rows' order: ``(indices, indptr, kept)``, ``kept`` marking the entries kept (for the
-    values, of any dtype: ``data[kept]``).  One pass, without the GIL."""
+    in their rows' order: ``(data, indices, indptr)``.  One pass without the GIL, the values
+    moved in it where they are 8 bytes wide (int64, float64), by a mask after it otherwise."""
     cdef Py_ssize_t m = indptr.shape[0] - 1, n = indices.shape[0], i, p, q = 0
     cdef integral column
+    cdef bint wide = data.dtype.itemsize == 8 and data.flags.c_contiguous
     index_type = np.int32 if integral is int32_t else np.int64
     out_indices = np.empty(n, dtype=index_type)
     out_indptr = np.empty(m + 1, dtype=index_type)
-    kept = np.empty(n, dtype=np.bool_)
+    out_data = np.empty(n if wide else 0, dtype=data.dtype)
+    kept = np.empty(0 if wide else n, dtype=np.bool_)
     cdef integral[::1] iv = out_indices
     cdef integral[::1] optr = out_indptr
+    cdef const int64_t[::1] dv = data.view(np.int64) if wide else np.empty(0, dtype=np.int64)
+    cdef int64_t[::1] ov = out_data.view(np.int64) if wide else np.empty(0, dtype=np.int64)
     cdef unsigned char[::1] kv = kept.view(np.uint8)
     with nogil:
         optr[0] = 0
         for i in range(m):
             for p in range(indptr[i], indptr[i + 1]):
                 column = mapping[indices[p]]
-                kv[p] = column >= 0
+                if not wide:
+                    kv[p] = column >= 0
                 if column >= 0:
                     iv[q] = column
+                    if wide:
+                        ov[q] = dv[p]
                     q += 1
             optr[i + 1] = <integral>q
-    return out_indices[:q], out_indptr, kept
+    return (out_data[:q] if wide else data[kept]), out_indices[:q], out_indptr
+
+
+def column_counts(const integral[::1] indices, Py_ssize_t n_columns):
+    """How many entries each column has (``np.bincount(indices, minlength=n_columns)`` for columns
+    known to lie in ``[0, n_columns)``, without its copy of the indices), without the GIL."""
+    counts = np.zeros(n_columns, dtype=np.int64)
+    cdef int64_t[::1] cv = counts
+    cdef Py_ssize_t p
+    for p in range(indices.shape[0]):
+        if not 0 <= indices[p] < n_columns:
+            raise IndexError(f"column {indices[p]} of {n_columns}")
+    with nogil:
+        for p in range(indices.shape[0]):
+            cv[indices[p]] += 1
+    return counts

@@ -1,6 +1,7 @@
 """Words counted from Python strings by the C core's tokenizer, without the GIL."""
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -49,3 +50,4 @@ def remap_rows(
     first: int = 0,
     end: int = -1,
 ) -> None: ...
+def recast(values: NDArray[np.int64], dtype: object) -> NDArray[Any] | None: ...

@@ -11,7 +11,7 @@ Python so that the tokens are exactly the ones its ``re`` finds.
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdlib cimport free
 from libc.string cimport memcpy
@@ -378,6 +378,38 @@ cdef class _Allocated:
 
     def __releasebuffer__(self, Py_buffer *view):
         pass
+
+
+def recast(values, dtype):
+    """The kernel's fresh int64 array ``values`` (no other array over it) rewritten as ``dtype``
+    in its own memory, where ``dtype`` is int32, float32 or float64 (None for another): no second
+    array to allocate and fill.  Each value is read before a narrower one is written over it."""
+    dtype = np.dtype(dtype)
+    if values.dtype != np.int64 or not values.flags.c_contiguous or not values.flags.writeable:
+        return None
+    if dtype not in (np.dtype(np.int32), np.dtype(np.float32), np.dtype(np.float64)):
+        return None
+    cdef int64_t[::1] source = values
+    cdef Py_ssize_t k, n = source.shape[0]
+    cdef char *at = <char *> &source[0] if n else NULL
+    cdef int64_t v
+    cdef int32_t narrow
+    cdef float single
+    cdef double wide
+    cdef int kind = 0 if dtype == np.int32 else 1 if dtype == np.float32 else 2
+    with nogil:  # memcpy: the two types share the bytes without aliasing each other
+        for k in range(n):
+            memcpy(&v, at + 8 * k, 8)
+            if kind == 0:
+                narrow = <int32_t> v
+                memcpy(at + 4 * k, &narrow, 4)
+            elif kind == 1:
+                single = <float> v
+                memcpy(at + 4 * k, &single, 4)
+            else:
+                wide = <double> v
+                memcpy(at + 8 * k, &wide, 8)
+    return values.view(dtype)[:n]
 
 
 def remap_rows(int64_t[::1] indptr, int64_t[::1] ids, int64_t[::1] counts, const int64_t[::1] mapping,

@@ -184,8 +184,8 @@ class _FastCounting(_WordKernel):
 
             map_index = np.full(X.shape[1], -1, dtype=X.indices.dtype)
             map_index[state.kept[new_order]] = np.arange(new_order.size, dtype=X.indices.dtype)
-            indices, indptr, kept = mapped_columns(X.indices, X.indptr, map_index)
-            X = type(X)((X.data[kept], indices, indptr), shape=(X.shape[0], new_order.size))
+            pruned = mapped_columns(X.data, X.indices, X.indptr, map_index)
+            X = type(X)(pruned, shape=(X.shape[0], new_order.size))
             state.kept = None
         else:
             map_index = np.empty(new_order.size, dtype=X.indices.dtype)
@@ -204,7 +204,9 @@ class _FastCounting(_WordKernel):
         if limit is None and (high is None or high >= X.shape[0]) and (low is None or low <= 1):
             high = low = None  # every term is in 1 to all documents: nothing to prune
         if high is not None or low is not None or limit is not None:
-            dfs = np.bincount(X.indices, minlength=X.shape[1])
+            from .._ext.submatrix import column_counts
+
+            dfs = column_counts(X.indices, X.shape[1])
             mask = np.ones(len(dfs), dtype=bool)
             if high is not None:
                 mask &= dfs <= high
@@ -330,8 +332,15 @@ def _stack(counted, n_docs: int, n_terms: int, dtype):
 
 
 def _joined(arrays, dtype):
-    """The threads' arrays (fresh, the kernel's) end to end in ``dtype``: the one array itself
-    where it is alone and of that dtype, else one pass that copies and casts."""
-    if len(arrays) == 1 and arrays[0].dtype == dtype:
-        return arrays[0]
+    """The threads' arrays (fresh, the kernel's: used up here) end to end in ``dtype``: the one
+    array itself where it is alone, cast in its own memory where it can be, else one pass that
+    copies and casts."""
+    if len(arrays) == 1:
+        from .._ext.tokens import recast
+
+        if arrays[0].dtype == dtype:
+            return arrays[0]
+        cast = recast(arrays[0], dtype)
+        if cast is not None:
+            return cast
     return np.concatenate(arrays, dtype=dtype, casting="unsafe")
