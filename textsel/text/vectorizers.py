@@ -35,7 +35,7 @@ binary, dtype
     Attributes
     ----------
     vocabulary_ : dict
-        A mapping of terms to column indices, as scikit-learn's.
+        A mapping of terms to column indices, as scikit-learn's, built when first read.
     fixed_vocabulary_ : bool
         True if a vocabulary of term to indices mapping was given by the user.
     """
@@ -107,7 +107,7 @@ norm, use_idf, smooth_idf, sublinear_tf
     Attributes
     ----------
     vocabulary_ : dict
-        A mapping of terms to column indices, as scikit-learn's.
+        A mapping of terms to column indices, as scikit-learn's, built when first read.
     fixed_vocabulary_ : bool
         True if a vocabulary of term to indices mapping was given by the user.
     idf_ : ndarray of shape (n_features,)
