@@ -1,11 +1,12 @@
 /*
- * The in-memory solve's row operator on one thread (ts_row_groups, see textsel.h): the groups'
- * steps one after another and their parts added by the fixed tree, with no call out of C per
- * iteration.  Every sum is the one the threaded solve forms (textsel/_row_groups.py): the lanes
- * packed the same way, each group's part from ts_rowgroup_step, the parts added pairwise by the
- * same tree, the norms combined as LAPACK's nrm2 combines two scaled sums.  Products and sums are
- * written as separate statements, so that no compiler fuses a multiply and an add into one
- * rounding the threaded path does not make.
+ * The in-memory solve's row operator (ts_row_groups, see textsel.h): each (lane block, group)
+ * pair's step a task, the groups' parts added by the fixed tree in runs of rows, each run a task,
+ * the tasks on the calling thread or on the caller's threads, with no call out of C per
+ * iteration but the caller's parallel_for.  Every sum is the one a distributed solve forms
+ * (textsel/_row_groups.py): the lanes packed the same way, each group's part from
+ * ts_rowgroup_step, the parts added pairwise by the same tree, the norms combined as LAPACK's
+ * nrm2 combines two scaled sums.  Products and sums are written as separate statements, so that
+ * no compiler fuses a multiply and an add into one rounding another path does not make.
  */
 #include "textsel.h"
 #include "internal.h"
@@ -29,6 +30,8 @@ int ts_row_groups_init(ts_row_groups *G, const ts_row_block *groups, int64_t n_g
     G->scratch = ts_calloc((size_t)(n1 * TS_LANES + n_groups * per_group), sizeof(double));
     if (G->scratch == NULL)
         return TS_ERR_NOMEM;
+    G->wave = 1;
+    G->slabs = 1;
     G->groups = groups;
     G->n_groups = n_groups;
     G->n_rows = n_rows;
@@ -45,6 +48,28 @@ void ts_row_groups_free(ts_row_groups *G)
 {
     free(G->scratch);
     G->scratch = NULL;
+}
+
+int ts_row_groups_parallel(ts_row_groups *G, ts_parallel_for run, void *ctx, int64_t n_threads)
+{
+    const int64_t n1 = G->n_cols + G->fit_intercept, per_group = n1 * TS_LANES + 2 * TS_LANES;
+    int64_t wave;
+    double *scratch;
+    if (n_threads < 1 || G->scratch == NULL)
+        return TS_ERR_ARG;
+    wave = (n_threads + G->n_groups - 1) / G->n_groups;
+    if (n1 > (INT64_MAX / (int64_t)sizeof(double) - 2) / TS_LANES / (wave * G->n_groups + 1))
+        return TS_ERR_NOMEM;
+    scratch = ts_calloc((size_t)(n1 * TS_LANES + wave * G->n_groups * per_group), sizeof(double));
+    if (scratch == NULL)
+        return TS_ERR_NOMEM;
+    free(G->scratch);
+    G->scratch = scratch;
+    G->wave = wave;
+    G->slabs = n_threads;
+    G->parallel = run;
+    G->parallel_ctx = ctx;
+    return TS_OK;
 }
 
 /* The largest power of two below count (count >= 2). */
@@ -85,23 +110,101 @@ static void add_norms(double *scale_a, double *ssq_a, const double *scale_b, con
     }
 }
 
-/* Groups [a, b)'s parts added by the tree into group a's. */
-static void tree(ts_row_groups *G, int64_t a, int64_t b, int64_t n_part, int64_t width)
+/* One round of a step: up to G->wave lane blocks, each on every group. */
+typedef struct {
+    ts_row_groups *G;
+    int64_t n_blocks;
+    int64_t first;          /* the round's first running column */
+    const int64_t *cols;    /* the step's running columns */
+    const double *v;        /* NULL: u as it is */
+    const double *vcoef, *ucoef;
+    const double *one;      /* a block of one column: its v unpacked (NULL where none) */
+    int64_t n_vec;
+} round_of_blocks;
+
+/* Lane block j of the round: its first column, its width and its lanes. */
+static void block_of(const round_of_blocks *R, int64_t j, int64_t *p0, int64_t *width, int64_t *L)
 {
-    const int64_t per_group = (G->n_cols + G->fit_intercept) * TS_LANES + 2 * TS_LANES;
-    double *first = G->scratch + (G->n_cols + G->fit_intercept) * TS_LANES;
+    *p0 = R->first + j * TS_LANES;
+    *width = R->n_vec - *p0 < TS_LANES ? R->n_vec - *p0 : TS_LANES;
+    *L = *width == 1 ? 1 : TS_LANES;
+}
+
+/* Lane block j's part of group k in the scratch: A'D u, then the scales, then the sums. */
+static double *part_of(const ts_row_groups *G, int64_t j, int64_t k)
+{
+    const int64_t n1l = (G->n_cols + G->fit_intercept) * TS_LANES, per_group = n1l + 2 * TS_LANES;
+    return G->scratch + n1l + (j * G->n_groups + k) * per_group;
+}
+
+/* Task t of a round's steps: lane block t / n_groups on group t % n_groups. */
+static int step_task(void *arg, int64_t t)
+{
+    const round_of_blocks *R = (const round_of_blocks *)arg;
+    ts_row_groups *G = R->G;
+    const int64_t n1 = G->n_cols + G->fit_intercept, j = t / G->n_groups, k = t % G->n_groups;
+    int64_t p0, width, L;
+    double *part = part_of(G, j, k);
+    const double *vb;
+    block_of(R, j, &p0, &width, &L);
+    vb = R->v == NULL ? NULL : L == 1 ? R->one : R->v + p0 * n1;
+    return ts_rowgroup_step(&G->groups[k], G->n_cols, G->fit_intercept, G->n_rhs, width, R->cols + p0, vb,
+                            R->v != NULL ? R->vcoef + p0 : NULL, R->v != NULL ? R->ucoef + p0 : NULL,
+                            part + n1 * TS_LANES, part + n1 * TS_LANES + TS_LANES, part);
+}
+
+/* Groups [a, b)'s parts of lane block j, values [lo, hi) of each, added by the tree into group
+ * a's. */
+static void tree_parts(ts_row_groups *G, int64_t j, int64_t a, int64_t b, int64_t lo, int64_t hi)
+{
     int64_t half;
     if (b - a < 2)
         return;
     half = tree_half(b - a);
-    tree(G, a, a + half, n_part, width);
-    tree(G, a + half, b, n_part, width);
-    {
-        double *left = first + a * per_group, *right = first + (a + half) * per_group;
-        int64_t n1l = (G->n_cols + G->fit_intercept) * TS_LANES;
-        add_parts(left, right, n_part);
-        add_norms(left + n1l, left + n1l + TS_LANES, right + n1l, right + n1l + TS_LANES, width);
-    }
+    tree_parts(G, j, a, a + half, lo, hi);
+    tree_parts(G, j, a + half, b, lo, hi);
+    add_parts(part_of(G, j, a) + lo, part_of(G, j, a + half) + lo, hi - lo);
+}
+
+/* The same tree on the norms of lane block j's width lanes. */
+static void tree_norms(ts_row_groups *G, int64_t j, int64_t a, int64_t b, int64_t width)
+{
+    const int64_t n1l = (G->n_cols + G->fit_intercept) * TS_LANES;
+    int64_t half;
+    double *left, *right;
+    if (b - a < 2)
+        return;
+    half = tree_half(b - a);
+    tree_norms(G, j, a, a + half, width);
+    tree_norms(G, j, a + half, b, width);
+    left = part_of(G, j, a) + n1l;
+    right = part_of(G, j, a + half) + n1l;
+    add_norms(left, left + TS_LANES, right, right + TS_LANES, width);
+}
+
+/* Task t of a round's sums: lane block t / slabs, its run of rows t % slabs. */
+static int add_task(void *arg, int64_t t)
+{
+    const round_of_blocks *R = (const round_of_blocks *)arg;
+    ts_row_groups *G = R->G;
+    const int64_t n1 = G->n_cols + G->fit_intercept, j = t / G->slabs, s = t % G->slabs;
+    int64_t p0, width, L;
+    block_of(R, j, &p0, &width, &L);
+    tree_parts(G, j, 0, G->n_groups, n1 * s / G->slabs * L, n1 * (s + 1) / G->slabs * L);
+    return TS_OK;
+}
+
+/* task(arg, t) for t in [0, n): on the caller's threads where G has them. */
+static int run_tasks(ts_row_groups *G, int64_t n, ts_task task, void *arg)
+{
+    int64_t t;
+    int status = TS_OK, s;
+    if (G->parallel != NULL && n > 1)
+        return G->parallel(G->parallel_ctx, n, task, arg);
+    for (t = 0; t < n; t++)
+        if ((s = task(arg, t)) != TS_OK && status == TS_OK)
+            status = s;
+    return status;
 }
 
 /* u = vcoef D A v + ucoef u (v NULL: u as it is) for the columns cols, then ||u|| and A'D u;
@@ -110,38 +213,48 @@ static void tree(ts_row_groups *G, int64_t a, int64_t b, int64_t n_part, int64_t
 static int products(ts_row_groups *G, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
                     const double *ucoef, double *unorm, double *g)
 {
-    const int64_t n1 = G->n_cols + G->fit_intercept, n1l = n1 * TS_LANES, per_group = n1l + 2 * TS_LANES;
-    double *one = G->scratch, *first = G->scratch + n1l;
-    int64_t p0, i, q, k;
+    const int64_t n1 = G->n_cols + G->fit_intercept, n1l = n1 * TS_LANES;
+    double *one = G->scratch;
+    round_of_blocks R;
+    int64_t i, q, j;
     int status;
-    for (p0 = 0; p0 < n_vec; p0 += TS_LANES) {
-        const int64_t width = n_vec - p0 < TS_LANES ? n_vec - p0 : TS_LANES;
-        const int64_t L = width == 1 ? 1 : TS_LANES;
-        const double *vl = v != NULL ? v + p0 * n1 : NULL, *vb = vl;
-        double *gl = g + p0 * n1;
-        if (L == 1 && v != NULL) {
-            for (i = 0; i < n1; i++)
-                one[i] = vl[i * TS_LANES];
-            vb = one;
+    R.G = G;
+    R.cols = cols;
+    R.v = v;
+    R.vcoef = vcoef;
+    R.ucoef = ucoef;
+    R.n_vec = n_vec;
+    R.one = NULL;
+    if (n_vec % TS_LANES == 1 && v != NULL) { /* the last block holds one column alone */
+        const double *vl = v + (n_vec - 1) * n1;
+        for (i = 0; i < n1; i++)
+            one[i] = vl[i * TS_LANES];
+        R.one = one;
+    }
+    for (R.first = 0; R.first < n_vec; R.first += G->wave * TS_LANES) {
+        const int64_t left = (n_vec - R.first + TS_LANES - 1) / TS_LANES;
+        R.n_blocks = left < G->wave ? left : G->wave;
+        if ((status = run_tasks(G, R.n_blocks * G->n_groups, step_task, &R)) != TS_OK)
+            return status;
+        if (G->n_groups > 1)
+            run_tasks(G, R.n_blocks * G->slabs, add_task, &R);
+        for (j = 0; j < R.n_blocks; j++) {
+            int64_t p0, width, L;
+            const double *first = part_of(G, j, 0);
+            double *gl;
+            block_of(&R, j, &p0, &width, &L);
+            tree_norms(G, j, 0, G->n_groups, width);
+            for (q = 0; q < width; q++) {
+                double root = sqrt(first[n1l + TS_LANES + q]);
+                unorm[p0 + q] = first[n1l + q] * root;
+            }
+            gl = g + p0 * n1;
+            if (L == 1)
+                for (i = 0; i < n1; i++)
+                    gl[i * TS_LANES] = first[i];
+            else
+                memcpy(gl, first, sizeof(double) * (size_t)n1l);
         }
-        for (k = 0; k < G->n_groups; k++) {
-            double *part = first + k * per_group;
-            status = ts_rowgroup_step(&G->groups[k], G->n_cols, G->fit_intercept, G->n_rhs, width, cols + p0, vb,
-                                      v != NULL ? vcoef + p0 : NULL, v != NULL ? ucoef + p0 : NULL,
-                                      part + n1l, part + n1l + TS_LANES, part);
-            if (status != TS_OK)
-                return status;
-        }
-        tree(G, 0, G->n_groups, n1 * L, width);
-        for (q = 0; q < width; q++) {
-            double root = sqrt(first[n1l + TS_LANES + q]);
-            unorm[p0 + q] = first[n1l + q] * root;
-        }
-        if (L == 1)
-            for (i = 0; i < n1; i++)
-                gl[i * TS_LANES] = first[i];
-        else
-            memcpy(gl, first, sizeof(double) * (size_t)n1l);
     }
     return TS_OK;
 }

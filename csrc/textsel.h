@@ -179,20 +179,28 @@ int ts_rowgroup_step(const ts_row_block *B, int64_t n_cols, int fit_intercept, i
                      const double *ucoef, double *scale, double *ssq, double *gb);
 
 /*
- * The row operator of ts_lsqr_rowop on row groups kept in memory, run one after another on the
- * calling thread: what the in-memory solve computes when it has one thread, with no call out of
- * C per iteration.  Each group is a ts_row_block whose u and weights are column-major views
+ * The row operator of ts_lsqr_rowop on row groups kept in memory, run on the calling thread or,
+ * after ts_row_groups_parallel, as tasks on the caller's threads: the in-memory solve, with no
+ * call out of C per iteration but the caller's parallel_for.  Each group is a ts_row_block whose u and weights are column-major views
  * (col_stride n_rows) of the whole u and weights; b, the weights and u hold each right-hand
  * side's n_rows contiguously (element (i, c) at c * n_rows + i).  A step takes the running
  * columns TS_LANES at a time (one alone in a block of one lane), runs ts_rowgroup_step on every
  * group, and adds the groups' parts, of A'D u and of the norms, by one fixed binary tree (the
- * largest power of two below their number on the left): the same sums, in the same order, as
- * when the groups run on threads, so the answer does not depend on their number.
+ * largest power of two below their number on the left): the same sums, in the same order, on
+ * any number of threads, and the same as a distributed solve forms from the same groups.
  *
  * ts_row_groups_init checks the shapes and allocates the scratch (TS_ERR_ARG, TS_ERR_NOMEM);
  * ts_row_groups_free releases it.  ts_row_groups_start and ts_row_groups_step are the ts_rowop's
  * start and step (ctx: the ts_row_groups).
  */
+/*
+ * Runs task(arg, t) once for every t in [0, n_tasks), in any order and on any threads, and
+ * returns when all have run: TS_OK, or the status of a task that failed (every task still runs).
+ * The caller of the core supplies it (the core starts no thread of its own).
+ */
+typedef int (*ts_task)(void *arg, int64_t t);
+typedef int (*ts_parallel_for)(void *ctx, int64_t n_tasks, ts_task task, void *arg);
+
 typedef struct {
     const ts_row_block *groups;
     int64_t n_groups;
@@ -203,13 +211,23 @@ typedef struct {
     const double *b;
     const double *weights;
     double *u;
-    double *scratch; /* one column's v, then each group's part of A'D u and of the norms */
+    double *scratch; /* one column's v, then each (lane block, group)'s part of A'D u and norms */
+    int64_t wave;    /* lane blocks computed together (ts_row_groups_parallel) */
+    int64_t slabs;   /* runs of rows the parts are added in, one task each */
+    ts_parallel_for parallel; /* NULL: every task on the calling thread */
+    void *parallel_ctx;
 } ts_row_groups;
 
 int ts_row_groups_init(ts_row_groups *G, const ts_row_block *groups, int64_t n_groups, int64_t n_rows,
                        int64_t n_cols, int fit_intercept, int64_t n_rhs, const double *b,
                        const double *weights, double *u);
 void ts_row_groups_free(ts_row_groups *G);
+/* Run G's steps as tasks of run(ctx, ...) for n_threads threads: each (lane block, group) pair
+ * one task, ceil(n_threads / n_groups) lane blocks at a time so that every thread has one, then
+ * the groups' parts added by the tree in n_threads runs of rows, one task each.  No sum changes:
+ * each task computes what it computes on one thread, the tree is the same for every row.
+ * Reallocates the scratch (TS_ERR_NOMEM leaves G as it was); TS_ERR_ARG for n_threads < 1. */
+int ts_row_groups_parallel(ts_row_groups *G, ts_parallel_for run, void *ctx, int64_t n_threads);
 /* The ts_rowop of G (lanes 1: ts_row_groups_start and ts_row_groups_step take v and write g in
  * the solver's lane blocks). */
 ts_rowop ts_row_groups_op(ts_row_groups *G);

@@ -182,23 +182,21 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
     """In process, no cluster: 9 groups held by 1 to 9 owners, in runs and interleaved.  Each
     owner's ``run_step`` adds the pieces of the tree it holds whole, ``combine`` the rest: the
     norm and A'D u of the in-memory row operator to the bit, for a start and for a step."""
-    from textsel._ext.ccore import Interrupt
     from textsel.distributed._solve_worker import pick, run_step, setup_group, unpack_part
 
     rng = np.random.default_rng(n_ranks)
     X = sp.random(900, 60, density=0.05, format="csr", random_state=rng)
     B, W = rng.standard_normal((900, 11)), rng.random((900, 11)) + 0.5
     bounds = _row_groups.group_bounds(X.indptr, 9)
-    memory = _row_groups.RowGroups(X, B, W, True, 1, Interrupt())
+    memory = _row_groups.RowGroups(X, B, W, True, 1)
     memory.groups = memory.groups[:0]  # rebuilt below on exactly these 9 groups
-    from textsel._ext.rowblocks import RowGroup
+    from textsel._ext.rowblocks import GroupsOperator, RowGroup
 
     for a, b in zip(bounds[:-1], bounds[1:], strict=True):
         s, e = X.indptr[a], X.indptr[b]
         memory.groups.append(RowGroup(X.data[s:e], X.indices[s:e], X.indptr[a : b + 1] - s, 60, True,
                                       memory.uT[:, a:b], memory.weights[:, a:b]))  # fmt: skip
-    memory._parts = np.empty((1, 9, 61 * 8))
-    memory.norms = np.empty((1, 9, 2, 8))
+    in_memory = GroupsOperator(memory.groups, memory.B, memory.weights, memory.uT, 60, True, 2)
     groups = [
         setup_group(X[a:b], ("arrays", B[a:b], W[a:b]), True)
         for a, b in zip(bounds[:-1], bounds[1:], strict=True)
@@ -231,13 +229,14 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
                 np.testing.assert_array_equal(got, expected)
             unorm, g_memory = np.empty(cols.size), np.empty((61, cols.size))
             if kind == "start":
-                memory.start(cols, exps, None, unorm, g_memory)
+                in_memory.start(cols, exps, None, unorm, g_memory)
             else:
-                memory.step(cols, v, vcoef, ucoef, unorm, g_memory)
+                in_memory.step(cols, v, vcoef, ucoef, unorm, g_memory)
             np.testing.assert_array_equal(scale * np.sqrt(ssq), unorm)
             np.testing.assert_array_equal(g, g_memory)
         if n_ranks == 1:
             assert plan[0] == "here"  # one owner adds the whole tree in its task
+    in_memory.close()
 
 
 def test_tree_plan_cuts_the_tree_where_owners_change():

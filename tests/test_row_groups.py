@@ -85,8 +85,9 @@ def test_a_step_on_many_groups_is_the_products_written_out(small_groups, index_d
     K = 11  # two lane blocks, the second partly filled
     rng = np.random.default_rng(2)
     B, W = rng.normal(size=(m, K)), rng.uniform(0.5, 2, size=(m, K))
-    groups = rg.RowGroups(X, B, W, fit_intercept, 3, Interrupt())
+    groups = rg.RowGroups(X, B, W, fit_intercept, 3)
     assert len(groups.groups) >= 8
+    operator = groups.operator()  # its Python calls, its tasks on three threads
     A = sp.hstack([X, np.ones((m, 1))]).tocsr() if fit_intercept else X
     u0 = rng.normal(size=(m, K))
     groups.uT.T[:] = u0
@@ -94,7 +95,8 @@ def test_a_step_on_many_groups_is_the_products_written_out(small_groups, index_d
     P = cols.size
     v, vcoef, ucoef = rng.normal(size=(A.shape[1], P)), rng.uniform(0.5, 1.5, P), -rng.uniform(size=P)
     unorm, g = np.empty(P), np.empty((A.shape[1], P))
-    groups.step(cols, v, vcoef, ucoef, unorm, g)
+    operator.step(cols, v, vcoef, ucoef, unorm, g)
+    operator.close()
     u = vcoef * W[:, cols] * (A @ v) + ucoef * u0[:, cols]
     np.testing.assert_allclose(groups.uT.T[:, cols], u, rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(groups.uT.T[:, [6, 8]], u0[:, [6, 8]])
@@ -109,7 +111,7 @@ def test_the_answer_is_the_same_to_the_last_bit_on_any_number_of_threads(small_g
     b, weights = rng.normal(size=(X.shape[0], K)), rng.uniform(0.2, 3, size=(X.shape[0], 1))
     options = dict(damp=0.3, row_weights=weights, fit_intercept=True)
     results = [textsel.lsqr(X, b, n_jobs=t, **options) for t in (1, 2, 3, 4, 7)]
-    assert len(rg.RowGroups(X, b, None, True, 1, Interrupt()).groups) >= 8
+    assert len(rg.RowGroups(X, b, None, True, 1).groups) >= 8
     for other in results[1:]:
         np.testing.assert_array_equal(other.x, results[0].x)
         np.testing.assert_array_equal(other.itn, results[0].itn)
@@ -181,7 +183,7 @@ def test_fewer_groups_than_jobs_share_the_lane_blocks_and_keep_the_answer():
     so that every thread has work; a lane block's columns are computed apart from the others', so
     the answer is still the same to the last bit."""
     X = _matrix(m=3000, n=300)
-    assert len(rg.RowGroups(X, np.ones((3000, 1)), None, False, 1, Interrupt()).groups) == 1
+    assert len(rg.RowGroups(X, np.ones((3000, 1)), None, False, 1).groups) == 1
     b = np.random.default_rng(8).normal(size=(X.shape[0], 21))  # lane blocks of 8, 8 and 5
     results = [textsel.lsqr(X, b, damp=0.1, fit_intercept=True, n_jobs=t) for t in (1, 2, 3, 4)]
     for other in results[1:]:
@@ -191,25 +193,34 @@ def test_fewer_groups_than_jobs_share_the_lane_blocks_and_keep_the_answer():
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("scale", [1.0, 1e300, 1e-300])
-def test_one_thread_runs_the_groups_in_c_to_the_threads_bits(small_groups, fit_intercept, scale):
-    """On one thread the solver iterates on the groups as one C operator (no call into Python per
-    iteration): the same bits as the groups run from Python, on many groups, 17 columns (two full
-    lane blocks and one alone), weights, and right-hand sides the solver must rescale."""
+def test_the_groups_operator_keeps_its_bits_on_threads_and_through_python(small_groups, fit_intercept, scale):
+    """The solver iterates on the groups as one C operator, its tasks on a team of 1, 2 or 3
+    threads (no call into Python per iteration), or calls the same operator through Python's
+    protocol: the same bits, on many groups, 17 columns (two full lane blocks and one alone),
+    weights, and right-hand sides the solver must rescale; a closed team stays closed."""
     from textsel._ext.ccore import lsqr_rowop
-    from textsel._ext.rowblocks import GroupsOperator
     from textsel.least_squares import prepare
+
+    class ThroughPython:  # no rowop_capsule: lsqr_rowop calls start and step
+        def __init__(self, operator):
+            self.start, self.step = operator.start, operator.step
 
     X = _matrix(m=4000, n=300, index_dtype=np.int64)
     rng = np.random.default_rng(8)
     b, w = scale * rng.normal(size=(X.shape[0], 17)), rng.uniform(0.2, 3, size=(X.shape[0], 17))
     B, damps, weights, tolerances, limit = prepare(X.shape[0], b, 0.3, w, 1e-10, 1e-10, 1e8, None)
     solved = []
-    for threads in (1, 1, 2):
-        interrupt = Interrupt()
-        groups = rg.RowGroups(X, B, weights, fit_intercept, threads, interrupt)
-        operator = groups.operator() if len(solved) != 1 else groups  # the second: Python, one thread
-        assert isinstance(operator, GroupsOperator) == (len(solved) == 0)
-        solved.append(lsqr_rowop(operator, *X.shape, fit_intercept, 17, damps, *tolerances, limit, interrupt))
+    for threads, python in ((1, False), (2, False), (3, False), (2, True)):
+        groups = rg.RowGroups(X, B, weights, fit_intercept, threads)
+        operator = groups.operator()
+        try:
+            run = ThroughPython(operator) if python else operator
+            solved.append(
+                lsqr_rowop(run, *X.shape, fit_intercept, 17, damps, *tolerances, limit, Interrupt())
+            )
+        finally:
+            operator.close()
+            operator.close()
     assert len(groups.groups) >= 8
     for x, report in solved[1:]:
         np.testing.assert_array_equal(x, solved[0][0])

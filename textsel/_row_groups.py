@@ -5,8 +5,8 @@ a sum over the rows of A, so a group of rows computes its own part of all three 
 its stored values (``ts_rowgroup_step``) and the parts are added.  The groups are fixed by the
 matrix alone (:func:`group_bounds`), never by the number of threads, and the parts are added by one
 fixed tree over the groups (:func:`tree_reduce`), so the answer is the same to the last bit on one
-thread or sixteen.  :class:`RowGroups` is the row operator of the C solver
-(:func:`textsel._ext.ccore.lsqr_rowop`) on a matrix in memory, its groups run on textsel's threads.
+thread or sixteen.  :class:`RowGroups` cuts a matrix in memory into its groups for the C solver
+(:func:`textsel._ext.ccore.lsqr_rowop`), which runs them in C on a team of threads.
 
 Imports numpy and textsel's kernels only, so that a Dask worker can run the same groups.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._ext.rowblocks import RowGroup
-from ._parallel import run_blocks
 
 __all__ = [
     "LANES", "RowGroups", "add_norms", "group_bounds", "group_count", "lane_width", "pack_lanes",
@@ -104,9 +103,9 @@ def pack_lanes(V: np.ndarray) -> np.ndarray:
 
 
 class RowGroups:
-    """The row operator of ``ts_lsqr_rowop`` on a CSR matrix in memory: its rows cut into
-    :func:`group_bounds` groups, each keeping its rows of b, of the row weights and of u, the
-    groups run on ``n_jobs`` threads and their parts added by :func:`tree_reduce`.
+    """A CSR matrix in memory cut into :func:`group_bounds` groups for ``ts_lsqr_rowop``, each
+    keeping its rows of b, of the row weights and of u; :meth:`operator` runs them in C on up to
+    ``n_jobs`` threads, their parts added by the tree of :func:`tree_reduce`.
 
     Parameters
     ----------
@@ -118,11 +117,9 @@ class RowGroups:
         The row weights D, C-contiguous; None: all 1.
     fit_intercept : bool
     n_jobs : int
-    interrupt : textsel._ext.ccore.Interrupt
-        The solve's, so that Ctrl-C stops every thread.
     """
 
-    def __init__(self, X, B, weights, fit_intercept, n_jobs, interrupt):
+    def __init__(self, X, B, weights, fit_intercept, n_jobs):
         m, n = X.shape
         # each right-hand side's rows contiguous: a lane block reads each of its 8 columns of b,
         # D and u as one stream (row-major, it would read whole rows of every column)
@@ -141,95 +138,14 @@ class RowGroups:
                     self.fit_intercept, self.uT[:, a:b], None if weights is None else self.weights[:, a:b],
                 )
             )  # fmt: skip
-        G = len(self.groups)
         self.n_jobs = n_jobs
-        # lane blocks taken together, so that fewer groups than threads still keep every thread
-        # busy (a lane block's columns are computed apart from the others': no sum changes)
-        self.wave = max(1, -(-n_jobs // G))
-        self.interrupt = interrupt
-        # one part of A'D u, and of each norm, per group and lane block of a wave
-        self._parts = np.empty((self.wave, G, self.n_unknowns * LANES))
-        self.norms = np.empty((self.wave, G, 2, LANES))
 
     def operator(self):
-        """What the C solver runs: on one thread, the groups as one operator in C (the same sums,
-        no call into Python per iteration); on more, these groups on the threads."""
-        if self.n_jobs > 1:
-            return self
+        """What the C solver runs: the groups as one operator in C, its tasks on as many threads
+        as a step has tasks for, up to ``n_jobs`` (no call into Python per iteration; the same sums
+        on any number); ``close()`` it after the solve."""
         from ._ext.rowblocks import GroupsOperator
 
-        return GroupsOperator(self.groups, self.B, self.weights, self.uT, self.n_cols, self.fit_intercept)
-
-    # -- the two calls of the C solver -------------------------------------------------------
-
-    def start(self, cols, exps, maxabs, unorm, g):
-        """max |D b| of each column ``cols[p]`` into ``maxabs`` (``exps`` None), or u = 2^-exps D b
-        and its norm and A'D u into ``unorm`` and ``g``."""
-        Db = self.B[cols] if self.weights is None else self.weights[cols] * self.B[cols]
-        if exps is None:
-            maxabs[:] = np.abs(Db).max(axis=1) if Db.shape[1] else 0.0
-            return
-        self.uT[cols] = np.ldexp(Db, -np.asarray(exps)[:, None])
-        self._products(cols, None, None, None, unorm, g)
-
-    def step(self, cols, v, vcoef, ucoef, unorm, g):
-        """u = vcoef D A v + ucoef u for the columns ``cols``, its norm into ``unorm`` and A'D u
-        into ``g``."""
-        self._products(cols, v, vcoef, ucoef, unorm, g)
-
-    # -- the groups, a wave of lane blocks at a time ----------------------------------------
-
-    def _products(self, cols, v, vcoef, ucoef, unorm, g):
-        cols = np.ascontiguousarray(cols, dtype=np.int64)
-        blocks = [slice(p0, min(p0 + LANES, cols.size)) for p0 in range(0, cols.size, LANES)]
-        for w0 in range(0, len(blocks), self.wave):
-            self._wave(blocks[w0 : w0 + self.wave], cols, v, vcoef, ucoef, unorm, g)
-
-    def _wave(self, blocks, cols, v, vcoef, ucoef, unorm, g):
-        """The lane blocks ``blocks`` (slices of ``cols``) on every group: each (block, group) pair
-        one task, the tasks dealt to the threads in runs; then each block's parts added."""
-        n1, G = self.n_unknowns, len(self.groups)
-        jobs = []
-        for j, lanes in enumerate(blocks):
-            L = lane_width(lanes.stop - lanes.start)
-            parts = self._parts[j, :, : n1 * L].reshape(G, 1, n1, L)
-            vb = None if v is None else pack_lanes(v[:, lanes])
-            coefs = (None, None) if v is None else (vcoef[lanes], ucoef[lanes])
-            jobs.append((lanes, parts, (cols[lanes], vb, *coefs)))
-        tasks = [(j, k) for j in range(len(jobs)) for k in range(G)]
-        T = min(self.n_jobs, len(tasks))
-
-        def run(a, b):
-            for j, k in tasks[a:b]:
-                if self.interrupt.error is not None:  # Ctrl-C on the calling thread: stop here
-                    return
-                lanes, parts, args = jobs[j]
-                width = lanes.stop - lanes.start
-                self.groups[k].step(*args, self.norms[j, k, 0, :width], self.norms[j, k, 1, :width], parts[k])
-
-        run_blocks(run, [(len(tasks) * t // T, len(tasks) * (t + 1) // T) for t in range(T)], self.interrupt)
-        for j, (lanes, _, _) in enumerate(jobs):
-            width = lanes.stop - lanes.start
-            scale, ssq = tree_reduce([(s[:width], q[:width]) for s, q in self.norms[j]], add_norms)
-            unorm[lanes] = scale * np.sqrt(ssq)
-        self._reduce([parts for _, parts, _ in jobs])
-        for lanes, parts, _ in jobs:
-            g[:, lanes] = parts[0, 0, :, : lanes.stop - lanes.start]
-
-    def _reduce(self, blocks):
-        """Each lane block's parts of A'D u (one per group) added by the tree into the first, each
-        thread a slab of rows (the tree is the same for every row)."""
-        G = len(self.groups)
-        if G == 1:
-            return
-        n1, T = self.n_unknowns, max(1, min(self.n_jobs, self.n_unknowns))
-
-        def add(a, b):
-            return np.add(a, b, out=a)
-
-        def slab(t):
-            rows = slice(n1 * t // T, n1 * (t + 1) // T)
-            for parts in blocks:
-                tree_reduce([part[0, rows] for part in parts], add)
-
-        run_blocks(slab, [(t,) for t in range(T)], self.interrupt)
+        n_tasks = len(self.groups) * -(-self.B.shape[0] // LANES)  # a step's most tasks at once
+        return GroupsOperator(self.groups, self.B, self.weights, self.uT, self.n_cols, self.fit_intercept,
+                              max(1, min(self.n_jobs, n_tasks)))  # fmt: skip

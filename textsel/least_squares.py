@@ -114,12 +114,15 @@ def _solve(X, inputs, fit_intercept: bool, n_jobs):
     X = as_csr(X, "X", check_structure=False, float64=True)  # each row group checks its rows, once
     m, n = X.shape
     B, damps, weights, tolerances, limit = inputs(m)
-    interrupt = Interrupt()  # Ctrl-C stops every thread's groups within one iteration
+    interrupt = Interrupt()  # Ctrl-C stops the solve between two iterations
     K = B.shape[1]
-    groups = RowGroups(X, B, weights, fit_intercept, effective_n_jobs(n_jobs), interrupt)
+    groups = RowGroups(X, B, weights, fit_intercept, effective_n_jobs(n_jobs))
     del B, weights  # the groups keep them laid out column by column, a copy where K > 1
-    operator = groups.operator()  # on one thread, the groups as one operator in C
-    return lsqr_rowop(operator, m, n, fit_intercept, K, damps, *tolerances, limit, interrupt)
+    operator = groups.operator()  # the groups as one operator in C, on a team of threads
+    try:
+        return lsqr_rowop(operator, m, n, fit_intercept, K, damps, *tolerances, limit, interrupt)
+    finally:
+        operator.close()
 
 
 def prepare(m, b, damp, row_weights, atol, btol, conlim, iter_lim):

@@ -550,6 +550,78 @@ static void test_row_groups_read_the_solver_lanes(void)
     free_problem(&P);
 }
 
+/* A parallel_for that runs the tasks on the calling thread, last first, counting its calls: what
+ * matters to the sums is which tasks run, not their order or thread. */
+typedef struct {
+    int64_t calls, tasks;
+} reverse_runner;
+
+static int run_reversed(void *ctx, int64_t n_tasks, ts_task task, void *arg)
+{
+    reverse_runner *r = (reverse_runner *)ctx;
+    int64_t t;
+    int status = TS_OK, s;
+    r->calls++;
+    r->tasks += n_tasks;
+    for (t = n_tasks - 1; t >= 0; t--)
+        if ((s = task(arg, t)) != TS_OK && status == TS_OK)
+            status = s;
+    return status;
+}
+
+/* The row groups run as tasks (ts_row_groups_parallel) for 1, 2, 3, 5 and 8 threads: lane blocks
+ * taken several at a time, the parts added in runs of rows, the tasks run last first; LSQR on 17
+ * columns (two full lane blocks and one alone), four groups (one empty), weights and intercept
+ * gives the bits of the operator on the calling thread.  No thread: TS_ERR_ARG. */
+static void test_row_groups_as_tasks_keep_the_bits(void)
+{
+    problem P = make_problem(300, 60, 17, 0.1, 37);
+    const int64_t four[4] = {0, 90, 90, 201}, threads[5] = {1, 2, 3, 5, 8}, n1 = P.n + 1;
+    double *bT = malloc(sizeof(double) * (size_t)(P.m * P.K)), *wT = malloc(sizeof(double) * (size_t)(P.m * P.K));
+    double *ref = calloc((size_t)(n1 * P.K), sizeof(double)), *x = calloc((size_t)(n1 * P.K), sizeof(double));
+    ts_lsqr_result r0[17], r1[17];
+    int64_t i, k, t;
+    for (i = 0; i < P.m; i++)
+        for (k = 0; k < P.K; k++) {
+            bT[k * P.m + i] = P.b[i * P.K + k];
+            wT[k * P.m + i] = P.wts[i * P.K + k];
+        }
+    for (t = -1; t < 5; t++) {
+        double *u = calloc((size_t)(P.m * P.K), sizeof(double));
+        reverse_runner runner = {0, 0};
+        ts_row_groups G;
+        ts_rowop A;
+        cut C = cut_rows(&P, four, 4, NULL, u);
+        for (i = 0; i < 4; i++) {
+            C.blocks[i].u = u + four[i];
+            C.blocks[i].weights = wT + four[i];
+            C.blocks[i].col_stride = P.m;
+        }
+        CHECK(ts_row_groups_init(&G, C.blocks, 4, P.m, P.n, 1, P.K, bT, wT, u) == TS_OK);
+        CHECK(ts_row_groups_parallel(&G, run_reversed, &runner, 0) == TS_ERR_ARG);
+        if (t >= 0) {
+            CHECK(ts_row_groups_parallel(&G, run_reversed, &runner, threads[t]) == TS_OK);
+            CHECK(G.wave == (threads[t] + 3) / 4 && G.slabs == threads[t]);
+        }
+        A = ts_row_groups_op(&G);
+        CHECK(ts_lsqr_rowop(&A, P.K, P.damp, &TIGHT, t < 0 ? ref : x, t < 0 ? r0 : r1) == TS_OK);
+        if (t >= 0) {
+            CHECK(memcmp(x, ref, sizeof(double) * (size_t)(n1 * P.K)) == 0);
+            for (k = 0; k < P.K; k++)
+                CHECK(r1[k].itn == r0[k].itn && r1[k].r1norm == r0[k].r1norm && r1[k].istop == r0[k].istop);
+            CHECK(runner.calls > 0 && runner.tasks > runner.calls);
+        }
+        ts_row_groups_free(&G);
+        free_cut(&C);
+        free(u);
+    }
+    free(bT);
+    free(wT);
+    free(ref);
+    free(x);
+    free_problem(&P);
+}
+
 /* ts_row_groups refuses what it cannot run: no groups, negative sizes, no right-hand sides,
  * missing arrays, a column out of range. */
 static void test_row_groups_bad_arguments(void)
@@ -589,6 +661,7 @@ int main(void)
     RUN(test_row_groups_operator, passed, failed);
     RUN(test_row_groups_bad_arguments, passed, failed);
     RUN(test_row_groups_read_the_solver_lanes, passed, failed);
+    RUN(test_row_groups_as_tasks_keep_the_bits, passed, failed);
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;
 }

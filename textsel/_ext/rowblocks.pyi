@@ -1,5 +1,5 @@
 """One group of a solve's rows: its step of LSQR's row operator, in memory and on a Dask worker; and
-the groups of an in-memory solve on one thread as one C operator."""
+the groups of an in-memory solve as one C operator, on the calling thread or a team of threads."""
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,4 +41,23 @@ class GroupsOperator:
         u: NDArray[np.float64],
         n_cols: int,
         fit_intercept: bool,
+        n_threads: int = 1,
     ) -> None: ...
+    def start(
+        self,
+        cols: NDArray[np.int64],
+        exps: NDArray[np.integer] | None,
+        maxabs: NDArray[np.float64] | None,
+        unorm: NDArray[np.float64] | None,
+        g: NDArray[np.float64] | None,
+    ) -> None: ...
+    def step(
+        self,
+        cols: NDArray[np.int64],
+        v: NDArray[np.float64],
+        vcoef: NDArray[np.float64],
+        ucoef: NDArray[np.float64],
+        unorm: NDArray[np.float64],
+        g: NDArray[np.float64],
+    ) -> None: ...
+    def close(self) -> None: ...

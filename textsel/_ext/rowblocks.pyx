@@ -1,14 +1,19 @@
 # cython: language_level=3
 """One group of a solve's rows (:class:`RowGroup`, ``ts_rowgroup_step`` in csrc/rowblocks.c): its
 step of LSQR's row operator, without the GIL, in memory and on a Dask worker alike; and the groups
-of an in-memory solve on one thread as one operator in C (:class:`GroupsOperator`,
-``ts_row_groups`` in csrc/rowgroups.c)."""
+of an in-memory solve as one operator in C (:class:`GroupsOperator`, ``ts_row_groups`` in
+csrc/rowgroups.c), its tasks on the calling thread or on a team of threads that wait for them
+without the GIL (no call into Python per iteration)."""
+
+import threading
 
 import numpy as np
 
 from cpython.pycapsule cimport PyCapsule_New
+from cpython.pythread cimport (PyThread_acquire_lock, PyThread_allocate_lock, PyThread_free_lock,
+                               PyThread_release_lock, PyThread_type_lock, WAIT_LOCK)
 from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 
 from .ccore cimport _fill_csr
 from .core cimport (TS_ERR_NOMEM, TS_ERR_NONFINITE, ts_csr, ts_csr_check, ts_row_block, ts_rowgroup_step,
@@ -21,14 +26,22 @@ cdef extern from "internal.h" nogil:
 
 
 cdef extern from "textsel.h" nogil:
+    ctypedef int (*ts_task)(void *arg, int64_t t) noexcept
+    ctypedef int (*ts_parallel_for)(void *ctx, int64_t n_tasks, ts_task task, void *arg) noexcept
+
     ctypedef struct ts_row_groups:
         pass
 
+    int ts_row_groups_parallel(ts_row_groups *G, ts_parallel_for run, void *ctx, int64_t n_threads)
     int ts_row_groups_init(ts_row_groups *G, const ts_row_block *groups, int64_t n_groups, int64_t n_rows,
                            int64_t n_cols, int fit_intercept, int64_t n_rhs, const double *b,
                            const double *weights, double *u)
     void ts_row_groups_free(ts_row_groups *G)
     ts_rowop ts_row_groups_op(ts_row_groups *G)
+    int ts_row_groups_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
+                            double *unorm, double *g)
+    int ts_row_groups_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
+                           const double *ucoef, double *unorm, double *g)
 
 
 cdef class RowGroup:
@@ -127,10 +140,78 @@ cdef class RowGroup:
         check_status(status, "lsqr")
 
 
+# -- a team of threads for the operator's tasks ------------------------------------------------
+# The caller's thread is member 0; each other member waits on its own lock without the GIL, runs
+# its share of a round's tasks when released and releases its "done" lock.  A round costs two lock
+# hand-overs per member, no Python.
+
+cdef struct team_state:
+    int64_t size            # members, the caller's thread included
+    int64_t capacity        # members the arrays below were allocated for
+    ts_task task
+    void *arg
+    int64_t n_tasks
+    int stop
+    int *status             # each member's status in the round
+    PyThread_type_lock *go  # released by the caller: a round (or the end) for member w
+    PyThread_type_lock *done
+
+
+cdef int _share(team_state *T, int64_t member) noexcept nogil:
+    """Member ``member``'s tasks of the round: a run of consecutive ones, every one run."""
+    cdef int64_t t, first = T.n_tasks * member // T.size, end = T.n_tasks * (member + 1) // T.size
+    cdef int status = 0, s
+    for t in range(first, end):
+        s = T.task(T.arg, t)
+        if s != 0 and status == 0:
+            status = s
+    return status
+
+
+cdef int _team_for(void *ctx, int64_t n_tasks, ts_task task, void *arg) noexcept nogil:
+    """``ts_parallel_for`` on a team: the round's tasks shared out, the caller's share run here."""
+    cdef team_state *T = <team_state *> ctx
+    cdef int64_t w
+    cdef int status
+    T.task, T.arg, T.n_tasks = task, arg, n_tasks
+    for w in range(1, T.size):
+        PyThread_release_lock(T.go[w])
+    status = _share(T, 0)
+    for w in range(1, T.size):
+        PyThread_acquire_lock(T.done[w], WAIT_LOCK)
+        if status == 0:
+            status = T.status[w]
+    return status
+
+
+cdef void _serve(team_state *T, int64_t w) noexcept nogil:
+    while True:
+        PyThread_acquire_lock(T.go[w], WAIT_LOCK)
+        if T.stop:
+            PyThread_release_lock(T.done[w])  # the last touch of T: the caller frees it next
+            return
+        T.status[w] = _share(T, w)
+        PyThread_release_lock(T.done[w])
+
+
+cdef class _Member:
+    """What a team thread runs (it holds the team's state, not the operator, so that an operator
+    dropped without :meth:`GroupsOperator.close` still ends its threads when collected)."""
+
+    cdef team_state *T
+    cdef int64_t w
+
+    def __call__(self):
+        with nogil:
+            _serve(self.T, self.w)
+
+
 cdef class GroupsOperator:
-    """The groups of an in-memory solve as one row operator in C, run on the calling thread:
-    ``ts_lsqr_rowop`` then iterates with no call into Python (:func:`textsel._ext.ccore.lsqr_rowop`
-    takes it by :attr:`rowop_capsule`).  The same sums as the groups run on threads.
+    """The groups of an in-memory solve as one row operator in C: ``ts_lsqr_rowop`` iterates with
+    no call into Python (:func:`textsel._ext.ccore.lsqr_rowop` takes it by :attr:`rowop_capsule`),
+    each step's tasks on the calling thread or, with ``n_threads`` > 1, on a team of that many
+    threads (the caller's among them) started here and ended by :meth:`close`.  The same bits on
+    any number of threads.
 
     Parameters
     ----------
@@ -141,16 +222,19 @@ cdef class GroupsOperator:
         u, each right-hand side's rows contiguous.
     n_cols : int
     fit_intercept : bool
+    n_threads : int, default=1
     """
 
     cdef ts_row_groups G
     cdef ts_rowop A
     cdef ts_row_block *blocks
+    cdef team_state T
     cdef object keep
+    cdef object threads
     cdef readonly object rowop_capsule
 
     def __cinit__(self, list groups, const double[:, ::1] b, weights, double[:, ::1] u, int64_t n_cols,
-                  bint fit_intercept):
+                  bint fit_intercept, int64_t n_threads=1):
         cdef RowGroup group
         cdef const double[:, ::1] wv
         cdef const double *wptr = NULL
@@ -175,9 +259,121 @@ cdef class GroupsOperator:
                                     &b[0, 0] if u.shape[0] and u.shape[1] else NULL, wptr,
                                     &u[0, 0] if u.shape[0] and u.shape[1] else NULL)
         check_status(status, "lsqr")
+        self.threads = []
+        if n_threads > 1:
+            self._start_team(n_threads)
         self.A = ts_row_groups_op(&self.G)
         self.rowop_capsule = PyCapsule_New(<void *> &self.A, b"textsel.ts_rowop", NULL)
 
+    cdef _start_team(self, int64_t size):
+        cdef int64_t w
+        cdef _Member member
+        self.T.size = 1  # grows as the members start: close() and __dealloc__ see the started ones
+        self.T.capacity = size
+        self.T.status = <int *> calloc(size, sizeof(int))
+        self.T.go = <PyThread_type_lock *> calloc(size, sizeof(PyThread_type_lock))
+        self.T.done = <PyThread_type_lock *> calloc(size, sizeof(PyThread_type_lock))
+        if self.T.status == NULL or self.T.go == NULL or self.T.done == NULL:
+            check_status(TS_ERR_NOMEM, "lsqr")
+        for w in range(1, size):  # each lock held: a member waits for its first round
+            self.T.go[w] = PyThread_allocate_lock()
+            self.T.done[w] = PyThread_allocate_lock()
+            if self.T.go[w] == NULL or self.T.done[w] == NULL:
+                check_status(TS_ERR_NOMEM, "lsqr")
+            PyThread_acquire_lock(self.T.go[w], WAIT_LOCK)
+            PyThread_acquire_lock(self.T.done[w], WAIT_LOCK)
+        check_status(ts_row_groups_parallel(&self.G, _team_for, <void *> &self.T, size), "lsqr")
+        for w in range(1, size):
+            member = _Member()
+            member.T, member.w = &self.T, w
+            thread = threading.Thread(target=member, name=f"textsel-lsqr-{w}", daemon=True)
+            thread.start()
+            self.threads.append(thread)
+            self.T.size = w + 1
+
+    # -- the row operator's two calls from Python (lsqr_rowop's protocol: v and g row-major) ----
+
+    def start(self, cols, exps, maxabs, unorm, g):
+        """max |D b| of each column ``cols[p]`` into ``maxabs`` (``exps`` None), or u = 2^-exps D b
+        and its norm and A'D u into ``unorm`` and ``g`` ((n_cols + fit_intercept, len(cols)))."""
+        cdef const int64_t[::1] ids = np.ascontiguousarray(cols, dtype=np.int64)
+        cdef int64_t P = ids.shape[0]
+        cdef int[::1] scales
+        cdef double[::1] top
+        cdef int status
+        if P == 0:
+            return
+        if exps is None:
+            top = maxabs
+            with nogil:
+                status = ts_row_groups_start(&self.G, P, &ids[0], NULL, &top[0], NULL, NULL)
+            check_status(status, "lsqr")
+            return
+        scales = np.ascontiguousarray(exps, dtype=np.intc)
+        self._products(ids, scales, None, None, None, unorm, g)
+
+    def step(self, cols, v, vcoef, ucoef, unorm, g):
+        """u = vcoef D A v + ucoef u for the columns ``cols``, its norm into ``unorm`` and A'D u
+        into ``g``."""
+        cdef const int64_t[::1] ids = np.ascontiguousarray(cols, dtype=np.int64)
+        if ids.shape[0]:
+            self._products(ids, None, v, vcoef, ucoef, unorm, g)
+
+    def _products(self, const int64_t[::1] ids, scales, v, vcoef, ucoef, unorm, g):
+        """One start (``scales``) or step (``v``) through the solver's lane blocks."""
+        cdef int64_t P = ids.shape[0], n1 = self.A.n_cols + self.A.fit_intercept, blocks = (P + 7) // 8, j
+        cdef int[::1] sv
+        cdef const double[:, :, ::1] vv
+        cdef const double[::1] vc, uc
+        cdef double[:, :, ::1] gv
+        cdef double[::1] nv = unorm
+        cdef int status
+        packed_g = np.zeros((blocks, n1, 8))
+        gv = packed_g
+        if scales is not None:
+            sv = scales
+            with nogil:
+                status = ts_row_groups_start(&self.G, P, &ids[0], &sv[0], NULL, &nv[0], &gv[0, 0, 0])
+        else:
+            packed_v = np.zeros((blocks, n1, 8))
+            for j in range(blocks):
+                packed_v[j, :, : min(8, P - 8 * j)] = v[:, 8 * j : 8 * j + 8]
+            vv, vc, uc = packed_v, np.ascontiguousarray(vcoef, dtype=np.float64), np.ascontiguousarray(ucoef, dtype=np.float64)
+            with nogil:
+                status = ts_row_groups_step(&self.G, P, &ids[0], &vv[0, 0, 0], &vc[0], &uc[0], &nv[0], &gv[0, 0, 0])
+        check_status(status, "lsqr")
+        for j in range(blocks):
+            g[:, 8 * j : 8 * j + 8] = packed_g[j, :, : min(8, P - 8 * j)]
+
+    def close(self):
+        """End the team's threads (waiting for each to leave its loop); idempotent."""
+        cdef int64_t w, size = self.T.size
+        self.T.stop = 1
+        for w in range(1, size):
+            PyThread_release_lock(self.T.go[w])
+        with nogil:
+            for w in range(1, size):
+                PyThread_acquire_lock(self.T.done[w], WAIT_LOCK)
+        self.T.size = 1
+        for thread in self.threads:
+            thread.join()
+        self.threads = []
+
     def __dealloc__(self):
+        cdef int64_t w, size = self.T.size
+        self.T.stop = 1
+        for w in range(1, size):  # a team left running: released, waited for, before T is freed
+            PyThread_release_lock(self.T.go[w])
+            PyThread_acquire_lock(self.T.done[w], WAIT_LOCK)
+        for w in range(1, self.T.capacity):  # every lock is held here: released, then freed
+            if self.T.go != NULL and self.T.go[w] != NULL:
+                PyThread_release_lock(self.T.go[w])
+                PyThread_free_lock(self.T.go[w])
+            if self.T.done != NULL and self.T.done[w] != NULL:
+                PyThread_release_lock(self.T.done[w])
+                PyThread_free_lock(self.T.done[w])
+        free(self.T.status)
+        free(self.T.go)
+        free(self.T.done)
         ts_row_groups_free(&self.G)
         free(self.blocks)
