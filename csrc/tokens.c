@@ -1487,6 +1487,17 @@ int ts_vocab_merge(ts_vocab *into, ts_vocab *part, int64_t *map)
     for (t = 0; t < part->n; t++) {
         const term *p = &part->terms[t];
         int64_t prefix = part->parts[2 * t], last = part->parts[2 * t + 1];
+#if defined(__GNUC__) || defined(__clang__)
+        if (t + PAIRS_AHEAD < part->n) { /* the slot a later term probes first, asked for now */
+            const int64_t a = t + PAIRS_AHEAD, ap = part->parts[2 * a], al = part->parts[2 * a + 1];
+            if (by_pairs && ap >= 0) {
+                if (ap < t && al < t && into->pairs != NULL)
+                    __builtin_prefetch(&into->pairs[PAIR_HOME(mix(pair_key(map[ap], map[al])), into->n_pair_slots - 1)]);
+            } else if (ap < 0 && into->slots != NULL) {
+                PREFETCH_SLOT(into, of_cps(part->cps + part->terms[a].start, part->terms[a].len).h);
+            }
+        }
+#endif
         if (by_pairs && prefix >= 0) { /* its pair's terms were merged before it */
             uint64_t key = pair_key(map[prefix], map[last]);
             status = pair_add(into, key, mix(key), p->len, &map[t], &where);
