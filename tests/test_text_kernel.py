@@ -105,9 +105,10 @@ def test_n_grams_counted_as_pairs_behave_as_terms_of_code_points():
 @pytest.mark.parametrize("value", [np.int64, np.float64, np.float32, np.int16])
 def test_columns_kept_renumbered_and_counted_are_numpys(index, value):
     """The pruning's kernels against numpy: the entries a map keeps, renumbered, in their rows'
-    order with their values (8-byte values moved in the pass, others by a mask), and each
-    column's number of entries as bincount counts them; a column outside the range is an error."""
-    from textsel._ext.submatrix import column_counts, mapped_columns
+    order with their values (8-byte values moved in the pass, others by a mask), each column's
+    number of entries as bincount counts them, and columns renumbered in place (in runs) as
+    fancy indexing renumbers them; a column outside the range is an error."""
+    from textsel._ext.submatrix import column_counts, map_in_place, mapped_columns
 
     rng = np.random.default_rng(3)
     indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 30, 200))]).astype(index)
@@ -123,6 +124,12 @@ def test_columns_kept_renumbered_and_counted_are_numpys(index, value):
     np.testing.assert_array_equal(column_counts(indices, 500), np.bincount(indices, minlength=500))
     with pytest.raises(IndexError, match="column 500 of 500"):
         column_counts(np.array([1, 500], dtype=index), 500)
+    renumbered, order = indices.copy(), rng.permutation(500).astype(index)
+    map_in_place(renumbered, order, 0, 100)  # in runs, as the threads map them
+    map_in_place(renumbered, order, 100)
+    np.testing.assert_array_equal(renumbered, order[indices])
+    with pytest.raises(IndexError, match="column 500 of 500"):
+        map_in_place(np.array([1, 500], dtype=index), order)
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64])

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Columns of CSR buffers without the GIL: the first k of rows sorted by column (by bisection per
-row), the columns a map keeps, renumbered, and each column's number of entries."""
+row), the columns a map keeps, renumbered, each column's number of entries, and columns renumbered
+in place."""
 
 from libc.stdint cimport int32_t, int64_t
 
@@ -100,3 +101,19 @@ def column_counts(const integral[::1] indices, Py_ssize_t n_columns):
         for p in range(indices.shape[0]):
             cv[indices[p]] += 1
     return counts
+
+
+def map_in_place(integral[::1] indices, const integral[::1] mapping, Py_ssize_t first=0, Py_ssize_t end=-1):
+    """``indices[first:end] = mapping[indices[first:end]]`` in place, without the GIL (disjoint runs
+    may be mapped at once on threads); every index must lie in ``mapping``."""
+    cdef Py_ssize_t p, n = mapping.shape[0]
+    if end < 0:
+        end = indices.shape[0]
+    if not 0 <= first <= end <= indices.shape[0]:
+        raise IndexError(f"entries {first} to {end} of {indices.shape[0]}")
+    for p in range(first, end):
+        if not 0 <= indices[p] < n:
+            raise IndexError(f"column {indices[p]} of {n}")
+    with nogil:
+        for p in range(first, end):
+            indices[p] = mapping[indices[p]]

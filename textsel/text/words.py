@@ -187,10 +187,17 @@ class _FastCounting(_WordKernel):
             pruned = mapped_columns(X.data, X.indices, X.indptr, map_index)
             X = type(X)(pruned, shape=(X.shape[0], new_order.size))
             state.kept = None
-        else:
+        else:  # renumbered in place (the kernel's own array), in runs on the threads
+            from .._ext.submatrix import map_in_place
+
             map_index = np.empty(new_order.size, dtype=X.indices.dtype)
             map_index[new_order] = np.arange(new_order.size, dtype=X.indices.dtype)
-            X.indices = map_index.take(X.indices, mode="clip")
+            n, runs = X.indices.size, effective_n_jobs(getattr(self, "n_jobs", None))
+            runs = max(1, min(runs, n // (1 << 18)))
+            run_blocks(
+                map_in_place,
+                [(X.indices, map_index, n * r // runs, n * (r + 1) // runs) for r in range(runs)],
+            )
         state.columns = state.columns[new_order]
         if self.max_features is None:  # fit_transform prunes, then sorts: the vocabulary is final
             self._finish(vocabulary)
@@ -333,8 +340,8 @@ def _stack(counted, n_docs: int, n_terms: int, dtype):
 
 def _joined(arrays, dtype):
     """The threads' arrays (fresh, the kernel's: used up here) end to end in ``dtype``: the one
-    array itself where it is alone, cast in its own memory where it can be, else one pass that
-    copies and casts."""
+    array itself where it is alone, cast in its own memory where it can be; several copied and
+    cast each on a thread."""
     if len(arrays) == 1:
         from .._ext.tokens import recast
 
@@ -343,4 +350,12 @@ def _joined(arrays, dtype):
         cast = recast(arrays[0], dtype)
         if cast is not None:
             return cast
-    return np.concatenate(arrays, dtype=dtype, casting="unsafe")
+        return arrays[0].astype(dtype)
+    ends = np.cumsum([0, *(a.size for a in arrays)])
+    out = np.empty(int(ends[-1]), dtype=dtype)
+
+    def copy(k):  # numpy copies and casts without the GIL: the threads' parts side by side
+        np.copyto(out[ends[k] : ends[k + 1]], arrays[k], casting="unsafe")
+
+    run_blocks(copy, [(k,) for k in range(len(arrays))])
+    return out
