@@ -2,6 +2,8 @@
 the one tree that adds the groups' parts, and what that buys: the same answer to the last bit on
 any number of threads, equal to scipy's LSQR and to the products written out in numpy."""
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -226,3 +228,57 @@ def test_the_groups_operator_keeps_its_bits_on_threads_and_through_python(small_
         np.testing.assert_array_equal(x, solved[0][0])
         for key, value in report.items():
             np.testing.assert_array_equal(value, solved[0][1][key])
+
+
+_TEAM_SCRIPT = """
+import os, signal, sys, threading, time
+import numpy as np, scipy.sparse as sp
+from textsel import _row_groups as rg
+rg.MIN_GROUP_NNZ, rg.NNZ_PER_UNKNOWN = 4000, 1
+X = sp.random(3000, 300, density=0.02, format="csr", random_state=0)
+groups = rg.RowGroups(X, np.ones((3000, 9)), None, False, 8)
+tasks = lambda: len(os.listdir("/proc/self/task"))
+base = tasks()
+sys.setswitchinterval(1e-6)
+busy = [threading.Thread(target=lambda: sum(range(10**7)), daemon=True) for _ in range(2)]
+for thread in busy:
+    thread.start()
+for _ in range(300):  # dropped without close(): its members end without the GIL
+    op = groups.operator()
+    del op
+for thread in busy:
+    thread.join()
+stop = False
+def pest():  # Ctrl-C every 3 ms while teams start and stop
+    while not stop:
+        time.sleep(0.003)
+        os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=pest, daemon=True).start()
+hits, start = 0, time.time()
+while time.time() - start < 2:
+    try:
+        op = groups.operator()
+        op.close()
+    except KeyboardInterrupt:
+        hits += 1
+stop = True
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+wait = time.time()
+while tasks() > base + 1 and time.time() - wait < 5:  # the pest, and members still exiting
+    time.sleep(0.01)
+print("threads", max(tasks() - base - 1, 0), "interrupts", hits, flush=True)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the process's threads in /proc")
+def test_a_team_ends_its_threads_when_dropped_and_survives_ctrl_c_storms(tmp_path):
+    """The operator's team: dropped without close() while other Python threads hold the GIL, each
+    member still ends (it needs no GIL); Ctrl-C every 3 ms while teams start and stop neither
+    crashes nor hangs the process; no thread is left behind."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _TEAM_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    leftover, interrupts = done.stdout.split()[1], int(done.stdout.split()[3])
+    assert leftover == "0" and interrupts > 0

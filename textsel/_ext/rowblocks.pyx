@@ -5,8 +5,6 @@ of an in-memory solve as one operator in C (:class:`GroupsOperator`, ``ts_row_gr
 csrc/rowgroups.c), its tasks on the calling thread or on a team of threads that wait for them
 without the GIL (no call into Python per iteration)."""
 
-import threading
-
 import numpy as np
 
 from cpython.pycapsule cimport PyCapsule_New
@@ -141,12 +139,23 @@ cdef class RowGroup:
 
 
 # -- a team of threads for the operator's tasks ------------------------------------------------
-# The caller's thread is member 0; each other member waits on its own lock without the GIL, runs
-# its share of a round's tasks when released and releases its "done" lock.  A round costs two lock
-# hand-overs per member, no Python.
+# The caller's thread is member 0; each other member is a thread of C alone (started by
+# PyThread_start_new_thread: no Python object, no thread state, never the GIL) that waits on its
+# own lock, runs its share of a round's tasks when released and releases its "done" lock.  A round
+# costs two lock hand-overs per member.  Invariant: every lock the team allocated is held except
+# while a hand-over is under way, so that each is released exactly once before it is freed.
+
+cdef extern from "pythread.h":
+    unsigned long PyThread_start_new_thread(void (*func)(void *) noexcept nogil, void *arg)
+
+
+cdef struct member_arg:
+    void *team
+    int64_t w
+
 
 cdef struct team_state:
-    int64_t size            # members, the caller's thread included
+    int64_t size            # members running, the caller's thread included
     int64_t capacity        # members the arrays below were allocated for
     ts_task task
     void *arg
@@ -155,6 +164,7 @@ cdef struct team_state:
     int *status             # each member's status in the round
     PyThread_type_lock *go  # released by the caller: a round (or the end) for member w
     PyThread_type_lock *done
+    member_arg *members
 
 
 cdef int _share(team_state *T, int64_t member) noexcept nogil:
@@ -184,7 +194,11 @@ cdef int _team_for(void *ctx, int64_t n_tasks, ts_task task, void *arg) noexcept
     return status
 
 
-cdef void _serve(team_state *T, int64_t w) noexcept nogil:
+cdef void _member(void *arg) noexcept nogil:
+    """A member's thread: rounds until the team stops."""
+    cdef member_arg *m = <member_arg *> arg
+    cdef team_state *T = <team_state *> m.team
+    cdef int64_t w = m.w
     while True:
         PyThread_acquire_lock(T.go[w], WAIT_LOCK)
         if T.stop:
@@ -194,16 +208,15 @@ cdef void _serve(team_state *T, int64_t w) noexcept nogil:
         PyThread_release_lock(T.done[w])
 
 
-cdef class _Member:
-    """What a team thread runs (it holds the team's state, not the operator, so that an operator
-    dropped without :meth:`GroupsOperator.close` still ends its threads when collected)."""
-
-    cdef team_state *T
+cdef void _stop_team(team_state *T) noexcept nogil:
+    """End the running members: each released once more, told to stop, waited for."""
     cdef int64_t w
-
-    def __call__(self):
-        with nogil:
-            _serve(self.T, self.w)
+    T.stop = 1
+    for w in range(1, T.size):
+        PyThread_release_lock(T.go[w])
+    for w in range(1, T.size):
+        PyThread_acquire_lock(T.done[w], WAIT_LOCK)
+    T.size = 1
 
 
 cdef class GroupsOperator:
@@ -230,7 +243,6 @@ cdef class GroupsOperator:
     cdef ts_row_block *blocks
     cdef team_state T
     cdef object keep
-    cdef object threads
     cdef readonly object rowop_capsule
 
     def __cinit__(self, list groups, const double[:, ::1] b, weights, double[:, ::1] u, int64_t n_cols,
@@ -259,37 +271,42 @@ cdef class GroupsOperator:
                                     &b[0, 0] if u.shape[0] and u.shape[1] else NULL, wptr,
                                     &u[0, 0] if u.shape[0] and u.shape[1] else NULL)
         check_status(status, "lsqr")
-        self.threads = []
+        self.T.size = 1
         if n_threads > 1:
             self._start_team(n_threads)
         self.A = ts_row_groups_op(&self.G)
         self.rowop_capsule = PyCapsule_New(<void *> &self.A, b"textsel.ts_rowop", NULL)
 
     cdef _start_team(self, int64_t size):
+        """Start up to ``size - 1`` members (as many as the system gives: a thread or a lock it
+        cannot make leaves the team smaller, never the solve); nothing here can be interrupted
+        between a thread's start and its count."""
         cdef int64_t w
-        cdef _Member member
-        self.T.size = 1  # grows as the members start: close() and __dealloc__ see the started ones
-        self.T.capacity = size
+        cdef PyThread_type_lock lock
         self.T.status = <int *> calloc(size, sizeof(int))
         self.T.go = <PyThread_type_lock *> calloc(size, sizeof(PyThread_type_lock))
         self.T.done = <PyThread_type_lock *> calloc(size, sizeof(PyThread_type_lock))
-        if self.T.status == NULL or self.T.go == NULL or self.T.done == NULL:
-            check_status(TS_ERR_NOMEM, "lsqr")
-        for w in range(1, size):  # each lock held: a member waits for its first round
-            self.T.go[w] = PyThread_allocate_lock()
-            self.T.done[w] = PyThread_allocate_lock()
-            if self.T.go[w] == NULL or self.T.done[w] == NULL:
-                check_status(TS_ERR_NOMEM, "lsqr")
-            PyThread_acquire_lock(self.T.go[w], WAIT_LOCK)
-            PyThread_acquire_lock(self.T.done[w], WAIT_LOCK)
-        check_status(ts_row_groups_parallel(&self.G, _team_for, <void *> &self.T, size), "lsqr")
+        self.T.members = <member_arg *> calloc(size, sizeof(member_arg))
+        if self.T.status == NULL or self.T.go == NULL or self.T.done == NULL or self.T.members == NULL:
+            return  # no room for a team: the calling thread alone
+        self.T.capacity = size
         for w in range(1, size):
-            member = _Member()
-            member.T, member.w = &self.T, w
-            thread = threading.Thread(target=member, name=f"textsel-lsqr-{w}", daemon=True)
-            thread.start()
-            self.threads.append(thread)
+            lock = PyThread_allocate_lock()
+            if lock == NULL:
+                break
+            PyThread_acquire_lock(lock, WAIT_LOCK)  # held: the member waits for its first round
+            self.T.go[w] = lock
+            lock = PyThread_allocate_lock()
+            if lock == NULL:
+                break
+            PyThread_acquire_lock(lock, WAIT_LOCK)
+            self.T.done[w] = lock
+            self.T.members[w].team, self.T.members[w].w = <void *> &self.T, w
+            if PyThread_start_new_thread(_member, &self.T.members[w]) == <unsigned long> -1:
+                break
             self.T.size = w + 1
+        if self.T.size > 1 and ts_row_groups_parallel(&self.G, _team_for, <void *> &self.T, self.T.size) != 0:
+            _stop_team(&self.T)  # no room for the rounds' parts: the calling thread alone
 
     # -- the row operator's two calls from Python (lsqr_rowop's protocol: v and g row-major) ----
 
@@ -346,34 +363,24 @@ cdef class GroupsOperator:
             g[:, 8 * j : 8 * j + 8] = packed_g[j, :, : min(8, P - 8 * j)]
 
     def close(self):
-        """End the team's threads (waiting for each to leave its loop); idempotent."""
-        cdef int64_t w, size = self.T.size
-        self.T.stop = 1
-        for w in range(1, size):
-            PyThread_release_lock(self.T.go[w])
+        """End the team's threads (waiting for each to leave its loop); idempotent.  The operator
+        still runs, on the calling thread alone."""
         with nogil:
-            for w in range(1, size):
-                PyThread_acquire_lock(self.T.done[w], WAIT_LOCK)
-        self.T.size = 1
-        for thread in self.threads:
-            thread.join()
-        self.threads = []
+            _stop_team(&self.T)
 
     def __dealloc__(self):
-        cdef int64_t w, size = self.T.size
-        self.T.stop = 1
-        for w in range(1, size):  # a team left running: released, waited for, before T is freed
-            PyThread_release_lock(self.T.go[w])
-            PyThread_acquire_lock(self.T.done[w], WAIT_LOCK)
-        for w in range(1, self.T.capacity):  # every lock is held here: released, then freed
-            if self.T.go != NULL and self.T.go[w] != NULL:
+        cdef int64_t w
+        _stop_team(&self.T)  # a team left running: its members need no GIL to stop
+        for w in range(1, self.T.capacity):  # every lock is held here: released once, then freed
+            if self.T.go[w] != NULL:
                 PyThread_release_lock(self.T.go[w])
                 PyThread_free_lock(self.T.go[w])
-            if self.T.done != NULL and self.T.done[w] != NULL:
+            if self.T.done[w] != NULL:
                 PyThread_release_lock(self.T.done[w])
                 PyThread_free_lock(self.T.done[w])
         free(self.T.status)
         free(self.T.go)
         free(self.T.done)
+        free(self.T.members)
         ts_row_groups_free(&self.G)
         free(self.blocks)
