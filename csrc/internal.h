@@ -21,10 +21,6 @@
 #define TS_VECTOR_CLONES
 #endif
 
-/* Right-hand sides taken together by the many-column kernels: a lane block of 8 doubles is one
- * cache line per stored value. */
-#define TS_LANES 8
-
 /* STMT for each lane q = 0..TS_LANES-1, written out: straight-line code that compilers turn
  * into vector instructions where a loop over q was left scalar. */
 #define TS_EACH_LANE(STMT)                                                                     \

@@ -299,18 +299,28 @@ static double *out_at(const solver *S, int64_t P, int64_t i, int64_t p)
     return S->rop->lanes ? &AT(S->out, S->n, i, p) : &S->out[i * P + p];
 }
 
-/* Whether the operator's norms and its product, first P columns, are all finite. */
+/* Whether the operator's norms and its product, first P columns, are all finite: g read in its
+ * own order (lane block by lane block, or row by row), a flag or-ed without a branch so that the
+ * loop vectorizes (an exponent of all ones is an infinity or a NaN). */
 static int rop_finite(const solver *S, int64_t P, const double *norms)
 {
-    int64_t i, p;
+    const int64_t n = S->n, width = S->rop->lanes ? BLOCK : P;
+    int64_t i, p, p0, q;
+    uint64_t bad = 0;
     for (p = 0; p < P; p++)
         if (!isfinite(norms[p]))
             return 0;
-    for (p = 0; p < P; p++)
-        for (i = 0; i < S->n; i++)
-            if (!isfinite(*out_at(S, P, i, p)))
-                return 0;
-    return 1;
+    for (p0 = 0; p0 < P; p0 += width) {
+        const double *g = S->out + p0 * n; /* the block's first row (row-major: g itself) */
+        const int64_t used = P - p0 < width ? P - p0 : width;
+        for (i = 0; i < n; i++)
+            for (q = 0; q < used; q++) {
+                uint64_t bits;
+                memcpy(&bits, &g[i * width + q], sizeof bits);
+                bad |= (~bits & 0x7ff0000000000000u) == 0;
+            }
+    }
+    return !bad;
 }
 
 /* v <- coef v + g uscale (coef NULL: v <- g uscale) for the first P positions, where beta > 0

@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Right-hand sides taken together by the many-column kernels: a lane block of 8 doubles is one
+ * cache line per stored value (the lanes layout of ts_rowop). */
+#define TS_LANES 8
+
 #ifdef __cplusplus
 extern "C" {
 #endif

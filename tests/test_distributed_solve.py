@@ -182,7 +182,7 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
     """In process, no cluster: 9 groups held by 1 to 9 owners, in runs and interleaved.  Each
     owner's ``run_step`` adds the pieces of the tree it holds whole, ``combine`` the rest: the
     norm and A'D u of the in-memory row operator to the bit, for a start and for a step."""
-    from textsel.distributed._solve_worker import pick, run_step, setup_group, unpack_part
+    from textsel.distributed._solve_worker import cut_lanes, pick, run_step, setup_group
 
     rng = np.random.default_rng(n_ranks)
     X = sp.random(900, 60, density=0.05, format="csr", random_state=rng)
@@ -201,14 +201,24 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
         setup_group(X[a:b], ("arrays", B[a:b], W[a:b]), True)
         for a, b in zip(bounds[:-1], bounds[1:], strict=True)
     ]
-    cols = np.array([0, 2, 3, 5, 6, 7, 8, 9, 10])
-    v = rng.standard_normal((61, cols.size))
-    vcoef, ucoef = rng.random(cols.size), -rng.random(cols.size)
-    exps = rng.integers(-3, 3, cols.size)
+    # 9 columns: a block of 8 lanes and one of one lane alone; 11: the second block cut to 3
+    cols = np.array([0, 2, 3, 5, 6, 7, 8, 9, 10]) if n_ranks % 2 else np.arange(11)
+    P = cols.size
+    v = rng.standard_normal((61, P))
+    # v as the solver hands it over, in its lane blocks; the lanes past the columns hold others'
+    lanes = rng.standard_normal((2, 61, 8))
+    lanes[0], lanes[1, :, : P - 8] = v[:, :8], v[:, 8:]
+    vcoef, ucoef = rng.random(P), -rng.random(P)
+    exps = rng.integers(-3, 3, P)
+
+    def rows(g):  # the solver's lane blocks of g as (61, P)
+        return np.concatenate([g[0], g[1, :, : P - 8]], axis=1)
+
     for owners in ([i * n_ranks // 9 for i in range(9)], [i % n_ranks for i in range(9)]):
         plan = cluster_solve.tree_plan(owners)
         state = dict.fromkeys(set(owners))
-        for kind, args in (("start", dict(exps=exps)), ("step", dict(v=v, vcoef=vcoef, ucoef=ucoef))):
+        stepped = dict(v=cut_lanes(lanes, P), vcoef=vcoef, ucoef=ucoef)
+        for kind, args in (("start", dict(exps=exps)), ("step", stepped)):
             parts = {}
             for owner in state:
                 idx = [i for i in range(9) if owners[i] == owner]
@@ -217,14 +227,17 @@ def test_the_workers_parts_add_up_as_the_in_memory_tree(n_ranks):
                     [groups[i] for i in idx], state[owner], idx, kind, cols, nodes, **args
                 )
                 parts.update({node: pick(state[owner], node, cols.size) for node in nodes})
-            scale, ssq, g = unpack_part(cluster_solve.combine(plan, parts), cols.size)
+            g = np.full((2, 61, 8), np.nan)  # the solver's g: its lanes past the columns are not read
+            scale, ssq, _ = cluster_solve.combine(plan, parts, g)
+            g = rows(g)
             # the tree's pieces added by tasks below the client's top levels: the same bits
             top = {
                 cluster_solve.span(n): cluster_solve.combine(n, parts)
                 for n in cluster_solve.client_nodes(plan)
             }
             assert len(top) <= 4
-            got_top = unpack_part(cluster_solve.combine(plan, top), cols.size)
+            g_top = np.full((2, 61, 8), np.nan)
+            got_top = (*cluster_solve.combine(plan, top, g_top)[:2], rows(g_top))
             for got, expected in zip(got_top, (scale, ssq, g), strict=True):
                 np.testing.assert_array_equal(got, expected)
             unorm, g_memory = np.empty(cols.size), np.empty((61, cols.size))
@@ -325,7 +338,7 @@ def test_a_replay_rebuilds_u_to_the_bit():
     nodes, cols = [(0, 2)], np.arange(3)
     log = [("start", cols, dict(exps=np.array([1, 0, -2])))]
     for _ in range(3):
-        v = rng.standard_normal((41, 3))
+        v = [rng.standard_normal((41, 3))]  # its lane blocks, cut to its columns
         log.append(("step", cols, dict(v=v, vcoef=rng.random(3), ucoef=-rng.random(3))))
     result, after_start = None, None
     for kind, c, args in log:
@@ -371,10 +384,10 @@ def test_an_error_on_a_worker_reaches_the_user_as_itself(fragile_client, small_g
     def break_pack():
         import textsel.distributed._solve_worker as worker
 
-        def pack(V):
+        def views(v):
             raise MemoryError("no room for v")
 
-        worker.pack_lanes = pack
+        worker._lane_views = views
 
     fragile_client.run(break_pack)
     attempts = []

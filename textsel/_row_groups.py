@@ -18,7 +18,7 @@ import numpy as np
 from ._ext.rowblocks import RowGroup
 
 __all__ = [
-    "LANES", "RowGroups", "add_norms", "group_bounds", "group_count", "lane_width", "pack_lanes",
+    "LANES", "RowGroups", "add_norms", "group_bounds", "group_count", "lane_width",
     "tree_half", "tree_reduce",
 ]  # fmt: skip
 
@@ -87,19 +87,6 @@ def lane_width(P: int) -> int:
     """The lanes of the kernels' blocks for ``P`` columns: 8, or 1 for one column alone (which
     then touches an eighth of the memory per stored value, for the same sums)."""
     return 1 if P == 1 else LANES
-
-
-def pack_lanes(V: np.ndarray) -> np.ndarray:
-    """V (n, P) as lane blocks (ceil(P / L), n, L) of :func:`lane_width` L, the lanes past P zero."""
-    n, P = V.shape
-    L = lane_width(P)
-    n_blocks = -(-P // L)
-    packed = np.empty((n_blocks, n, L))
-    for j in range(n_blocks):  # one pass over V
-        width = min(L, P - j * L)
-        packed[j, :, :width] = V[:, j * L : j * L + width]
-        packed[j, :, width:] = 0.0
-    return packed
 
 
 class RowGroups:

@@ -8,7 +8,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc
 
-from .core cimport (TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
+from .core cimport (TS_LANES, TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_INDPTR, TS_ERR_INTERRUPTED,
                    TS_ERR_NEGATIVE, TS_ERR_NOMEM, TS_ERR_NONFINITE, TS_HINGE, TS_OK, TS_SQUARED_HINGE, ts_csr,
                    ts_csr_matmat, ts_csr_matmat_panels, ts_csr_row_sumsq, ts_dcd_svm, ts_l2svm_newton,
                    ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
@@ -129,6 +129,17 @@ cdef class _RowOperator:
     cdef object op
     cdef Interrupt interrupt
     cdef int64_t n_unknowns
+    cdef bint lanes
+
+    cdef object view(self, double *buf, int64_t n_vec):
+        """The solver's buffer ``buf`` as the operator takes it: (n_unknowns, n_vec) row-major, or
+        its lane blocks (ceil(n_vec / TS_LANES), n_unknowns, TS_LANES)."""
+        cdef int64_t blocks = (n_vec + TS_LANES - 1) // TS_LANES
+        if not self.n_unknowns:
+            return np.zeros((blocks, 0, TS_LANES)) if self.lanes else np.zeros((0, n_vec))
+        if self.lanes:
+            return np.asarray(<double[:blocks, :self.n_unknowns, :TS_LANES]> buf)
+        return np.asarray(<double[:self.n_unknowns, :n_vec]> buf)
 
 
 cdef int _row_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
@@ -140,8 +151,7 @@ cdef int _row_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *ex
             c.op.start(ids, None, np.asarray(<double[:n_vec]> maxabs), None, None)
         else:
             scales = np.asarray(<const int[:n_vec]> exps).astype(np.int64)
-            out = np.asarray(<double[:c.n_unknowns, :n_vec]> g) if c.n_unknowns else np.zeros((0, n_vec))
-            c.op.start(ids, scales, None, np.asarray(<double[:n_vec]> unorm), out)
+            c.op.start(ids, scales, None, np.asarray(<double[:n_vec]> unorm), c.view(g, n_vec))
         return 0
     except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
         if c.interrupt.error is None:
@@ -154,11 +164,7 @@ cdef int _row_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *
     cdef _RowOperator c = <_RowOperator> ctx
     try:
         ids = np.asarray(<const int64_t[:n_vec]> cols).copy()
-        if c.n_unknowns:
-            vin = np.asarray(<const double[:c.n_unknowns, :n_vec]> v)
-            out = np.asarray(<double[:c.n_unknowns, :n_vec]> g)
-        else:
-            vin, out = np.zeros((0, n_vec)), np.zeros((0, n_vec))
+        vin, out = c.view(<double *> v, n_vec), c.view(g, n_vec)
         vin.flags.writeable = False
         c.op.step(ids, vin, np.asarray(<const double[:n_vec]> vcoef).copy(),
                   np.asarray(<const double[:n_vec]> ucoef).copy(), np.asarray(<double[:n_vec]> unorm), out)
@@ -182,6 +188,11 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
     - ``op.step(cols, v, vcoef, ucoef, unorm, g)`` sets u = vcoef D A v + ucoef u, then writes
       ``unorm`` and ``g`` as ``start`` does;
 
+    with v and g as the solver's own lane blocks ((ceil(len(cols) / 8), n_cols + fit_intercept,
+    8): column p of row i at ``[p // 8, i, p % 8]``, no copy; the lanes past len(cols) of v hold
+    other columns, those of g are not read) where ``op.lanes`` is true, else row-major
+    ((n_cols + fit_intercept) x len(cols));
+
     or, where ``op`` has a ``rowop_capsule`` (:class:`textsel._ext.rowblocks.GroupsOperator`), the
     C operator it holds, called with no return to Python.
 
@@ -201,13 +212,13 @@ def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n
         raise ValueError(f"damp has {damp.shape[0]} entries for {n_rhs} right-hand sides")
     if interrupt is None:
         interrupt = Interrupt()  # held here: the options keep only a pointer to it
-    c.op, c.interrupt, c.n_unknowns = op, interrupt, n_unknowns
+    c.op, c.interrupt, c.n_unknowns, c.lanes = op, interrupt, n_unknowns, bool(getattr(op, "lanes", False))
     capsule = getattr(op, "rowop_capsule", None)
     if capsule is not None:  # an operator in C (rowblocks.GroupsOperator): no call into Python
         given = <const ts_rowop *> PyCapsule_GetPointer(capsule, b"textsel.ts_rowop")
         if given.n_rows != n_rows or given.n_cols != n_cols or given.fit_intercept != fit_intercept:
             raise ValueError("the operator's shape is not the problem's")
-    A.n_rows, A.n_cols, A.fit_intercept, A.lanes = n_rows, n_cols, fit_intercept, 0
+    A.n_rows, A.n_cols, A.fit_intercept, A.lanes = n_rows, n_cols, fit_intercept, c.lanes
     A.start, A.step, A.ctx = _row_start, _row_step, <void *> c
     options = _lsqr_options(atol, btol, conlim, iter_lim, interrupt)
     x = np.zeros((n_unknowns, n_rhs), dtype=np.float64)

@@ -2,6 +2,8 @@
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 cdef extern from "textsel.h" nogil:
+    enum: TS_LANES
+
     enum ts_status:
         TS_OK
         TS_ERR_ARG

@@ -19,12 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._ext.rowblocks import RowGroup
-from .._row_groups import LANES, add_norms, lane_width, pack_lanes, tree_reduce
+from .._row_groups import LANES, add_norms, lane_width, tree_reduce
 from .._rows import block_row_weights, block_targets, document_weights
 from ._worker import local_labels
 
 __all__ = [
-    "Group", "add_parts", "pick", "relay", "replay", "run_step", "saved_u", "setup_group", "unpack_part",
+    "Group", "add_parts", "cut_lanes", "pick", "relay", "replay", "run_step", "saved_u", "setup_group",
+    "unpack_part",
 ]  # fmt: skip
 
 
@@ -76,6 +77,24 @@ def setup_group(X, rows, fit_intercept, fetched=False) -> Group:
     return Group(X, BT, WT, fit_intercept, fetched)
 
 
+def cut_lanes(v, P):
+    """Copies of the solver's lane blocks ``v`` (``(ceil(P / 8), n, 8)``), each cut to its columns
+    (``(n, width)``): the lanes past P, other columns', never travel."""
+    return [np.array(v[j, :, : min(LANES, P - j * LANES)]) for j in range(-(-P // LANES))]
+
+
+def _lane_views(v):
+    """The kernel's lane blocks of v as :func:`cut_lanes` gives it: 8 lanes (a block cut shorter
+    padded with zeros, which reach no result), or one alone for a block of one column."""
+    views = []
+    for block in v:
+        n, width = block.shape
+        if width != lane_width(width):
+            block = np.concatenate([block, np.zeros((n, LANES - width))], axis=1)
+        views.append(np.ascontiguousarray(block)[None])
+    return views
+
+
 def _lane_blocks(P):
     """The lane blocks of ``P`` columns, as slices (8 columns each, the last fewer)."""
     return [slice(p0, min(p0 + LANES, P)) for p0 in range(0, P, LANES)]
@@ -124,14 +143,11 @@ class _LocalTree:
         return self.part(tree_reduce(list(range(first, first + count)), self.add))
 
 
-def unpack_part(part, P, out=None):
-    """A part's (scale, ssq, A'D u as an (n_unknowns, P) array, written into ``out`` if given)."""
-    scale, ssq, gb = part
-    g = np.empty((gb[0].shape[1] if gb else 0, P)) if out is None else out
-    for j, block in enumerate(gb):
-        width = min(LANES, P - j * LANES)
-        g[:, j * LANES : j * LANES + width] = block[0, :, :width]
-    return scale, ssq, g
+def unpack_part(part, out):
+    """A part's A'D u (lane blocks as :func:`pick` cuts them) written into ``out``, the solver's
+    lane blocks ``(ceil(P / 8), n_unknowns, 8)``; the lanes past P are left as they are."""
+    for j, block in enumerate(part[2]):
+        out[j, :, : block.shape[2]] = block[0]
 
 
 def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vcoef=None, ucoef=None):
@@ -140,7 +156,8 @@ def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vco
     None: zeros).
 
     ``kind`` "max": ``(None, max |D b| of each column cols[p] over these groups)``.  "start": u =
-    2^-exps D b, "step": u = vcoef D A v + ucoef u, for the columns ``cols``; both return ``(u of
+    2^-exps D b, "step": u = vcoef D A v + ucoef u, for the columns ``cols`` (v as the solver's lane
+    blocks cut to their columns, :func:`cut_lanes`); both return ``(u of
     each group, {node: part})``, a part (scale, ssq, lane blocks of A'D u) added by the tree
     for each node (a, b) of ``nodes``, the blocks a..b-1.
     """
@@ -154,9 +171,8 @@ def run_step(groups, previous, blocks, kind, cols, nodes, exps=None, v=None, vco
     old = [np.zeros_like(g.BT) for g in groups] if previous is None else previous[0]
     u = [np.array(x) for x in old]  # a fresh u: the previous one stays as Dask holds it
     vbs = None
-    if kind == "step":  # v's lane blocks, packed once for every group here
-        v, vcoef, ucoef = np.asarray(v), np.asarray(vcoef), np.asarray(ucoef)
-        vbs = [pack_lanes(v[:, lanes]) for lanes in _lane_blocks(cols.size)]
+    if kind == "step":
+        vbs, vcoef, ucoef = _lane_views(v), np.asarray(vcoef), np.asarray(ucoef)
 
     def compute(j, spare):
         if kind == "start":
@@ -192,11 +208,14 @@ def replay(groups, saved, blocks, nodes, log):
     return result
 
 
-def add_parts(a, b):
+def add_parts(a, b, out=None):
     """Two parts (scale, ssq, lane blocks of A'D u) as :func:`pick` returns them, as one: the norms
-    as :func:`textsel._row_groups.add_norms` adds them, A'D u elementwise (into new arrays: the
-    parts may be Dask's)."""
-    return (*add_norms(a[:2], b[:2]), [x + y for x, y in zip(a[2], b[2], strict=True)])
+    as :func:`textsel._row_groups.add_norms` adds them, A'D u elementwise, into new arrays (the
+    parts may be Dask's) or into ``out``'s lane blocks as :func:`unpack_part` writes them."""
+    pairs = enumerate(zip(a[2], b[2], strict=True))
+    sums = [x + y if out is None else np.add(x, y, out=out[j : j + 1, :, : x.shape[2]])
+            for j, (x, y) in pairs]  # fmt: skip
+    return (*add_norms(a[:2], b[:2]), sums)
 
 
 def pick(result, node, n_columns):

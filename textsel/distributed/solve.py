@@ -35,7 +35,17 @@ from .._ext.ccore import lsqr_rowop
 from .._row_groups import tree_half
 from ._blocks import contiguous_groups, place
 from ._faults import restarting, result_within, scatter_within, workers_now
-from ._solve_worker import add_parts, pick, relay, replay, run_step, saved_u, setup_group, unpack_part
+from ._solve_worker import (
+    add_parts,
+    cut_lanes,
+    pick,
+    relay,
+    replay,
+    run_step,
+    saved_u,
+    setup_group,
+    unpack_part,
+)
 
 __all__ = [
     "CLIENT_DEPTH", "FANOUT", "ArrayRows", "ClusterRowOperator", "client_nodes", "combine", "copy_tree",
@@ -110,12 +120,15 @@ def client_nodes(plan, depth=CLIENT_DEPTH):
     return client_nodes(plan[1], depth - 1) + client_nodes(plan[2], depth - 1)
 
 
-def combine(plan, parts):
+def combine(plan, parts, out=None):
     """The plan's root from ``parts``, the parts of some of its nodes keyed by :func:`span`: the
-    nodes above them added here."""
+    nodes above them added here, the root's A'D u into ``out`` (the solver's lane blocks of g)
+    where given."""
     if span(plan) in parts:
+        if out is not None:
+            unpack_part(parts[span(plan)], out)
         return parts[span(plan)]
-    return add_parts(combine(plan[1], parts), combine(plan[2], parts))
+    return add_parts(combine(plan[1], parts), combine(plan[2], parts), out)
 
 
 class ClusterRowOperator:
@@ -177,6 +190,9 @@ class ClusterRowOperator:
 
     # -- the two calls of the C solver -------------------------------------------------------
 
+    #: v and g as the C solver's own lane blocks (no copy into or out of its layout)
+    lanes = True
+
     def start(self, cols, exps, maxabs, unorm, g):
         cols = np.array(cols, dtype=np.int64)
         if exps is not None:
@@ -193,7 +209,7 @@ class ClusterRowOperator:
 
     def step(self, cols, v, vcoef, ucoef, unorm, g):
         # a copy: v is the solver's buffer, and the call is kept for a resume
-        v = np.array(v, order="C")
+        v = cut_lanes(v, len(cols))
         self._call("step", np.array(cols, dtype=np.int64), unorm, g, v=v, vcoef=np.array(vcoef),
                    ucoef=np.array(ucoef))  # fmt: skip
         self.A.traffic["products"] += 2
@@ -206,16 +222,15 @@ class ClusterRowOperator:
             sent = dict(args)
             if kind == "step":  # once, to one worker; the others get it down a tree from there
                 sent["v"] = self._send_v(args["v"])
-                self.A.traffic["sent"] += args["v"].nbytes
-            return self._products(kind, cols, sent)
+                self.A.traffic["sent"] += _nbytes(args["v"])
+            return self._products(kind, cols, sent, np.asarray(g))
 
-        steps, (scale, ssq, total) = restarting(self.client, attempt, "lsqr", before_again=self._resume,
-                                                workers=self._workers)  # fmt: skip
+        steps, (scale, ssq, _) = restarting(self.client, attempt, "lsqr", before_again=self._resume,
+                                            workers=self._workers)  # fmt: skip
         self.state, self._pending = steps, []  # the previous results released with their futures
         self.rows.release()  # what a resume sent for the groups it rebuilt
         self._record(kind, cols, args)
         unorm[:] = scale * np.sqrt(ssq)
-        unpack_part((scale, ssq, total), len(cols), out=np.asarray(g))
 
     # -- the tasks -------------------------------------------------------------------------------
 
@@ -233,7 +248,7 @@ class ClusterRowOperator:
         first running worker and copied down :func:`copy_tree` by ``relay`` tasks on the workers
         that pass it on; the others' tasks fetch it from their parent."""
         first = self._target()
-        root = scatter_within(self.client, v, first, "lsqr")
+        root = scatter_within(self.client, [v], first, "lsqr")[0]  # [v]: v (a list) as one key
         self._pending = [root]
         if first is None:
             return dict.fromkeys(self.where, root)
@@ -266,9 +281,9 @@ class ClusterRowOperator:
             for run, blocks in enumerate(self.runs)
         ]
 
-    def _products(self, kind, cols, args):
+    def _products(self, kind, cols, args, g):
         """The new u of every run (futures) and the call's (scale, ssq, A'D u), added as the tree
-        adds them."""
+        adds them, A'D u into ``g``."""
         steps = self._steps(kind, cols, **args)
         self._pending += steps  # released by close() if this call fails
         picked = []
@@ -276,7 +291,7 @@ class ClusterRowOperator:
         self._pending += picked + list(back.values())
         got = result_within(self.client, list(back.values()), "lsqr", self.where)
         self.A.traffic["received"] += sum(b.nbytes for _, _, blocks in got for b in blocks)
-        return steps, combine(self.plan, dict(zip(back, got, strict=True)))
+        return steps, combine(self.plan, dict(zip(back, got, strict=True)), g)
 
     def _added(self, node, steps, n_columns, picked):
         """The future of ``node``'s part: picked from its owner's step where one worker adds it, else
@@ -411,8 +426,10 @@ class ClusterRowOperator:
 
 
 def _nbytes(args) -> int:
-    """The bytes of the arrays among a logged call's arguments."""
-    return sum(getattr(a, "nbytes", 0) for a in args.values())
+    """The bytes of the arrays among a logged call's arguments (a dict, or a list such as v's lane
+    blocks)."""
+    values = args.values() if isinstance(args, dict) else args
+    return sum(_nbytes(a) if isinstance(a, list) else getattr(a, "nbytes", 0) for a in values)
 
 
 class ArrayRows:
