@@ -79,6 +79,28 @@ def test_blocks_cut_like_memory_give_the_in_memory_answer_to_the_bit(client, sma
     np.testing.assert_array_equal(dist.istop, local.istop)
 
 
+def test_runs_with_few_rows_come_back_whole_with_the_same_bits(client, small_groups):
+    """Documents fewer than the terms (each worker's rows at most a quarter of the unknowns): each
+    step's result comes back whole, u with it, and its parts are picked on the client (no
+    ``pick`` task): the in-memory answer to the bit, 11 columns (a block cut to 3 lanes) and 1."""
+    from distributed import get_task_stream
+
+    X, y = corpus(n=600, d=3000, density=0.01)
+    for K in (11, 1):
+        B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+        B = np.hstack([B, B[:, :3] * 0.5, -B])[:, :K]
+        kw = dict(damp=0.3, fit_intercept=True, atol=1e-6, btol=1e-6)
+        dX = textsel.distributed.row_blocks(X)
+        assert len(dX.chunks[0]) >= 4
+        with get_task_stream(client) as stream:
+            dist = textsel.lsqr(dX, B, **kw)
+        local = textsel.lsqr(X, B, **kw)
+        np.testing.assert_array_equal(dist.x, local.x)
+        np.testing.assert_array_equal(dist.itn, local.itn)
+        names = {str(task["key"]).split("-")[0] for task in stream.data}
+        assert "run_step" in names and "pick" not in names, names
+
+
 def test_a_classifier_fits_the_same_model_on_the_cluster(client, small_groups):
     """WeightedProximalSVC on the blocks of ``row_blocks``: the in-memory coefficients and
     iterations to the bit (labels, weights and estimates built block by block)."""

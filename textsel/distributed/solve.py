@@ -155,6 +155,10 @@ class ClusterRowOperator:
         self.nodes = [[] for _ in self.where]  # run -> the pieces of the tree it adds
         for run, node in _here_nodes(self.plan):
             self.nodes[run].append(node)
+        # run -> whether its u is small beside a part (its rows at most a quarter of the unknowns):
+        # such a run's step result comes back whole, its u with it, one task level fewer a call
+        sizes, unknowns = np.diff(A.row_starts), A.shape[1] + self.fit_intercept
+        self.whole = [4 * int(sizes[blocks].sum()) <= unknowns for blocks in self.runs]
         self.rows = rows
         self.groups = [
             self._submit(
@@ -290,8 +294,10 @@ class ClusterRowOperator:
         back = {span(node): self._added(node, steps, len(cols), picked) for node in client_nodes(self.plan)}
         self._pending += picked + list(back.values())
         got = result_within(self.client, list(back.values()), "lsqr", self.where)
-        self.A.traffic["received"] += sum(b.nbytes for _, _, blocks in got for b in blocks)
-        return steps, combine(self.plan, dict(zip(back, got, strict=True)), g)
+        self.A.traffic["received"] += _nbytes(list(dict(zip(back.values(), got, strict=True)).values()))
+        parts = {at: pick(part, at, len(cols)) if isinstance(part[1], dict) else part  # a whole step result
+                 for at, part in zip(back, got, strict=True)}  # fmt: skip
+        return steps, combine(self.plan, parts, g)
 
     def _added(self, node, steps, n_columns, picked):
         """The future of ``node``'s part: picked from its owner's step where one worker adds it, else
@@ -299,6 +305,8 @@ class ClusterRowOperator:
         closure calling itself: such a closure is a reference cycle, which would hold every call's
         futures, and so every call's u on the workers, until Python's cyclic collector runs.)"""
         if node[0] == "here":
+            if self.whole[node[1]]:  # picked here, once it has come back
+                return steps[node[1]]
             picked.append(self._submit(self.where[node[1]], pick, steps[node[1]], span(node), n_columns))
             return picked[-1]
         left = self._added(node[1], steps, n_columns, picked)
@@ -425,11 +433,14 @@ class ClusterRowOperator:
         self.saved, self.log, self._copying = None, None, None
 
 
-def _nbytes(args) -> int:
-    """The bytes of the arrays among a logged call's arguments (a dict, or a list such as v's lane
-    blocks)."""
-    values = args.values() if isinstance(args, dict) else args
-    return sum(_nbytes(a) if isinstance(a, list) else getattr(a, "nbytes", 0) for a in values)
+def _nbytes(data) -> int:
+    """The bytes of the arrays in ``data``: an array, or a dict, list or tuple of them (a logged
+    call's arguments, v's lane blocks, a part, a step's result)."""
+    if isinstance(data, dict):
+        return sum(_nbytes(x) for x in data.values())
+    if isinstance(data, (list, tuple)):
+        return sum(_nbytes(x) for x in data)
+    return getattr(data, "nbytes", 0)
 
 
 class ArrayRows:
