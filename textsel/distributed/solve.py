@@ -294,7 +294,11 @@ class ClusterRowOperator:
         back = {span(node): self._added(node, steps, len(cols), picked) for node in client_nodes(self.plan)}
         self._pending += picked + list(back.values())
         got = result_within(self.client, list(back.values()), "lsqr", self.where)
-        self.A.traffic["received"] += _nbytes(list(dict(zip(back.values(), got, strict=True)).values()))
+        for part in dict(zip(back.values(), got, strict=True)).values():  # each result once
+            # the vectors: A'D u's lane blocks, and a whole result's u
+            whole = isinstance(part[1], dict)
+            vectors = [part[0], [p[2] for p in part[1].values()]] if whole else part[2]
+            self.A.traffic["received"] += _nbytes(vectors)
         parts = {at: pick(part, at, len(cols)) if isinstance(part[1], dict) else part  # a whole step result
                  for at, part in zip(back, got, strict=True)}  # fmt: skip
         return steps, combine(self.plan, parts, g)
