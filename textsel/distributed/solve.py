@@ -295,8 +295,7 @@ class ClusterRowOperator:
         self._pending += picked + list(back.values())
         got = result_within(self.client, list(back.values()), "lsqr", self.where)
         for part in dict(zip(back.values(), got, strict=True)).values():  # each result once
-            # the vectors: A'D u's lane blocks, and a whole result's u
-            whole = isinstance(part[1], dict)
+            whole = isinstance(part[1], dict)  # the vectors: A'D u's lane blocks, a whole result's u
             vectors = [part[0], [p[2] for p in part[1].values()]] if whole else part[2]
             self.A.traffic["received"] += _nbytes(vectors)
         parts = {at: pick(part, at, len(cols)) if isinstance(part[1], dict) else part  # a whole step result
