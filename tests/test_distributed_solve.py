@@ -101,6 +101,27 @@ def test_runs_with_few_rows_come_back_whole_with_the_same_bits(client, small_gro
         assert "run_step" in names and "pick" not in names, names
 
 
+def test_whole_runs_below_the_clients_levels_are_picked_by_tasks(client, monkeypatch):
+    """6 blocks on 2 workers cut the tree below the client's top two levels: a whole run's pieces
+    there are added among the workers, so they are picked by tasks; the client's own nodes of a
+    whole run come back whole.  The same bits as with every part picked on the workers."""
+    X, y = corpus(n=600, d=3000, density=0.01)
+    B = np.where(y[:, None] == np.arange(4), 1.0, -1.0)
+    dX = textsel.distributed.row_blocks(X, client, n_blocks=6)
+    kw = dict(damp=0.3, fit_intercept=True, atol=1e-6, btol=1e-6)
+    whole = textsel.lsqr(dX, B, **kw)
+    real = cluster_solve.ClusterRowOperator.__init__
+
+    def never_whole(self, *args):
+        real(self, *args)
+        self.whole = [False] * len(self.whole)
+
+    monkeypatch.setattr(cluster_solve.ClusterRowOperator, "__init__", never_whole)
+    picked = textsel.lsqr(dX, B, **kw)
+    np.testing.assert_array_equal(whole.x, picked.x)
+    np.testing.assert_array_equal(whole.itn, picked.itn)
+
+
 def test_a_classifier_fits_the_same_model_on_the_cluster(client, small_groups):
     """WeightedProximalSVC on the blocks of ``row_blocks``: the in-memory coefficients and
     iterations to the bit (labels, weights and estimates built block by block)."""

@@ -155,8 +155,7 @@ class ClusterRowOperator:
         self.nodes = [[] for _ in self.where]  # run -> the pieces of the tree it adds
         for run, node in _here_nodes(self.plan):
             self.nodes[run].append(node)
-        # run -> whether its u is small beside a part (its rows at most a quarter of the unknowns):
-        # such a run's step result comes back whole, its u with it, one task level fewer a call
+        # run -> whether its step comes back whole, u with it (its rows at most a quarter of the unknowns)
         sizes, unknowns = np.diff(A.row_starts), A.shape[1] + self.fit_intercept
         self.whole = [4 * int(sizes[blocks].sum()) <= unknowns for blocks in self.runs]
         self.rows = rows
@@ -302,18 +301,19 @@ class ClusterRowOperator:
                  for at, part in zip(back, got, strict=True)}  # fmt: skip
         return steps, combine(self.plan, parts, g)
 
-    def _added(self, node, steps, n_columns, picked):
-        """The future of ``node``'s part: picked from its owner's step where one worker adds it, else
-        the sum of its two children's, each ``pick`` task appended to ``picked``.  (A method, not a
+    def _added(self, node, steps, n_columns, picked, top=True):
+        """The future of ``node``'s part: picked from its owner's step where one worker adds it (a
+        client's node of a whole run: the step itself, picked here), else the sum of its two
+        children's, each ``pick`` task appended to ``picked``.  (A method, not a
         closure calling itself: such a closure is a reference cycle, which would hold every call's
         futures, and so every call's u on the workers, until Python's cyclic collector runs.)"""
         if node[0] == "here":
-            if self.whole[node[1]]:  # picked here, once it has come back
+            if top and self.whole[node[1]]:  # picked here, once it has come back
                 return steps[node[1]]
             picked.append(self._submit(self.where[node[1]], pick, steps[node[1]], span(node), n_columns))
             return picked[-1]
-        left = self._added(node[1], steps, n_columns, picked)
-        right = self._added(node[2], steps, n_columns, picked)
+        left = self._added(node[1], steps, n_columns, picked, False)
+        right = self._added(node[2], steps, n_columns, picked, False)
         return self.client.submit(add_parts, left, right, pure=False)
 
     def _target(self):
