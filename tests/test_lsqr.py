@@ -280,3 +280,36 @@ def test_a_row_operator_error_is_raised_as_it_was():
     X = sp.random(40, 5, density=0.5, format="csr", random_state=0)
     with pytest.raises(ZeroDivisionError, match="from the row operator"):
         lsqr_rowop(Failing(X, np.ones((40, 1)), None, True), 40, 5, True, 1, np.zeros(1), 1e-8, 1e-8, 1e8, -1)
+
+
+@pytest.mark.parametrize("where", ["start", "step"])
+def test_a_row_operator_error_keeps_no_view_of_the_freed_solver(where):
+    """An error raised by the operator leaves with its frames' locals cleared: they held v, g and
+    unorm, views of the solver's buffers, which are freed when the call returns; a kept error (a
+    notebook's last one, a post-mortem debugger) would otherwise read freed memory.  The
+    traceback keeps its lines."""
+    import traceback
+
+    from textsel._ext.ccore import lsqr_rowop
+
+    class Failing(NumpyRowOperator):
+        def start(self, cols, exps, maxabs, unorm, g):
+            if where == "start" and exps is not None:
+                self.fail(g)
+            super().start(cols, exps, maxabs, unorm, g)
+
+        def step(self, cols, v, vcoef, ucoef, unorm, g):
+            self.fail(g)
+
+        def fail(self, g):
+            held = g[:1]  # a view one frame further down
+            raise ZeroDivisionError(f"from the row operator ({held.shape})")
+
+    X = sp.random(40, 5, density=0.5, format="csr", random_state=0)
+    with pytest.raises(ZeroDivisionError, match="from the row operator") as info:
+        lsqr_rowop(Failing(X, np.ones((40, 1)), None, True), 40, 5, True, 1, np.zeros(1), 1e-8, 1e-8, 1e8, -1)
+    frames = [frame for frame, _ in traceback.walk_tb(info.value.__traceback__)]
+    names = [frame.f_code.co_name for frame in frames]
+    assert names[-2:] == [where, "fail"]  # the lines are kept
+    for frame in frames[-2:]:
+        assert not any(isinstance(value, np.ndarray) for value in frame.f_locals.values()), frame.f_locals

@@ -9,13 +9,16 @@ Each exception class also subclasses the builtin a Python user would expect (``V
 (``status``) and value (``code``), and where the kernel found the fault: the stored value or row
 (``position``) and the row block (``block``), where it reports them.
 
-And the one way the library warns its user: :func:`warn`, attributed to the user's own line.
+And the one way the library warns its user: :func:`warn`, attributed to the user's own line; and
+the one way an error is made safe to keep: :func:`clear_locals`, for an error whose frames hold
+buffers (a solver's) or futures (a cluster's data) that must not outlive the call.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import traceback
 import warnings
 
 
@@ -155,3 +158,20 @@ def warn(message: str, category: type[Warning] = UserWarning) -> None:
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+def clear_locals(exc: BaseException | None, seen: set | None = None) -> None:
+    """The locals of every finished frame in ``exc``'s traceback, and in those of the errors it
+    was raised from or during, cleared; the traceback keeps its lines.
+
+    For an error that leaves a call whose frames held what must not outlive it: views of a
+    solver's buffers, freed once it returns (a post-mortem debugger would read freed memory), or a
+    cluster's futures (they would keep the call's data on the workers while the error is kept).
+    """
+    seen = set() if seen is None else seen
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        if exc.__cause__ is not None:
+            clear_locals(exc.__cause__, seen)
+        exc = exc.__context__

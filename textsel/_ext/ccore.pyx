@@ -14,7 +14,7 @@ from .core cimport (TS_LANES, TS_ERR_ARG, TS_ERR_CALLBACK, TS_ERR_INDEX, TS_ERR_
                    ts_lsqr_options, ts_lsqr_result, ts_lsqr_rowop, ts_nested_svm, ts_rowop, ts_svm_options,
                    ts_svm_result)
 from .interrupts cimport stop_requested
-from .._errors import status_error
+from .._errors import clear_locals, status_error
 
 #: ``ts_status`` of csrc/textsel.h, name -> value, as the compiler read the header: the one list
 #: of the codes every compiled kernel returns
@@ -142,6 +142,16 @@ cdef class _RowOperator:
         return np.asarray(<double[:self.n_unknowns, :n_vec]> buf)
 
 
+cdef int _failed(_RowOperator c, BaseException exc):
+    """``exc``, raised by the operator, recorded to be raised once the solver has stopped.  Its
+    frames' locals are cleared: they hold views of the solver's buffers (v, g, unorm), freed
+    when the call returns, which a kept error (a notebook's, a post-mortem debugger's) would read."""
+    clear_locals(exc)
+    if c.interrupt.error is None:
+        c.interrupt.error = exc
+    return TS_ERR_CALLBACK
+
+
 cdef int _row_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *exps, double *maxabs,
                     double *unorm, double *g) noexcept with gil:
     cdef _RowOperator c = <_RowOperator> ctx
@@ -154,9 +164,7 @@ cdef int _row_start(void *ctx, int64_t n_vec, const int64_t *cols, const int *ex
             c.op.start(ids, scales, None, np.asarray(<double[:n_vec]> unorm), c.view(g, n_vec))
         return 0
     except BaseException as exc:  # KeyboardInterrupt too: re-raised once the solver has stopped
-        if c.interrupt.error is None:
-            c.interrupt.error = exc
-        return TS_ERR_CALLBACK
+        return _failed(c, exc)
 
 
 cdef int _row_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *v, const double *vcoef,
@@ -170,9 +178,7 @@ cdef int _row_step(void *ctx, int64_t n_vec, const int64_t *cols, const double *
                   np.asarray(<const double[:n_vec]> ucoef).copy(), np.asarray(<double[:n_vec]> unorm), out)
         return 0
     except BaseException as exc:
-        if c.interrupt.error is None:
-            c.interrupt.error = exc
-        return TS_ERR_CALLBACK
+        return _failed(c, exc)
 
 
 def lsqr_rowop(op, int64_t n_rows, int64_t n_cols, bint fit_intercept, int64_t n_rhs,

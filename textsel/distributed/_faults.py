@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import traceback
 from concurrent.futures import CancelledError
 from contextlib import contextmanager
+
+from .._errors import clear_locals
 
 __all__ = [
     "RESTARTS", "STALL", "BlockLostError", "memory_restarts", "releasing", "restarting", "result_within",
@@ -168,7 +169,7 @@ def result_within(client, futures, what: str, workers) -> list:
             wait(waited, timeout=POLL)
             break
         except (TimeoutError, asyncio.TimeoutError) as exc:
-            _clear_locals(exc)
+            clear_locals(exc)
             now, silent = time.monotonic(), []
             listed = workers_now(client)
             restarts = memory_restarts(client, workers)
@@ -253,18 +254,6 @@ def scatter_within(client, data, worker, what: str):
     return client.sync(send)
 
 
-def _clear_locals(exc, seen=None):
-    """The locals of every finished frame in ``exc``'s traceback and in those of the errors it
-    was raised from or during, cleared."""
-    seen = set() if seen is None else seen
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        traceback.clear_frames(exc.__traceback__)
-        if exc.__cause__ is not None:
-            _clear_locals(exc.__cause__, seen)
-        exc = exc.__context__
-
-
 @contextmanager
 def releasing(*release):
     """On any error in the ``with`` block, each of ``release`` called (each drops futures that
@@ -276,7 +265,7 @@ def releasing(*release):
     except BaseException as exc:
         for drop in release:
             drop()
-        _clear_locals(exc)
+        clear_locals(exc)
         raise
 
 
@@ -294,7 +283,7 @@ def restarting(client, attempt, what: str, before_again=None, workers=None):
             # failed futures' state on the client; the finished frames' locals hold the call's
             # futures, and so would keep its data on the workers for as long as the client lives.
             # The traceback keeps its lines; the frames lose their locals.
-            _clear_locals(exc)
+            clear_locals(exc)
             if workers is not None:
                 _raise_if_out_of_memory(client, exc, what, workers())
             if not isinstance(exc, lost):
