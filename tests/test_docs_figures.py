@@ -89,21 +89,25 @@ def test_the_classifier_figures_quoted_match_the_benchmarks_table(page):
         assert scut in " ".join(text.split())
 
 
-def _false_differs(paper: str, rows=None) -> list[float]:
-    """The false "differs" shares the page's power column gives (rows numbered ``rows``, or all)."""
+def _false_differs(paper: str, rows=None, documents=False) -> list[float]:
+    """The false "differs" shares the page's power column gives (rows numbered ``rows``, or all),
+    of the rows remade from their units (``documents``: from their test documents, in fewer
+    worlds, which the column counts)."""
     found = []
     for line in (DOCS / "reproductions" / f"{paper}.md").read_text().splitlines():
         number = line.split("|")[1].strip() if line.startswith("| ") else ""
-        share = re.search(r"false “differs” ([0-9.]+)%", line)
+        share = re.search(r"false “differs” ([0-9.]+)%( \(\d+ worlds\))?", line)
         if number.isdigit() and share and (rows is None or int(number) in rows):
-            found.append(float(share.group(1)))
+            if bool(share.group(2)) == documents:
+                found.append(float(share.group(1)))
     return found
 
 
 def test_the_judging_page_quotes_the_pages_false_differs_and_power():
-    """The table "What the pages show" gives each paper's range of false "differs" as its page prints them,
-    and "How often a verdict could say yes" the power of Forman's Fig. 9a row as his page prints
-    it: a page regenerated without the judging page fails here."""
+    """The tables "What the pages show" give each paper's range of false "differs" as its page
+    prints them (in worlds from the units, and from the test documents), and "How often a verdict
+    could say yes" the power of Forman's Fig. 9a row as his page prints it: a page regenerated
+    without the judging page fails here."""
     judging = (DOCS / "reproductions" / "judging.md").read_text()
     table = _table(_section(judging, "## Worlds from a row's own units"), "| rows | judged by |")
     column = "false “differs” in worlds from their units"
@@ -112,6 +116,14 @@ def test_the_judging_page_quotes_the_pages_false_differs_and_power():
     for paper, row in rows.items():
         shares = _false_differs(paper)
         assert table[(row, column)] == f"{min(shares):.1f}% to {max(shares):.1f}%", paper
+    column = "false “differs” in worlds from their test documents"
+    table = _table(_section(judging, "## Worlds from a row's own units"), f"| rows | judged by | {column}")
+    documents = [share for paper in ("zhuang", "dasgupta") for share in _false_differs(paper, documents=True)]
+    row = "Zhuang et al.'s micro-F1 row and Dasgupta et al.'s lambda row"
+    assert len(documents) == 2 and table[(row, column)] == " and ".join(f"{v:.1f}%" for v in documents)
+    shares = _false_differs("li-sun", documents=True)
+    row = "Li & Sun's six rows over the test documents"
+    assert len(shares) == 6 and table[(row, column)] == f"{min(shares):.1f}% to {max(shares):.1f}%"
     forman = (DOCS / "reproductions" / "forman.md").read_text()
     fig_9a = next(line for line in forman.splitlines() if "Fig. 9a |" in line)
     power = re.search(r"\| (\d+)% at the paper's \+0.25", fig_9a).group(1)

@@ -299,3 +299,109 @@ def test_a_design_is_said_to_say_differs_too_often_only_beyond_the_worlds_noise(
         assert (worlds.too_often(["a test"], worlds=1000) is not None) is fires, share
     monkeypatch.setattr(worlds, "rates", lambda tests, worlds=1000: (None, None))
     assert worlds.too_often(["a test"]) is None
+
+
+def _document_band(values, scale=1.0, twins=1):
+    """A family of ``twins`` copies of the mean of per-document ``values``, bootstrapped over the
+    documents by :func:`band`, kept with its ``remake``; ``scale`` shrinks the remade draws'
+    spread about their estimate (1: the page's own design)."""
+    n = len(values)
+
+    def made(rows, resamples):
+        v = values[rows]
+        draws = v[np.random.default_rng(intervals.current_seed()).integers(0, n, (resamples, n))].mean(axis=1)
+        return np.full(twins, v.mean()), np.repeat(draws[:, None], twins, axis=1)
+
+    def remake(rows):
+        e, d = made(rows, intervals.WORLD_RESAMPLES)
+        return intervals.band(e, e + (d - e) * scale, ["gap"] * twins, f"{n} documents")
+
+    e, d = made(np.arange(n), intervals.RESAMPLES)
+    return intervals.band(e, d, ["gap"] * twins, f"{n} documents", remake=remake, n_units=n)
+
+
+def test_a_band_over_the_documents_is_remade_from_them_and_a_narrow_design_is_caught():
+    """A band bootstrapped over 300 skewed per-document values keeps its remake: worlds draw the
+    documents again, bootstrap the family again and move each interval to the margin; the page's
+    own design says "differs" near its one tail, and reproduces in most worlds with the mean at
+    the claim's size.  A design whose intervals are a third as wide as its spread says "differs"
+    in far more worlds: the check can fail.  A band judged above -m on one copy and below +m on
+    its twin is one quantity, put at one margin."""
+    values = np.random.default_rng(3).exponential(1.0, 300) - 1.0
+    row = verdicts.cell(_document_band(values), [(1, 0.0)])
+    assert worlds.worlds_for(row[2].tests) == worlds.RESAMPLED_WORLDS
+    false, found = worlds.rates(row[2].tests, size=0.25, worlds=200)
+    assert false <= 0.07 and found > 0.8, (false, found)
+    narrow = verdicts.cell(_document_band(values, scale=1 / 3), [(1, 0.0)])
+    false, _ = worlds.rates(narrow[2].tests, worlds=200)
+    assert false > 0.15, false
+    twin = verdicts.cell(_document_band(values * 0.1, twins=2), [(1, -0.05), (-1, 0.05)])
+    false, found = worlds.rates(twin[2].tests, worlds=200)
+    assert false <= 0.07 and found > 0.5, (false, found)
+
+
+def test_the_page_says_how_many_worlds_a_document_row_was_remade_in():
+    """A row judged on a band over the documents shows its false "differs" with the count of
+    its worlds, fewer than the page's thousand (each world remakes its bootstrap)."""
+    values = np.random.default_rng(4).standard_normal(200) * 0.1 + 0.5
+    comparisons = _document_band(values)
+    report = Report(key="zhuang", title="t", citation="c", corpus="x", claims={"micro_close": ("w", "c")})
+    report.judge("micro_close", "m", "o", [verdicts.cell(comparisons, [(1, 0.0)])])
+    assert f"({worlds.RESAMPLED_WORLDS} worlds)" in report.rows[0].design, report.rows[0].design
+
+
+def test_a_bootstrap_of_a_statistic_of_means_is_remade_and_its_cells_share_the_documents():
+    """A percentile bootstrap over 400 skewed per-document values whose statistic is a function
+    of the column means (the worst of three columns less a fourth; Li & Sun's rows take the best)
+    keeps its remake: the page's design says "differs" near its one tail in worlds from the
+    documents.  Two cells over the same documents take the same resample in each world, so a row
+    of two identical cells says "differs" exactly as often as one of them; cells over other
+    documents are drawn apart and add their tails.  A remake that is not the statistic of the
+    means is refused."""
+    rng = np.random.default_rng(8)
+    values = rng.exponential(1.0, (400, 4)) + np.array([0.0, 0.05, 0.1, 0.0])
+
+    def statistic(v):
+        return v[..., :-1].mean(axis=-2).min(axis=-1) - v[..., -1].mean(axis=-1)
+
+    def of_means(m):
+        return m[..., :-1].min(axis=-1) - m[..., -1]
+
+    def cell(over):
+        interval = intervals.bootstrap(values, over, statistic=statistic, vectorized=True, of_means=of_means)
+        assert interval.units.method == "resampled" and interval.units.sample == over
+        return at_least(interval, 0.0).tests
+
+    alone = cell("400 documents")
+    false, _ = worlds.rates(alone, worlds=200)
+    assert false <= 0.07, false
+    assert worlds.rates(alone + cell("400 documents"), worlds=200)[0] == false
+    assert worlds.rates(alone + cell("400 other documents"), worlds=200)[0] > false + 0.03
+    with pytest.raises(ValueError, match="of_means"):
+        intervals.bootstrap(values, "400 documents", statistic=statistic, vectorized=True,
+                            of_means=lambda m: m[..., 0])  # fmt: skip
+
+
+def test_a_null_world_puts_every_column_at_its_margin_where_the_paper_gives_no_size():
+    """Two comparisons of one band, each judged "above -0.005" with no size from the paper (so
+    no claim world), both far below it: every null world must put both at the margin.  It once
+    stopped at the first column that had no claim world, leaving the second at its own estimate,
+    and the row said "differs" in nearly every world (Dasgupta et al.'s lambda row: 99.8%)."""
+    rng = np.random.default_rng(12)
+    values = np.column_stack([rng.normal(-0.03, 0.05, 500), rng.normal(-0.04, 0.05, 500)])
+    n = len(values)
+
+    def made(rows, resamples):
+        v = values[rows]
+        picks = np.random.default_rng(intervals.current_seed()).integers(0, n, (resamples, n))
+        return v.mean(axis=0), v[picks].mean(axis=1)
+
+    def remake(rows):
+        return intervals.band(*made(rows, intervals.WORLD_RESAMPLES), ["micro", "macro"], f"{n} documents")
+
+    family = intervals.band(*made(np.arange(n), intervals.RESAMPLES), ["micro", "macro"], f"{n} documents",
+                            remake=remake, n_units=n)  # fmt: skip
+    row = verdicts.cell(family, [(1, -0.005)] * 2)
+    assert row[2][0] == verdicts.DIFFERS
+    false, found = worlds.rates(row[2].tests, worlds=200)
+    assert false <= 0.07 and found is None, false

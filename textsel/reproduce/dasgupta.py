@@ -25,8 +25,8 @@ import numpy as np
 from ..progress import Progress
 from .claims import DASGUPTA as CLAIMS
 from .dasgupta_relative import MEASURES, relative, shared_keys
-from .documents import f1_draws
-from .intervals import band, current_seed, seeded, simultaneous, t_interval
+from .documents import f1_band, f1_draws
+from .intervals import current_seed, seeded, simultaneous, t_interval
 from .report import Report
 from .verdicts import at_margins, at_most, cell, too_few
 
@@ -217,12 +217,7 @@ def _judge_lambda(report, counts):
         gaps = [f1[key][..., paper] - f1[key][..., others].max(axis=-1) for key in ("micro", "macro")]
         return np.stack(gaps, axis=-1)
 
-    comparisons = band(
-        statistics({k: v[None, :] for k, v in estimate.items()})[0],
-        statistics(draws),
-        labels,
-        f"{counts[0].shape[0]:,} test documents",
-    )
+    comparisons = f1_band(counts, statistics, labels, drawn=(estimate, draws))
     micro, macro = estimate["micro"], estimate["macro"]
     best_micro, best_macro = LAMBDAS[int(np.argmax(micro))], LAMBDAS[int(np.argmax(macro))]
     edge = {LAMBDAS[0], LAMBDAS[-1]} & {best_micro, best_macro}

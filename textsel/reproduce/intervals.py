@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BATCH", "LEVEL", "MIN_CLUSTERS_BOOTSTRAP", "MIN_UNITS", "RESAMPLES", "Comparison", "Interval",
-           "Units", "band", "bootstrap", "cells_now", "clustered_t_family", "current_seed", "family", "level",
-           "median_family", "median_interval", "seeded", "simultaneous", "t_interval"]  # fmt: skip
+__all__ = ["BATCH", "LEVEL", "MIN_CLUSTERS_BOOTSTRAP", "MIN_UNITS", "RESAMPLES", "WORLD_RESAMPLES",
+           "Comparison", "Interval", "Units", "band", "bootstrap", "cells_now", "clustered_t_family",
+           "current_seed", "family", "level", "median_family", "median_interval", "seeded", "seeded_as",
+           "simultaneous", "t_interval"]  # fmt: skip
 
 #: the fewest independent units (clusters) a row is judged on: with fewer, Student's t with
 #: fewer than 4 degrees of freedom gives intervals no claim could leave, and a verdict would
@@ -30,6 +32,9 @@ MIN_UNITS = 5
 MIN_CLUSTERS_BOOTSTRAP = 20
 #: the interval's coverage, and the bootstrap's resamples
 LEVEL, RESAMPLES = 0.95, 1999
+#: the resamples of a family made again inside each of its worlds (:class:`Units`' ``remake``):
+#: fewer than the page's, so that a world costs what a page can spend on hundreds of them
+WORLD_RESAMPLES = 499
 #: resamples drawn at once: bounds the bootstrap's memory (resamples x units) on large test sets
 BATCH = 200
 
@@ -78,6 +83,16 @@ def current_seed() -> int:
     return _SEED.get()
 
 
+@contextlib.contextmanager
+def seeded_as(seed: int):
+    """Resamples drawn in this block from ``seed`` (a world's own, apart from its page's)."""
+    token = _SEED.set(int(seed))
+    try:
+        yield
+    finally:
+        _SEED.reset(token)
+
+
 def seeded(run):
     """A paper's ``run(..., seed=N)`` with every resample drawn in it seeded by N (its splits,
     folds, samples and SVMs take ``seed`` themselves): one seed moves every random choice."""
@@ -106,9 +121,17 @@ class Units:
     labels: tuple
     over: str
     cells: int
-    #: how the intervals were made: "t" (:func:`clustered_t_family`) or "median"
-    #: (:func:`median_family`)
+    #: how the intervals were made: "t" (:func:`clustered_t_family`), "median"
+    #: (:func:`median_family`) or "resampled" (:func:`band` over many units, which ``remake``
+    #: makes again from a resample of them; ``values`` then holds the family's estimates, one row)
     method: str = "t"
+    #: for "resampled": the units' count, and the family made from the units at given positions
+    #: (an integer array, a resample) as :func:`band` made it
+    n_units: int = 0
+    remake: Callable | None = None
+    #: the units' own name (``over``): the families of one row over the same units (the cells of a
+    #: row judged on one corpus's test documents) are drawn from the same resample in a world
+    sample: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,7 +155,8 @@ class Interval:
         return f"{self.estimate:.3g} [{self.low:.3g}, {self.high:.3g}]"
 
 
-def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vectorized=False) -> Interval:
+def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vectorized=False,
+              of_means=None) -> Interval:  # fmt: skip
     """The ``statistic`` of ``values`` with its percentile bootstrap interval, resampling the
     rows: one row per unit (task, category, document), for a paired comparison the per-unit
     differences; a row may hold several numbers (a category's values at each subset size) that
@@ -142,6 +166,11 @@ def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vecto
     ``vectorized``, ``statistic`` reduces the rows of a batch of resamples at once: it takes an
     array of shape (..., rows, columns) and returns shape (...), which is much faster than one call
     per resample.
+
+    ``of_means``, where given, is the same statistic as a function of the rows' column means
+    (shape (..., columns) to (...)): the interval then keeps the way to make it again from a
+    resample of the rows (:class:`Units`, "resampled", drawn with the other intervals over
+    ``over``), for :mod:`textsel.reproduce.worlds`.
     """
     from scipy.stats import bootstrap as scipy_bootstrap
 
@@ -167,7 +196,45 @@ def bootstrap(values, over: str, statistic=np.mean, n_resamples=RESAMPLES, vecto
             (np.arange(values.shape[0]),), lambda rows: statistic(values[rows]), vectorized=False, **options
         )
     low, high = result.confidence_interval
-    return Interval(estimate, float(low), float(high), over, how=_over_cells("bootstrap"), level=level())
+    kept = None
+    if of_means is not None:
+        if not np.isclose(float(of_means(values.mean(axis=0))), estimate, rtol=1e-9, atol=1e-12):
+            raise ValueError("of_means must be the statistic as a function of the rows' column means")
+        kept = Units(np.array([[estimate]]), None, ("",), over, _CELLS.get(), method="resampled",
+                     n_units=values.shape[0], remake=functools.partial(_of_means, values, of_means, over),
+                     sample=over)  # fmt: skip
+    return Interval(estimate, float(low), float(high), over, how=_over_cells("bootstrap"), level=level(),
+                    units=kept)  # fmt: skip
+
+
+def _of_means(values, of_means, over, rows) -> list:
+    """:func:`bootstrap`'s interval made again from ``values[rows]`` (a world's resample of the
+    rows), of a statistic of the rows' column means (``of_means``), with
+    :data:`WORLD_RESAMPLES` resamples drawn as counts: a resample's column means are its counts'
+    weighted means, one matrix product for all of them."""
+    drawn = values[rows]
+    draws = np.asarray(
+        of_means(_resample_counts(current_seed(), len(rows)) @ drawn / len(rows)), dtype=np.float64
+    )
+    estimate = float(of_means(drawn.mean(axis=0)))
+    tail = (1 - level()) / 2
+    low, high = np.quantile(draws, [tail, 1 - tail])
+    interval = Interval(estimate, float(min(low, estimate)), float(max(high, estimate)), over,
+                        how=_over_cells("bootstrap"), level=level())  # fmt: skip
+    return [Comparison("", interval, interval)]
+
+
+@functools.lru_cache(maxsize=1)
+def _resample_counts(seed: int, n: int) -> np.ndarray:
+    """How often each of ``n`` units is drawn in each of :data:`WORLD_RESAMPLES` resamples from
+    ``seed`` (resamples x units): kept for the next call, as a world's families over the same
+    units take the same resamples."""
+    picks = np.random.default_rng(seed).integers(0, n, size=(WORLD_RESAMPLES, n), dtype=np.int64)
+    counts = np.empty((WORLD_RESAMPLES, n))
+    for b in range(WORLD_RESAMPLES):
+        counts[b] = np.bincount(picks[b], minlength=n)
+    counts.flags.writeable = False
+    return counts
 
 
 @dataclass(frozen=True)
@@ -342,12 +409,17 @@ def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES, c
     return band(estimate, np.vstack(draws), labels, over)
 
 
-def band(estimate, draws, labels, over: str) -> list[Comparison]:
+def band(estimate, draws, labels, over: str, remake=None, n_units: int = 0) -> list[Comparison]:
     """Intervals for a family of statistics from their bootstrap ``draws`` (resamples x members):
     each member's percentile interval, and a simultaneous one, the estimate plus or minus c
     standard errors, c the LEVEL quantile of the largest studentized deviation over the family
     (the max-t band), so that a claim about *some* member ("a rival is ahead") is not decided by
-    the chance that one of many intervals misses."""
+    the chance that one of many intervals misses.
+
+    ``remake(rows)``, where given, makes the family again (by this function) from the ``n_units``
+    units at positions ``rows``, with :data:`WORLD_RESAMPLES` resamples: the intervals keep it
+    (:class:`Units`, "resampled"), so that :mod:`textsel.reproduce.worlds` can judge the row in
+    worlds drawn from its units."""
     estimate, draws = np.asarray(estimate, dtype=np.float64), np.asarray(draws, dtype=np.float64)
     if not (np.all(np.isfinite(draws)) and np.all(np.isfinite(estimate))):
         raise ValueError("the statistics must be finite on every resample")
@@ -357,12 +429,16 @@ def band(estimate, draws, labels, over: str) -> list[Comparison]:
     varies = spread > 0
     deviation = np.abs(draws[:, varies] - estimate[varies]) / spread[varies]
     c = float(np.quantile(deviation.max(axis=1), level())) if varies.any() else 0.0
+    kept = None
+    if remake is not None:
+        kept = Units(estimate[None, :].copy(), None, tuple(labels), over, _CELLS.get(), method="resampled",
+                     n_units=int(n_units), remake=remake, sample=over)  # fmt: skip
     out = []
     for j, label in enumerate(labels):
         width = c * spread[j]
         point = float(estimate[j])
         marginal = Interval(point, float(min(low[j], point)), float(max(high[j], point)), over,
-                            how=_over_cells("bootstrap"), level=level())  # fmt: skip
+                            how=_over_cells("bootstrap"), level=level(), units=kept, column=j)  # fmt: skip
         joint = Interval(
             point,
             point - width,
@@ -370,6 +446,8 @@ def band(estimate, draws, labels, over: str) -> list[Comparison]:
             over,
             how=f"{LEVEL:.0%} simultaneous bootstrap of {len(labels)} comparisons"
             + (f", each of {_CELLS.get()} cells at {level():.2%}" if _CELLS.get() > 1 else ""),
+            units=kept,
+            column=j,
         )
         out.append(Comparison(label, marginal, joint))
     return out

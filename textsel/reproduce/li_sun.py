@@ -221,7 +221,11 @@ def _judge(report, grid):
         def statistic(v):
             return v[..., :-1].mean(axis=-2).max(axis=-1) - v[..., -1].mean(axis=-1)
 
-        return bootstrap(np.column_stack([sts[:, j], other]), docs, statistic=statistic, vectorized=True)
+        def of_means(m):
+            return m[..., :-1].max(axis=-1) - m[..., -1]
+
+        return bootstrap(np.column_stack([sts[:, j], other]), docs, statistic=statistic, vectorized=True,
+                         of_means=of_means)  # fmt: skip
 
     low = [j for j, k in enumerate(ks) if k <= LOW] or [0]
     with simultaneous(len(low) + n_k):
@@ -233,6 +237,8 @@ def _judge(report, grid):
             values = np.column_stack([sts[:, j], np.zeros(n_docs)])
             avl = bootstrap(values, docs, vectorized=True,
                             statistic=lambda v, j=j: grid["avl"][j][v[..., :-1].mean(axis=-2).argmax(axis=-1)]
+                            - grid["chi2_avl"][j],
+                            of_means=lambda m, j=j: grid["avl"][j][m[..., :-1].argmax(axis=-1)]
                             - grid["chi2_avl"][j])  # fmt: skip
             cells.append((f"AVL, k = {k}", avl, at_most(avl, 0.0)))
         report.judge(
@@ -265,7 +271,7 @@ def _judge(report, grid):
     with simultaneous(2):
         cells = []
         for (avl, correct), side in zip(s["sides"], ("- 8.3%", "+ 8.3%"), strict=True):
-            drop = bootstrap(s["correct"] - correct, docs)
+            drop = bootstrap(s["correct"] - correct, docs, of_means=lambda m: m)
             cells.append((f"AVL* {side} ({avl:.1f})", drop, equivalent(drop, CLOSE)))
         report.judge(
             "sensitivity",
@@ -287,6 +293,9 @@ def _judge(report, grid):
     def chosen(sample, table):
         return table[np.arange(n_k), _tuned(sample.mean(axis=0).reshape(n_k, n_grid))]
 
+    def chosen_of(means, table):  # the same from column means (..., n_k * n_grid): (..., n_k)
+        return np.asarray(table)[np.arange(n_k), _tuned(means.reshape(*means.shape[:-1], n_k, n_grid))]
+
     def linear(x, v):
         # no variation in the tuned values is no linear relation with k: 0, not undefined
         return float(pearsonr(x, v)[0]) if np.ptp(v) > 0 else 0.0
@@ -301,6 +310,15 @@ def _judge(report, grid):
         ratios = np.log(chosen(sample, grid["avl"])) / math.log(grid["avl_all"]) / log_k
         return float(ratios[small].mean())
 
+    of_means = {  # each statistic from the column means of a batch of resamples (worlds.py)
+        "avl_k": lambda m: _pearson(log_k[small], np.log(chosen_of(m, grid["avl"]))[..., small]),
+        "lambda_k": lambda m: _pearson(log_k, chosen_of(m, grid["lam"])),
+        "gamma": lambda m: (
+            (np.log(chosen_of(m, grid["avl"])) / math.log(grid["avl_all"]) / log_k)[..., small].mean(axis=-1)
+            - PAPER_GAMMA
+        ),
+    }
+
     avl_star, lam_star = chosen(flat, grid["avl"]), chosen(flat, grid["lam"])
     tuned = (
         f"AVL* = {', '.join(f'{a:.1f}' for a in avl_star)}; λ* = {', '.join(f'{v:.3f}' for v in lam_star)}"
@@ -309,7 +327,7 @@ def _judge(report, grid):
         ("avl_k", r_avl, "log(AVL*)", f'k up to {NOT_TOO_LARGE} ("not too large", a reading)'),
         ("lambda_k", r_lam, "λ*", "every k"),
     ):
-        interval = bootstrap(flat, docs, statistic=statistic)
+        interval = bootstrap(flat, docs, statistic=statistic, of_means=of_means[key])
         report.judge(
             key,
             f'Pearson correlation of {what} with log(k), {over}; above {LINEAR:g} ("almost '
@@ -317,7 +335,9 @@ def _judge(report, grid):
             f"r = {statistic(flat):.3f}; {tuned}",
             [("20 Newsgroups", interval, at_least(interval, LINEAR))],
         )
-    g = bootstrap(flat, docs, statistic=lambda sample: gamma(sample) - PAPER_GAMMA)
+    g = bootstrap(
+        flat, docs, statistic=lambda sample: gamma(sample) - PAPER_GAMMA, of_means=of_means["gamma"]
+    )
     per_k = np.log(avl_star) / math.log(grid["avl_all"]) / log_k
     # the γ a grid of targets can give: AVL°(k) holds γ = 0.085 exactly, a factor f moves it by
     # log(f) / log(AVL_T) / log(k)
@@ -348,6 +368,14 @@ def _judge(report, grid):
             ", ".join(f"lambda {lam:g}: {_spearman(z, c):.4f}" for lam, z, c in grid["spearman"]),
             cells,
         )
+
+
+def _pearson(x, v):
+    """Pearson's r of ``x`` with each row of ``v`` (..., len(x)); 0 where a row does not vary (no
+    linear relation, as the page's own statistic says)."""
+    xc, vc = x - x.mean(), v - v.mean(axis=-1, keepdims=True)
+    scale = np.sqrt((vc**2).sum(axis=-1) * (xc**2).sum())
+    return np.where(np.ptp(v, axis=-1) > 0, (vc @ xc) / np.where(scale > 0, scale, 1.0), 0.0)
 
 
 def _spearman(a, b):

@@ -169,19 +169,26 @@ def design(tests, size=None, unit: str = "", simulated=None) -> tuple[float | No
     return None, "no size given; 50% at " + said[0] + (f", 80% at {said[1]}" if len(said) > 1 else "")
 
 
-def judged_design(tests, word: str, size=None, unit: str = "") -> tuple[str, str, float | None]:
+def judged_design(
+    tests, word: str, size=None, unit: str = "", n_worlds=None
+) -> tuple[str, str, float | None]:
     """What a judged row says of its design: ``(what to add to its verdict's reason, the page's
     power column, its power)``.  Its false "differs" comes from worlds remade from its units
     (:mod:`textsel.reproduce.worlds`), where it kept them: a stress test, shown beside the verdict
     (on ten units the rate itself moves from 2% to 18% between samples drawn alike), that decides
     only how Forman's mean differences are judged (on the median dataset where the means' rate is
     beyond 7%: :func:`textsel.reproduce.forman_compare.differences`).  A within-noise row whose
-    power is under one half says how often its design finds the claim."""
+    power is under one half says how often its design finds the claim.  ``n_worlds``: how many
+    worlds (:data:`textsel.reproduce.worlds.WORLDS` when None; a quick run's page takes fewer)."""
     from . import worlds
 
-    false, found = worlds.rates(tests, size)
+    tests = list(tests)
+    n_worlds = worlds.WORLDS if n_worlds is None else n_worlds
+    false, found = worlds.rates(tests, size, worlds=n_worlds)
     power, text = design(tests, size, unit, simulated=found)
-    said = [] if false is None else [f"false “differs” {false:.1%}"]
+    count = worlds.worlds_for(tests, n_worlds)
+    of = f" ({count} worlds)" if count != worlds.WORLDS else ""
+    said = [] if false is None else [f"false “differs” {false:.1%}{of}"]
     weak = power is not None and power < HALF and word == WITHIN_NOISE
     more = f"; this design finds the claim {power:.0%} of the time" if weak else ""
     return more, "; ".join([text] + said), power

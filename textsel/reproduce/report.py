@@ -12,7 +12,7 @@ from .claims import SIZES
 from .intervals import LEVEL, MIN_UNITS, cells_now, current_seed
 from .power import judged_design
 from .verdicts import DIFFERS, NOT_TESTED, REPRODUCES, TOO_FEW, WITHIN_NOISE, combine, grouped
-from .worlds import WORLDS
+from .worlds import QUICK_WORLDS, RESAMPLED_WORLDS, WORLDS
 
 __all__ = ["POWER_NOTE", "Report", "Row", "verdict"]
 
@@ -23,7 +23,8 @@ POWER_NOTE = (
     "keeps them, else read from its intervals; where the paper gives no size, the size the design finds "
     "half the time and 80% of the time (SE: each comparison's standard error).  *false “differs”*: how often "
     f"the row says *differs* in {WORLDS:,} worlds remade from its own units with the claim's quantity at its "
-    "margin (a fair row: about 2.5%).  How both are made: [How a claim is judged](judging.md)."
+    f"margin ({RESAMPLED_WORLDS} for a family bootstrapped over the test documents, each world bootstrapping "
+    "it again; a fair row: about 2.5%).  How both are made: [How a claim is judged](judging.md)."
 )
 
 
@@ -112,7 +113,8 @@ class Report:
         power, design, more = (None, "", "")
         if self.designs and not timed and word not in (TOO_FEW, NOT_TESTED):
             size, unit = SIZES.get(self.key, {}).get(key, (None, ""))
-            more, design, power = judged_design(judged.tests, word, size, unit)
+            more, design, power = judged_design(judged.tests, word, size, unit,
+                                                n_worlds=QUICK_WORLDS if self.quick else WORLDS)  # fmt: skip
             reason += more
         shown = [
             (label, interval) for label, interval, judged in cells if judged[0] not in (TOO_FEW, NOT_TESTED)

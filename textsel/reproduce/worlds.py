@@ -14,26 +14,47 @@ row's own rule:
   the paper's size from 0, at 0 where the paper gives none; a claim bounded on both sides at the
   middle of its band): the share that reproduces is the row's power.
 
-Rows judged over thousands of test documents are not remade here (a world would cost a bootstrap
-of thousands per resample): their means are as normal as the central limit theorem makes them,
-and :mod:`textsel.reproduce.power` reads their power from their intervals.
+A family bootstrapped over many units (the test documents: :func:`~textsel.reproduce.intervals.band`
+given its ``remake``) is remade the bootstrap's way, its statistics not being means one could
+move: each world draws the documents with replacement, makes the family again from them by its
+own method (:data:`~textsel.reproduce.intervals.WORLD_RESAMPLES` resamples) and shifts each
+interval by where the world puts the quantity less the page's estimate, which the world's
+documents scatter about as the page's scatter about the truth (a double bootstrap).  These
+worlds are :data:`RESAMPLED_WORLDS`: each costs a bootstrap.  Rows judged by the one-interval
+:func:`~textsel.reproduce.intervals.bootstrap` are not remade here; :mod:`textsel.reproduce.power`
+reads their power from their intervals.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 
 import numpy as np
 
-from .intervals import clustered_t_family, current_seed, median_family, simultaneous
+from .intervals import clustered_t_family, current_seed, median_family, seeded_as, simultaneous
 from .verdicts import DIFFERS, REPRODUCES
 
-__all__ = ["ALLOWED", "WORLDS", "rates", "remade", "too_often"]
+__all__ = [
+    "ALLOWED",
+    "QUICK_WORLDS",
+    "RESAMPLED_WORLDS",
+    "WORLDS",
+    "rates",
+    "remade",
+    "too_often",
+    "worlds_for",
+]
 
 #: worlds a row is remade in: a share's standard error is at most 1.6 points (0.8 at 7%, so that
 #: a row near :data:`ALLOWED` is told from it; 400 worlds put rows of 6.2% and 6.7% at 7.8% and 7.5%)
 WORLDS = 1000
+#: worlds a quick run's page remakes a row in (a smoke run: its shares are rough)
+QUICK_WORLDS = 100
+#: worlds a family bootstrapped over the test documents is remade in (each remakes its bootstrap):
+#: a share's standard error at 7% is 1.3 points
+RESAMPLED_WORLDS = 400
 #: the share of null worlds in which a row's design may say "differs" (its interval's one tail
 #: is 2.5%)
 ALLOWED = 0.07
@@ -73,11 +94,13 @@ def _targets(units, tests, size):
     ({column: null value}, {column: claim value} or None where the claim world is not defined)."""
     twin = _same(units)
     null, claim = {}, {}
-    for j in sorted({twin[t.interval.column] for t in tests}):
+    for j in sorted({twin[t.interval.column] for t in tests}):  # each its null, with or without a claim
         mine = [t for t in tests if twin[t.interval.column] == j]
         estimate = float((np.median if units.method == "median" else np.mean)(units.values[:, j]))
         null[j] = min((m for t in mine for m in _margins(t)), key=lambda m: abs(m - estimate))
         sides = {t.side for t in mine}
+        if claim is None:
+            continue
         if sides == {0}:
             claim[j] = 0.0 if size is None else size
         elif sides == {1, -1}:  # a band: its middle
@@ -86,9 +109,8 @@ def _targets(units, tests, size):
         elif size is not None and 0 not in sides:
             side = sides.pop()
             claim[j] = (max if side > 0 else min)(t.threshold for t in mine) + side * size
-        else:
+        else:  # no claim world; the null world still places the columns after this one
             claim = None
-            break
     return ({k: null[j] for k, j in enumerate(twin) if j in null},
             None if claim is None else {k: claim[j] for k, j in enumerate(twin) if j in claim})  # fmt: skip
 
@@ -109,10 +131,37 @@ def _judge(test, comparison) -> str:
     )
 
 
+def _resampled(units, placed, rng, drawn):
+    """A family bootstrapped over many units, made again from a resample of them and each interval
+    shifted by where the world puts its quantity (``placed``) less the page's estimate.  Families
+    over the same units take the world's one resample of them, and the same resamples inside it,
+    as the page's take the same (``drawn``: the world's, by :attr:`Units.sample`)."""
+    key = (units.sample or id(units), units.n_units)
+    if key not in drawn:
+        drawn[key] = (rng.integers(0, units.n_units, size=units.n_units), int(rng.integers(2**32)))
+    rows, seed = drawn[key]
+    with simultaneous(units.cells), seeded_as(seed):
+        family = units.remake(rows)
+
+    def moved(interval, d):
+        return dataclasses.replace(interval, estimate=interval.estimate + d, low=interval.low + d,
+                                   high=interval.high + d)  # fmt: skip
+
+    shifts = [placed.get(j, units.values[0, j]) - units.values[0, j] for j in range(len(family))]
+    return [
+        dataclasses.replace(c, interval=moved(c.interval, d), simultaneous=moved(c.simultaneous, d))
+        for c, d in zip(family, shifts, strict=True)
+    ]
+
+
 def _world(groups, placed, rng) -> tuple[bool, bool]:
     """One world: (whether the row says "differs", whether it says "reproduces")."""
-    words = []
+    words, drawn = [], {}
     for units, tests in groups:
+        if units.method == "resampled":
+            family = _resampled(units, placed[id(units)], rng, drawn)
+            words += [_judge(t, family[t.interval.column]) for t in tests]
+            continue
         centre = np.median if units.method == "median" else np.mean
         values = units.values - centre(units.values, axis=0)
         for j, value in placed[id(units)].items():
@@ -137,14 +186,23 @@ def _world(groups, placed, rng) -> tuple[bool, bool]:
     return DIFFERS in words, all(w == REPRODUCES for w in words)
 
 
+def worlds_for(tests, worlds=WORLDS) -> int:
+    """How many worlds the row of ``tests`` is remade in: ``worlds``, or :data:`RESAMPLED_WORLDS`
+    where fewer and one of its families is bootstrapped over many units."""
+    kept = (getattr(getattr(t, "interval", None), "units", None) for t in tests)
+    resampled = any(units is not None and units.method == "resampled" for units in kept)
+    return min(worlds, RESAMPLED_WORLDS) if resampled else worlds
+
+
 def rates(tests, size=None, worlds=WORLDS) -> tuple[float | None, float | None]:
     """(the share of null worlds in which the row says "differs", the share of claim worlds in
-    which it reproduces), remade from the units of the row's ``tests`` at the paper's ``size``;
-    None where the row's intervals did not keep their units (or, for the second, where the paper
-    gives no size for a one-sided claim)."""
+    which it reproduces), remade from the units of the row's ``tests`` at the paper's ``size``
+    in :func:`worlds_for` worlds; None where the row's intervals did not keep their units (or,
+    for the second, where the paper gives no size for a one-sided claim)."""
     tests = list(tests)
     if not tests or any(t.interval.units is None for t in tests):
         return None, None
+    worlds = worlds_for(tests, worlds)
     groups = {}
     for t in tests:
         groups.setdefault(id(t.interval.units), (t.interval.units, []))[1].append(t)
@@ -168,9 +226,11 @@ def too_often(tests, worlds=WORLDS) -> float | None:
 
     if not _REMADE.get():
         return None
+    tests = list(tests)
     false, _ = rates(tests, worlds=worlds)
     if false is None:
         return None
+    worlds = worlds_for(tests, worlds)
     z = norm.isf(0.05)
     centre = (false + z * z / (2 * worlds)) / (1 + z * z / worlds)
     half = z * np.sqrt(false * (1 - false) / worlds + z * z / (4 * worlds**2)) / (1 + z * z / worlds)

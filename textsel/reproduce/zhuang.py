@@ -27,8 +27,8 @@ from ..progress import Progress
 from ..study.experiments import document_counts
 from .claims import ZHUANG as CLAIMS
 from .claims import ZHUANG_TABLE2
-from .documents import class_f1, f1_draws
-from .intervals import MIN_UNITS, band, clustered_t_family, seeded
+from .documents import class_f1, f1_band, f1_draws
+from .intervals import MIN_UNITS, clustered_t_family, seeded
 from .report import Report
 from .verdicts import at_margins, cell, not_tested, too_few
 from .zhuang_scaling import scaling
@@ -293,12 +293,9 @@ def _table2(report, counts, documents, Y):
             [f[..., index["WPSVM"]] - f[..., index[m]] for m in validated for _ in (0, 1)], axis=-1
         )
 
-    comparisons = band(
-        gaps(estimate["micro"][None, :])[0],
-        gaps(draws["micro"]),
-        [f"WPSVM - {m}" for m in validated for _ in (0, 1)],
-        f"{documents['PSVM'].shape[0]:,} test documents",
-    )
+    labels = [f"WPSVM - {m}" for m in validated for _ in (0, 1)]
+    comparisons = f1_band([documents[m] for m in METHODS], lambda f: gaps(f["micro"]), labels,
+                          drawn=(estimate, draws))  # fmt: skip
     report.judge(
         "micro_close",
         f"micro-F1, paired over the test documents: WPSVM within {SAME:g} of SVM.2 and of SVM.1 (comparable: "
