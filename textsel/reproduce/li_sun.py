@@ -217,7 +217,7 @@ def _judge(report, grid):
     best = _tuned(sts.mean(axis=0))
     formula = list(grid["factors"]).index(1.0)
 
-    def best_less(j, other):  # micro-F1 at AVL* (chosen again in each resample) less ``other``'s
+    def best_less(j, other, method="percentile"):  # F1 at AVL* (chosen again in each resample) less other
         def statistic(v):
             return v[..., :-1].mean(axis=-2).max(axis=-1) - v[..., -1].mean(axis=-1)
 
@@ -225,7 +225,7 @@ def _judge(report, grid):
             return m[..., :-1].max(axis=-1) - m[..., -1]
 
         return bootstrap(np.column_stack([sts[:, j], other]), docs, statistic=statistic, vectorized=True,
-                         of_means=of_means)  # fmt: skip
+                         of_means=of_means, method=method)  # fmt: skip
 
     low = [j for j, k in enumerate(ks) if k <= LOW] or [0]
     with simultaneous(len(low) + n_k):
@@ -254,7 +254,10 @@ def _judge(report, grid):
     with simultaneous(n_k):
         cells = []
         for j, k in enumerate(ks):
-            gap = best_less(j, sts[:, j, formula])
+            # the basic bootstrap: the best of the grid, chosen again in each resample, runs high
+            # there, and a percentile interval of it said "differs" in more than 7% of the worlds
+            # from the test documents with the gap at its margin
+            gap = best_less(j, sts[:, j, formula], method="basic")
             cells.append((f"k = {k}", gap, equivalent(gap, CLOSE)))
         report.judge(
             "formula",
