@@ -234,12 +234,16 @@ def test_every_li_sun_claim_has_a_row_and_the_spearman_row_matches_scipy(tmp_pat
     assert [row.claim for row in report.rows] == [text for _, text in LI_SUN.values()]
     for row in report.rows:
         assert row.word in VERDICTS and "over" in row.interval
-        assert re.search(r"95% (basic )?bootstrap", row.interval), row.interval  # the formula row: basic
+        # the formula row: basic; the Spearman row: its three lambdas' band over the terms
+        assert re.search(r"95% (basic |simultaneous )?bootstrap", row.interval), row.interval
     stats = textsel.term_stats(X, y)
     keep = stats.df >= 2
     chi2 = textsel.score(stats, "chi2").max(axis=0)[keep]
     z = zeta(np.log(probability_ratio(stats))[keep], np.log(stats.df[keep]), 0.5)
     assert f"lambda 0.5: {spearmanr(z, chi2)[0]:.4f}" in report.rows[-1].ours
+    shown = re.match(r"λ (0\.\d): ([0-9.]+) ", report.rows[-1].interval)  # from the terms' ranks by group
+    z = zeta(np.log(probability_ratio(stats))[keep], np.log(stats.df[keep]), float(shown.group(1)))
+    assert shown.group(2) == f"{spearmanr(z, chi2)[0]:.3g}", report.rows[-1].interval
     assert (tmp_path / "li-sun.md").is_file() and (tmp_path / "li-sun" / "f1_vs_k.png").is_file()
 
 

@@ -431,3 +431,173 @@ def test_a_best_of_many_judged_by_the_basic_bootstrap_keeps_its_null_worlds():
     assert worlds.rates(at_most(b, 0.05).tests, worlds=200)[0] <= 0.07
     with pytest.raises(ValueError, match="method"):
         intervals.bootstrap(values, "400 documents", statistic=statistic, vectorized=True, method="bca")
+
+
+def _tied_scores(n, rng):
+    """Scores of ``n`` terms with many ties (small integers, as document counts give), a base and
+    two members correlated with it by different amounts."""
+    base = rng.integers(0, 40, n).astype(float)
+    return base, np.column_stack([np.round(base + rng.normal(0, s, n)) for s in (4.0, 12.0)])
+
+
+def test_spearman_over_resampled_terms_is_scipys_on_the_terms_drawn():
+    """The Spearman band over terms ranks a resample from how often it draws each group of equal
+    scores, with no sort: its estimate, and a world's remade estimate on a resample of the terms,
+    equal scipy's spearmanr of the scores themselves (ties at their average rank), and its
+    interval covers what a bootstrap calling spearmanr on each resample gives."""
+    from scipy.stats import spearmanr
+
+    from textsel.reproduce.term_ranks import spearman_band
+
+    rng = np.random.default_rng(21)
+    base, others = _tied_scores(600, rng)
+    family = spearman_band(base, others, ["near", "far"])
+    for j, comparison in enumerate(family):
+        assert comparison.interval.estimate == pytest.approx(spearmanr(others[:, j], base)[0], abs=1e-12)
+    rows = rng.integers(0, len(base), len(base))
+    remade = family[0].interval.units.remake(rows)
+    for j, comparison in enumerate(remade):
+        assert comparison.interval.estimate == pytest.approx(
+            spearmanr(others[rows, j], base[rows])[0], abs=1e-12
+        )
+    brute = [spearmanr(others[r, 1], base[r])[0] for r in rng.integers(0, len(base), (1000, len(base)))]
+    low, high = np.quantile(brute, [0.025, 0.975])
+    far = family[1].interval
+    assert far.low == pytest.approx(low, abs=0.015) and far.high == pytest.approx(high, abs=0.015)
+
+
+@pytest.mark.slow
+def test_a_spearman_row_over_terms_is_remade_from_them():
+    """Judged "above the margin", the Spearman band over 1,000 tied terms says "differs" near its
+    one tail in the worlds from its terms (each a resample of them, its bootstrap made again);
+    a twin member takes the same resample in each world, so the row of both says "differs" as
+    often as the one."""
+    from textsel.reproduce.term_ranks import spearman_band
+
+    base, others = _tied_scores(1000, np.random.default_rng(22))
+    one = verdicts.cell(spearman_band(base, others[:, :1], ["near"]), [(verdicts.ABOVE, 0.999)])
+    assert one[2][0] == verdicts.DIFFERS
+    assert worlds.worlds_for(one[2].tests) == worlds.RESAMPLED_WORLDS
+    false, _ = worlds.rates(one[2].tests, worlds=200)
+    assert 0.0 < false <= 0.07, false
+    twins = spearman_band(base, others[:, [0, 0]], ["near", "again"])
+    both = verdicts.cell(twins, [(verdicts.ABOVE, 0.999)] * 2)
+    assert worlds.rates(both[2].tests, worlds=200)[0] == false
+
+
+def test_a_world_draws_stratified_units_within_each_stratum():
+    """A family over the test documents of several splits (strata) is remade in each world from a
+    resample drawn within each split, as its own bootstrap draws them: no split lends documents
+    to another, and each keeps its size."""
+    seen = []
+
+    def remake(rows):
+        seen.append(rows.copy())
+        return intervals.band(np.zeros(1), np.random.default_rng(len(seen)).normal(0, 1, (50, 1)), ["x"], "d")
+
+    family = intervals.band(np.zeros(1), np.random.default_rng(0).normal(0, 1, (50, 1)), ["x"], "8 documents",
+                            remake=remake, n_units=8, strata=(3, 5))  # fmt: skip
+    worlds.rates(at_least(family[0].interval, -5.0).tests, worlds=20)
+    assert len(seen) == 20
+    for rows in seen:
+        assert len(rows) == 8 and set(rows[:3]) <= {0, 1, 2} and set(rows[3:]) <= {3, 4, 5, 6, 7}
+    assert len({tuple(rows) for rows in seen}) > 1
+
+
+def _relative_records(sizes, rng, alike=False):
+    """Dasgupta-style records for splits of ``sizes`` test documents and two classes: all terms
+    (right 90% of the time), IG at 100 terms (one draw, 85%) and US at 100 terms (three draws, 70%;
+    ``alike``: one draw three times), each draw's per-document [tp | fp | fn] counts."""
+    import scipy.sparse as sp
+
+    def counts(truth, right):
+        predicted = np.where(rng.random(len(truth)) < right, truth, 1 - truth)
+        rows = np.arange(len(truth))
+        hit = predicted == truth
+        tp = sp.csr_matrix((hit * 1.0, (rows, truth)), shape=(len(truth), 2))
+        fp = sp.csr_matrix((~hit * 1.0, (rows, predicted)), shape=(len(truth), 2))
+        fn = sp.csr_matrix((~hit * 1.0, (rows, truth)), shape=(len(truth), 2))
+        return sp.hstack([tp, fp, fn], format="csr")
+
+    per_split = []
+    for n in sizes:
+        truth = rng.integers(0, 2, n)
+        base = counts(truth, 0.9)
+        us = [counts(truth, 0.7)] * 3 if alike else [counts(truth, 0.7) for _ in range(3)]
+        per_split.append({("all", 500): {"counts": base, "draw_counts": [base]},
+                          ("ig", 100): {"draw_counts": [counts(truth, 0.85)]},
+                          ("us", 100): {"draw_counts": us}})  # fmt: skip
+    return per_split
+
+
+def test_relative_f1_is_remade_from_each_splits_documents_and_draws_and_judged_in_its_worlds():
+    """Dasgupta et al.'s relative F1 over two splits keeps its remake: made again from documents
+    drawn within each split, its estimate is relative() of the records cut to those documents,
+    for micro- and macro-F1 alike (a method's draws all alike, so that drawing them again changes
+    nothing); where they differ, a world draws them again too, so that the same documents give
+    other estimates at other seeds.  A row judged on it at its margin says "differs" near its one
+    tail in the worlds from its documents and draws."""
+    import scipy.sparse as sp
+
+    from textsel.reproduce.dasgupta_relative import relative
+
+    sizes = (150, 220)
+    splits = [(None, None, sp.csr_matrix((n, 1)), None) for n in sizes]
+    per_split = _relative_records(sizes, np.random.default_rng(30), alike=True)
+    rel = relative(per_split, splits)
+    rng = np.random.default_rng(31)
+    rows = [rng.integers(0, n, n) for n in sizes]
+    cut = [{key: {"counts": r["counts"][picked]} if "counts" in r else {} for key, r in records.items()}
+           for records, picked in zip(per_split, rows, strict=True)]  # fmt: skip
+    for records, source, picked in zip(cut, per_split, rows, strict=True):
+        for key, r in records.items():
+            r["draw_counts"] = [m[picked] for m in source[key]["draw_counts"]]
+    again = relative(cut, splits)
+    flat = np.concatenate([rows[0], sizes[0] + rows[1]])
+    for measure in ("relative_f1", "relative_macro_f1"):
+        family = rel.comparisons(measure, lambda r: r[..., [0, 1]] - r[..., [1, 0]], ["a", "b"])
+        remade = family[0].interval.units.remake(flat)
+        assert [c.interval.estimate for c in remade] == pytest.approx(
+            list(again.estimate[measure][[0, 1]] - again.estimate[measure][[1, 0]]), abs=1e-12
+        )
+    rel = relative(_relative_records(sizes, np.random.default_rng(30)), splits)
+    gap = rel.comparisons("relative_f1", lambda r: r[..., [0]] - r[..., [1]], ["ig - us"])
+    seen = set()
+    for seed in range(5):
+        with intervals.seeded_as(seed):
+            seen.add(gap[0].interval.units.remake(flat)[0].interval.estimate)
+    assert len(seen) > 1
+    # the worlds' estimates spread as the page's bootstrap says (its draws' spread in it): from
+    # the documents alone they spread a fifth less
+    spread = np.std(rel.draws["relative_f1"][:, 0] - rel.draws["relative_f1"][:, 1])
+    estimates = []
+    for seed in range(200):
+        first, second = (rng.integers(0, n, n) for n in sizes)
+        picked = np.concatenate([first, sizes[0] + second])
+        with intervals.seeded_as(seed):
+            estimates.append(gap[0].interval.units.remake(picked)[0].interval.estimate)
+    assert np.std(estimates) == pytest.approx(spread, rel=0.12), (np.std(estimates), spread)
+    row = verdicts.cell(gap, [(verdicts.ABOVE, gap[0].interval.estimate + 0.02)])
+    false, _ = worlds.rates(row[2].tests, worlds=200)
+    assert false <= 0.07, false
+
+
+def test_zhuangs_fall_row_is_remade_from_the_categories_of_each_band():
+    """Zhuang et al.'s fall row (PSVM's fall from the balanced band to the unbalanced one less
+    SVM light's: Welch's t over two bands of categories) keeps its units: a world draws the
+    categories within each band and makes Welch's interval again, so that with right-skewed
+    per-category values at the margin the row says "differs" near its one tail; made again from
+    the bands as they are, the interval is the page's."""
+    from textsel.reproduce import zhuang
+
+    rng = np.random.default_rng(41)
+    bands = {"balanced": np.r_[np.ones(19, bool), np.zeros(45, bool)],
+             "unbalanced": np.r_[np.zeros(19, bool), np.ones(45, bool)]}  # fmt: skip
+    f1 = {"PSVM": rng.gamma(4.0, 0.05, 64) + 0.5, "SVM light": np.full(64, 0.6)}
+    label, interval, judged = zhuang._falls_cell(f1, bands)
+    units = interval.units
+    assert units.method == "resampled" and units.strata == (19, 45)
+    same = units.remake(np.arange(64))[0].interval
+    assert (same.low, same.high) == pytest.approx((interval.low, interval.high))
+    false, _ = worlds.rates(judged.tests, worlds=400)
+    assert false <= 0.07, false

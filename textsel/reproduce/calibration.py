@@ -88,7 +88,7 @@ ROWS = {
     ("li-sun", "avl_k"): ("bootstrap", 3000, 1, 1),
     ("li-sun", "lambda_k"): ("bootstrap", 3000, 1, 1),
     ("li-sun", "gamma"): ("bootstrap", 3000, 1, 1),
-    ("li-sun", "spearman"): ("bootstrap", 3000, 1, 3),
+    ("li-sun", "spearman"): ("bootstrap", 3000, 3, 1),
     ("kolcz", "svset_auc"): ("t", 10, 1, 2),
     ("kolcz", "mask_auc"): ("median", 10, 1, 2),
     ("kolcz", "cosine"): ("t", 10, 1, 4),

@@ -28,7 +28,7 @@ from .dasgupta_relative import MEASURES, relative, shared_keys
 from .documents import f1_band, f1_draws
 from .intervals import current_seed, seeded, simultaneous, t_interval
 from .report import Report
-from .verdicts import at_margins, at_most, cell, too_few
+from .verdicts import ABOVE, BELOW, at_margins, at_most, cell, too_few
 
 __all__ = ["run"]
 
@@ -43,7 +43,6 @@ ABOUT, MARGINAL, FAR = 0.05, 0.03, 0.05
 AGGRESSIVE = 500
 #: "optimal at lambda = 0.4": no lambda of the sweep above it by more than this much F1
 OPTIMAL = 0.005
-ABOVE, BELOW = 1, -1
 
 
 @seeded

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from .intervals import BATCH, RESAMPLES, WORLD_RESAMPLES, band, current_seed
 
-__all__ = ["class_f1", "f1_band", "f1_draws", "f1_from_sums"]
+__all__ = ["Counted", "class_f1", "f1_band", "f1_draws", "f1_from_sums"]
 
 
 def class_f1(tp, fp, fn):
@@ -30,29 +30,73 @@ def f1_from_sums(sums):
     return micro, class_f1(tp, fp, fn).mean(axis=-1)
 
 
-def f1_draws(counts, split_index=0, n_resamples=RESAMPLES):
+class Counted:
+    """The count matrices (documents x 3 c) of one test set, held as a resample's F1 reads them:
+    for macro-F1 each class's counts, side by side and sparse; for micro-F1 alone each matrix's
+    true positives, false positives and false negatives summed over the classes (three numbers a
+    document), whose sums for all resamples are one product of dense matrices.  Both in single
+    precision: counts and resample weights are whole numbers, and so is every sum, far below
+    2**24, so each is exact (the same bits as in double precision)."""
+
+    def __init__(self, counts, measures=("micro", "macro")):
+        self.n, self.measures = counts[0].shape[0], tuple(measures)
+        self.matrices, self.width = len(counts), counts[0].shape[1]
+        if "macro" in self.measures:
+            self.held = sp.hstack(counts, format="csr", dtype=np.float32)
+        else:
+            c = self.width // 3
+            parts = sp.csr_matrix(
+                (np.ones(3 * c), (np.arange(3 * c), np.repeat(np.arange(3), c))), shape=(3 * c, 3)
+            )
+            totals = [(sp.csr_matrix(m) @ parts).toarray() for m in counts]
+            self.held = np.column_stack(totals).astype(np.float32)
+
+    def take(self, rows, matrices=None) -> Counted:
+        """The same matrices on the documents at ``rows`` (a resample of them); ``matrices``, where
+        given, the matrices at those positions instead (a resample of a method's draws)."""
+        held = self.held[rows]
+        if matrices is not None:
+            step = self.width if "macro" in self.measures else 3
+            held = held[:, (np.asarray(matrices)[:, None] * step + np.arange(step)).ravel()]
+        taken = object.__new__(Counted)
+        count = self.matrices if matrices is None else len(matrices)
+        taken.__dict__.update(self.__dict__, n=len(rows), held=held, matrices=count)
+        return taken
+
+    def scores(self, weights) -> dict:
+        """{measure: (resamples, matrices)} of documents weighted ``weights`` (resamples x documents)."""
+        n_weights = weights.shape[0]
+        if "macro" in self.measures:
+            weights = weights.astype(np.float32)
+            sums = np.asarray((self.held.T @ weights.T).T, dtype=np.float64)
+            sums = sums.reshape(n_weights, self.matrices, self.width)
+            micro, macro = f1_from_sums(sums)
+            return {key: f1 for key, f1 in (("micro", micro), ("macro", macro)) if key in self.measures}
+        sums = (weights.astype(np.float32) @ self.held).astype(np.float64).reshape(n_weights, -1, 3)
+        tp, fp, fn = sums[..., 0], sums[..., 1], sums[..., 2]
+        return {"micro": 2 * tp / np.maximum(2 * tp + fp + fn, 1e-300)}
+
+    def draws(self, split_index=0, n_resamples=RESAMPLES):
+        """:func:`f1_draws` of these matrices."""
+        rng = np.random.default_rng(current_seed() * 1_000_003 + split_index)  # apart for every split
+        estimate, draws = self.scores(np.ones((1, self.n))), []
+        for start in range(0, n_resamples, BATCH):
+            size = min(BATCH, n_resamples - start)
+            rows = rng.integers(0, self.n, size=(size, self.n)) + self.n * np.arange(size)[:, None]
+            draws.append(
+                self.scores(np.bincount(rows.ravel(), minlength=size * self.n).reshape(size, self.n))
+            )
+        resampled = {key: np.vstack([d[key] for d in draws]) for key in estimate}
+        return {key: value[0] for key, value in estimate.items()}, resampled
+
+
+def f1_draws(counts, split_index=0, n_resamples=RESAMPLES, measures=("micro", "macro")):
     """Micro- and macro-F1 of each count matrix (documents x 3 c) of one test set, on the whole set
     and on ``n_resamples`` bootstrap resamples of its documents (the same resamples for every
-    matrix: paired).  Returns (estimate, draws), each {"micro": ..., "macro": ...} of shape
-    (matrices,) and (n_resamples, matrices)."""
-    stacked = sp.hstack(counts, format="csc")
-    n, width = stacked.shape[0], counts[0].shape[1]
-    rng = np.random.default_rng(current_seed() * 1_000_003 + split_index)  # apart for every split
-
-    def scores(weights):  # weights: (resamples, documents) -> micro, macro: (resamples, matrices)
-        sums = np.asarray((stacked.T @ weights.T).T).reshape(weights.shape[0], len(counts), width)
-        return f1_from_sums(sums)
-
-    estimate = scores(np.ones((1, n)))
-    draws = []
-    for start in range(0, n_resamples, BATCH):
-        rows = rng.integers(0, n, size=(min(BATCH, n_resamples - start), n))
-        draws.append(scores(np.stack([np.bincount(r, minlength=n) for r in rows]).astype(np.float64)))
-    keys = ("micro", "macro")
-    return (
-        {key: estimate[i][0] for i, key in enumerate(keys)},
-        {key: np.vstack([d[i] for d in draws]) for i, key in enumerate(keys)},
-    )
+    matrix: paired).  Returns (estimate, draws), each {measure: ...} of shape (matrices,) and
+    (n_resamples, matrices), for the ``measures`` asked (micro-F1 alone is much quicker:
+    :class:`Counted`)."""
+    return Counted(counts, measures).draws(split_index, n_resamples)
 
 
 def f1_band(counts, statistics, labels, drawn=None):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .forman_tables import paper_name
 from .intervals import MIN_CLUSTERS_BOOTSTRAP, clustered_t_family, family, median_family
-from .verdicts import TOO_FEW, Judged, too_few
+from .verdicts import ABOVE, BELOW, TOO_FEW, Judged, too_few
 from .verdicts import cell as judged  # this module's cell() builds the family first
 from .worlds import rates, too_often
 
@@ -16,7 +16,6 @@ __all__ = ["ABOVE", "BELOW", "HIGH_SKEW", "TOO_FEW", "at", "cell", "datasets", "
 
 #: Forman's high-skew threshold: 1:67, the 90th percentile of his tasks' skews
 HIGH_SKEW = 67.0
-ABOVE, BELOW = 1, -1
 
 
 def cell(statistics, n, labels, sides, over, clusters=None):

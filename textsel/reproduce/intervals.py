@@ -132,6 +132,9 @@ class Units:
     #: the units' own name (``over``): the families of one row over the same units (the cells of a
     #: row judged on one corpus's test documents) are drawn from the same resample in a world
     sample: str = ""
+    #: for "resampled": the sizes of the strata the units are drawn within (each split's test
+    #: documents), in order; () for one
+    strata: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -417,7 +420,7 @@ def family(statistics, n_units: int, labels, over: str, n_resamples=RESAMPLES, c
     return band(estimate, np.vstack(draws), labels, over)
 
 
-def band(estimate, draws, labels, over: str, remake=None, n_units: int = 0) -> list[Comparison]:
+def band(estimate, draws, labels, over: str, remake=None, n_units: int = 0, strata=()) -> list[Comparison]:
     """Intervals for a family of statistics from their bootstrap ``draws`` (resamples x members):
     each member's percentile interval, and a simultaneous one, the estimate plus or minus c
     standard errors, c the LEVEL quantile of the largest studentized deviation over the family
@@ -427,7 +430,8 @@ def band(estimate, draws, labels, over: str, remake=None, n_units: int = 0) -> l
     ``remake(rows)``, where given, makes the family again (by this function) from the ``n_units``
     units at positions ``rows``, with :data:`WORLD_RESAMPLES` resamples: the intervals keep it
     (:class:`Units`, "resampled"), so that :mod:`textsel.reproduce.worlds` can judge the row in
-    worlds drawn from its units."""
+    worlds drawn from its units; ``strata``, where the units were resampled within groups (the
+    test documents of each of several splits), those groups' sizes, the units in their order."""
     estimate, draws = np.asarray(estimate, dtype=np.float64), np.asarray(draws, dtype=np.float64)
     if not (np.all(np.isfinite(draws)) and np.all(np.isfinite(estimate))):
         raise ValueError("the statistics must be finite on every resample")
@@ -440,7 +444,7 @@ def band(estimate, draws, labels, over: str, remake=None, n_units: int = 0) -> l
     kept = None
     if remake is not None:
         kept = Units(estimate[None, :].copy(), None, tuple(labels), over, _CELLS.get(), method="resampled",
-                     n_units=int(n_units), remake=remake, sample=over)  # fmt: skip
+                     n_units=int(n_units), remake=remake, sample=over, strata=tuple(strata))  # fmt: skip
     out = []
     for j, label in enumerate(labels):
         width = c * spread[j]

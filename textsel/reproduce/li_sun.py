@@ -18,7 +18,8 @@ from ..progress import Progress
 from .claims import LI_SUN as CLAIMS
 from .intervals import bootstrap, seeded, simultaneous
 from .report import Report
-from .verdicts import at_least, at_most, equivalent
+from .term_ranks import spearman_band
+from .verdicts import ABOVE, at_least, at_most, cell, equivalent
 
 __all__ = ["run"]
 
@@ -39,7 +40,6 @@ NOT_TOO_LARGE = 8000
 LOW = 1000
 #: "a quite large range of lambda" (a reading: the middle of [0, 1])
 LARGE_RANGE = (0.3, 0.5, 0.7)
-TERM_RESAMPLES = 499
 
 
 @seeded
@@ -356,21 +356,19 @@ def _judge(report, grid):
         [("20 Newsgroups", g, equivalent(g, GAMMA_MARGIN))],
     )
 
-    with simultaneous(sum(lam in LARGE_RANGE for lam, _, _ in grid["spearman"])):
-        cells = []
-        for lam, zeta_scores, chi2_scores in grid["spearman"]:
-            if lam not in LARGE_RANGE:
-                continue
-            rho = _spearman_interval(zeta_scores, chi2_scores)
-            cells.append((f"λ {lam:g}", rho, at_least(rho, 0.999)))
-        report.judge(
-            "spearman",
-            "Spearman correlation of ζ(t; λ) with chi2 (max over classes), terms in two or more documents, "
-            f'at λ = {", ".join(f"{v:g}" for v in LARGE_RANGE)} ("a quite large range", a reading); above '
-            "0.999",
-            ", ".join(f"lambda {lam:g}: {_spearman(z, c):.4f}" for lam, z, c in grid["spearman"]),
-            cells,
-        )
+    judged = [(lam, z, c) for lam, z, c in grid["spearman"] if lam in LARGE_RANGE]
+    # one bootstrap over the terms for every λ (chi2 scores the same terms in each), judged as a
+    # family: every λ above 0.999
+    rhos = spearman_band(judged[0][2], np.column_stack([z for _, z, _ in judged]),
+                         [f"λ {lam:g}" for lam, _, _ in judged])  # fmt: skip
+    report.judge(
+        "spearman",
+        "Spearman correlation of ζ(t; λ) with chi2 (max over classes), terms in two or more documents, "
+        f'at λ = {", ".join(f"{v:g}" for v in LARGE_RANGE)} ("a quite large range", a reading); above '
+        "0.999",
+        ", ".join(f"lambda {lam:g}: {_spearman(z, c):.4f}" for lam, z, c in grid["spearman"]),
+        [cell(rhos, [(ABOVE, 0.999)] * len(judged))],
+    )
 
 
 def _pearson(x, v):
@@ -385,17 +383,6 @@ def _spearman(a, b):
     from scipy.stats import spearmanr
 
     return float(spearmanr(a, b)[0])
-
-
-def _spearman_interval(zeta_scores, chi2_scores):
-    """Spearman's rho with a bootstrap over the terms (fewer resamples: each ranks every term)."""
-    pairs = np.column_stack([zeta_scores, chi2_scores])
-    return bootstrap(
-        pairs,
-        f"{len(pairs):,} terms",
-        statistic=lambda t: _spearman(t[:, 0], t[:, 1]),
-        n_resamples=TERM_RESAMPLES,
-    )
 
 
 def _spearman_by_lambda(X, y, lambdas=(0.1, 0.3, 0.5, 0.7, 0.9)):

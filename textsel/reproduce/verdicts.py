@@ -20,12 +20,14 @@ import numpy as np
 
 from .intervals import MIN_UNITS, Comparison, Interval
 
-__all__ = ["DIFFERS", "NOT_TESTED", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Bound", "Judged", "at_least",
-           "at_margins", "at_most", "cell", "combine", "equivalent", "every", "grouped", "not_tested",
-           "too_few"]  # fmt: skip
+__all__ = ["ABOVE", "BELOW", "DIFFERS", "NOT_TESTED", "REPRODUCES", "TOO_FEW", "WITHIN_NOISE", "Bound",
+           "Judged", "at_least", "at_margins", "at_most", "cell", "combine", "equivalent", "every", "grouped",
+           "not_tested", "too_few"]  # fmt: skip
 
 REPRODUCES, DIFFERS, WITHIN_NOISE = "reproduces", "differs", "within noise"
 TOO_FEW = "too few to judge"
+#: a side of a claim's threshold (:func:`every`, :func:`cell`): the quantity above it, or below
+ABOVE, BELOW = 1, -1
 #: a row this run could not test at all (no unit in the group it is about: a quick run's few categories)
 NOT_TESTED = "not tested"
 

@@ -14,15 +14,17 @@ row's own rule:
   the paper's size from 0, at 0 where the paper gives none; a claim bounded on both sides at the
   middle of its band): the share that reproduces is the row's power.
 
-A family bootstrapped over many units (the test documents: :func:`~textsel.reproduce.intervals.band`
-given its ``remake``) is remade the bootstrap's way, its statistics not being means one could
-move: each world draws the documents with replacement, makes the family again from them by its
-own method (:data:`~textsel.reproduce.intervals.WORLD_RESAMPLES` resamples) and shifts each
-interval by where the world puts the quantity less the page's estimate, which the world's
-documents scatter about as the page's scatter about the truth (a double bootstrap).  These
-worlds are :data:`RESAMPLED_WORLDS`: each costs a bootstrap.  Rows judged by the one-interval
-:func:`~textsel.reproduce.intervals.bootstrap` are not remade here; :mod:`textsel.reproduce.power`
-reads their power from their intervals.
+A family bootstrapped over many units (the test documents, within each split where they are
+several splits', or the terms: :func:`~textsel.reproduce.intervals.band` given its ``remake``,
+or :func:`~textsel.reproduce.intervals.bootstrap` its ``of_means``) is remade the bootstrap's
+way, its statistics not being means one could move: each world draws the units with
+replacement, makes the family again from them by its own method
+(:data:`~textsel.reproduce.intervals.WORLD_RESAMPLES` resamples) and shifts each interval by
+where the world puts the quantity less the page's estimate, which the world's units scatter
+about as the page's scatter about the truth (a double bootstrap).  These worlds are
+:data:`RESAMPLED_WORLDS`: each costs a bootstrap.  Other rows judged by the one-interval
+:func:`~textsel.reproduce.intervals.bootstrap` are not remade here;
+:mod:`textsel.reproduce.power` reads their power from their intervals.
 """
 
 from __future__ import annotations
@@ -136,9 +138,13 @@ def _resampled(units, placed, rng, drawn):
     shifted by where the world puts its quantity (``placed``) less the page's estimate.  Families
     over the same units take the world's one resample of them, and the same resamples inside it,
     as the page's take the same (``drawn``: the world's, by :attr:`Units.sample`)."""
-    key = (units.sample or id(units), units.n_units)
+    key = (units.sample or id(units), units.n_units, units.strata)
     if key not in drawn:
-        drawn[key] = (rng.integers(0, units.n_units, size=units.n_units), int(rng.integers(2**32)))
+        strata = units.strata or (units.n_units,)  # each stratum drawn within itself
+        starts = np.cumsum((0,) + strata)[:-1]
+        rows = np.concatenate([start + rng.integers(0, size, size=size)
+                               for start, size in zip(starts, strata, strict=True)])  # fmt: skip
+        drawn[key] = (rows, int(rng.integers(2**32)))
     rows, seed = drawn[key]
     with simultaneous(units.cells), seeded_as(seed):
         family = units.remake(rows)

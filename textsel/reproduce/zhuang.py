@@ -30,7 +30,7 @@ from .claims import ZHUANG_TABLE2
 from .documents import class_f1, f1_band, f1_draws
 from .intervals import MIN_UNITS, clustered_t_family, seeded
 from .report import Report
-from .verdicts import at_margins, cell, not_tested, too_few
+from .verdicts import ABOVE, BELOW, at_margins, cell, not_tested, too_few
 from .zhuang_scaling import scaling
 
 __all__ = ["run"]
@@ -47,7 +47,6 @@ NEIGHBOURS = (0.02, 0.05, 0.1)
 SAME, NO_BIG = 0.01, 0.05
 #: timing rows: fits repeated this many times, each in its own process
 REPEATS = 3
-ABOVE, BELOW = 1, -1
 
 
 @seeded
@@ -233,10 +232,12 @@ def _band_cell(f1, mask, differences, labels, sides, band="all"):
 
 def _falls_cell(f1, bands):
     """PSVM's fall from the relatively balanced band to the unbalanced one less SVM light's: a
-    difference of two bands' means of d = PSVM - SVM light per category, Welch's t interval."""
+    difference of two bands' means of d = PSVM - SVM light per category, Welch's t interval,
+    kept with the way to make it again from categories drawn within each band (for
+    :mod:`textsel.reproduce.worlds`: moving a band's values moves the interval by as much)."""
     from scipy.stats import ttest_ind
 
-    from .intervals import Interval, level
+    from .intervals import Comparison, Interval, Units, cells_now, level
     from .verdicts import at_least
 
     label = "PSVM's fall - SVM light's"
@@ -248,10 +249,22 @@ def _falls_cell(f1, bands):
         return too_few(label, min(sizes.values()), "categories in a band")
     d = f1["PSVM"] - f1["SVM light"]
     balanced, unbalanced = d[bands["balanced"]], d[bands["unbalanced"]]
-    low, high = ttest_ind(balanced, unbalanced, equal_var=False).confidence_interval(level())
+    over = f"{sizes['balanced']} and {sizes['unbalanced']} categories"
+
+    def welch(first, second, units=None):
+        low, high = ttest_ind(first, second, equal_var=False).confidence_interval(level())
+        return Interval(float(first.mean() - second.mean()), float(low), float(high), over,
+                        how=f"{level():.0%} Welch t-interval", units=units)  # fmt: skip
+
+    def remake(rows):
+        again = welch(balanced[rows[: len(balanced)]], unbalanced[rows[len(balanced) :] - len(balanced)])
+        return [Comparison(label, again, again)]
+
     estimate = float(balanced.mean() - unbalanced.mean())
-    interval = Interval(estimate, float(low), float(high), f"{sizes['balanced']} and {sizes['unbalanced']} "
-                        "categories", how=f"{level():.0%} Welch t-interval")  # fmt: skip
+    kept = Units(np.array([[estimate]]), None, (label,), over, cells_now(), method="resampled",
+                 n_units=len(balanced) + len(unbalanced), remake=remake, sample=over,
+                 strata=(len(balanced), len(unbalanced)))  # fmt: skip
+    interval = welch(balanced, unbalanced, kept)
     return label, interval, at_least(interval, 0.0)
 
 
