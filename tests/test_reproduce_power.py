@@ -601,3 +601,36 @@ def test_zhuangs_fall_row_is_remade_from_the_categories_of_each_band():
     assert (same.low, same.high) == pytest.approx((interval.low, interval.high))
     false, _ = worlds.rates(judged.tests, worlds=400)
     assert false <= 0.07, false
+
+
+def test_a_row_of_a_t_family_and_a_resampled_one_is_judged_in_worlds():
+    """A row whose cells mix a family of Student's t over few units with one that draws its units
+    again (a band over terms) is judged in worlds too: each world draws both (the world's sample
+    of the resampled units once kept it under a name the t family's draw then took)."""
+    from textsel.reproduce.term_ranks import spearman_band
+
+    rng = np.random.default_rng(50)
+    t_family = intervals.clustered_t_family(rng.normal(0.5, 1.0, (12, 1)), None, ["t"], "12 units")
+    t_row = verdicts.cell(t_family, [(verdicts.ABOVE, 0.0)])
+    base, others = _tied_scores(300, rng)
+    band_row = verdicts.cell(spearman_band(base, others[:, :1], ["near"]), [(verdicts.ABOVE, 0.3)])
+    false, _ = worlds.rates(t_row[2].tests + band_row[2].tests, worlds=20)
+    assert 0.0 <= false <= 1.0
+
+
+def test_f1_sums_stay_exact_where_single_precision_would_round():
+    """Counts are summed in single precision only where every sum is a whole number below 2**24;
+    a count of 2**24 + 1 (which single precision cannot hold) is summed in double precision, so
+    micro- and macro-F1 are those of the exact sums."""
+    import scipy.sparse as sp
+
+    from textsel.reproduce.documents import class_f1, f1_draws
+
+    big = 2.0**24 + 1
+    dense = np.array([[big, 0, 1, 0, 0, 1], [1, 1, 0, 0, 1, 0], [0, 0, 1, 1, 0, 0]], dtype=np.float64)
+    for measures in (("micro",), ("micro", "macro")):
+        estimate, _ = f1_draws([sp.csr_matrix(dense)], n_resamples=10, measures=measures)
+        tp, fp, fn = dense[:, :2].sum(axis=0), dense[:, 2:4].sum(axis=0), dense[:, 4:].sum(axis=0)
+        assert estimate["micro"][0] == 2 * tp.sum() / (2 * tp + fp + fn).sum()
+        if "macro" in measures:
+            assert estimate["macro"][0] == class_f1(tp, fp, fn).mean()

@@ -35,21 +35,28 @@ class Counted:
     for macro-F1 each class's counts, side by side and sparse; for micro-F1 alone each matrix's
     true positives, false positives and false negatives summed over the classes (three numbers a
     document), whose sums for all resamples are one product of dense matrices.  Both in single
-    precision: counts and resample weights are whole numbers, and so is every sum, far below
-    2**24, so each is exact (the same bits as in double precision)."""
+    precision where that is exact: counts and resample weights are whole numbers, and so is every
+    sum, which single precision holds exactly below 2**24 (the same bits as in double precision);
+    in double precision where a sum could reach beyond."""
 
     def __init__(self, counts, measures=("micro", "macro")):
         self.n, self.measures = counts[0].shape[0], tuple(measures)
         self.matrices, self.width = len(counts), counts[0].shape[1]
         if "macro" in self.measures:
-            self.held = sp.hstack(counts, format="csr", dtype=np.float32)
+            held = sp.hstack(counts, format="csr")
         else:
             c = self.width // 3
             parts = sp.csr_matrix(
                 (np.ones(3 * c), (np.arange(3 * c), np.repeat(np.arange(3), c))), shape=(3 * c, 3)
             )
-            totals = [(sp.csr_matrix(m) @ parts).toarray() for m in counts]
-            self.held = np.column_stack(totals).astype(np.float32)
+            held = np.column_stack([(sp.csr_matrix(m) @ parts).toarray() for m in counts])
+        # a resample's weights add up to n, so no sum exceeds n times the largest entry: single
+        # precision holds every such whole number exactly below 2**24, double precision beyond
+        entries = held.data if sp.issparse(held) else held
+        largest = float(np.abs(entries).max()) if entries.size else 0.0
+        whole = bool(np.all(entries == np.round(entries)))
+        self.dtype = np.float32 if whole and self.n * largest < 2**24 else np.float64
+        self.held = held.astype(self.dtype)
 
     def take(self, rows, matrices=None) -> Counted:
         """The same matrices on the documents at ``rows`` (a resample of them); ``matrices``, where
@@ -67,12 +74,12 @@ class Counted:
         """{measure: (resamples, matrices)} of documents weighted ``weights`` (resamples x documents)."""
         n_weights = weights.shape[0]
         if "macro" in self.measures:
-            weights = weights.astype(np.float32)
+            weights = weights.astype(self.dtype)
             sums = np.asarray((self.held.T @ weights.T).T, dtype=np.float64)
             sums = sums.reshape(n_weights, self.matrices, self.width)
             micro, macro = f1_from_sums(sums)
             return {key: f1 for key, f1 in (("micro", micro), ("macro", macro)) if key in self.measures}
-        sums = (weights.astype(np.float32) @ self.held).astype(np.float64).reshape(n_weights, -1, 3)
+        sums = (weights.astype(self.dtype) @ self.held).astype(np.float64).reshape(n_weights, -1, 3)
         tp, fp, fn = sums[..., 0], sums[..., 1], sums[..., 2]
         return {"micro": 2 * tp / np.maximum(2 * tp + fp + fn, 1e-300)}
 

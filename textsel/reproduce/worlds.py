@@ -162,10 +162,10 @@ def _resampled(units, placed, rng, drawn):
 
 def _world(groups, placed, rng) -> tuple[bool, bool]:
     """One world: (whether the row says "differs", whether it says "reproduces")."""
-    words, drawn = [], {}
+    words, samples = [], {}  # the world's resample of each set of units, by its name
     for units, tests in groups:
         if units.method == "resampled":
-            family = _resampled(units, placed[id(units)], rng, drawn)
+            family = _resampled(units, placed[id(units)], rng, samples)
             words += [_judge(t, family[t.interval.column]) for t in tests]
             continue
         centre = np.median if units.method == "median" else np.mean
